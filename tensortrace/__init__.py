@@ -1,0 +1,26 @@
+"""tensortrace: TensorFlow 2's eager tensors and tf.function, rebuilt in Python on NumPy.
+
+    >>> import tensortrace as tf
+    >>> tf.constant([1, 2]) + 1
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>
+"""
+
+from . import dtypes as _dtypes_module
+from . import errors
+from . import ops as _ops  # registers every op
+from ._export import exports as _exports
+from .api import build as _build_namespaces
+from .context import executing_eagerly
+from .convert import constant, convert_to_tensor
+from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,
+                     float32, float64, half, int8, int16, int32, int64, resource, string, uint8,
+                     uint16, uint32, uint64, variant)
+from .shapes import TensorShape
+from .tensor import Tensor, TensorSpec
+
+newaxis = None
+__version__ = "0.1.0"
+
+globals().update(_exports(""))
+globals().update(_build_namespaces(__name__))
+dtypes = _dtypes_module

@@ -1,0 +1,88 @@
+"""The execution context and ``bind``, the one dispatch point every op goes through.
+
+Eagerly ``bind`` runs the op's NumPy kernel at once; while a function is being traced it asks the
+graph under construction to append an operation; in both cases it records the op on every active
+``GradientTape``.
+
+    >>> bind(registry.get("AddV2"), constant(1), constant(2))
+    <tf.Tensor: shape=(), dtype=int32, numpy=3>
+"""
+
+import numpy as np
+
+from . import errors
+from .tensor import EagerTensor, Tensor
+
+
+class _State:
+    """What ``bind`` consults: the graph being built (None when eager) and the active tapes.
+
+    One process-wide state, not thread-local: the hot path reads two attributes of it.
+    """
+
+    __slots__ = ("graph", "tapes")
+
+    def __init__(self):
+        self.graph = None
+        self.tapes = ()
+
+
+state = _State()
+
+_wrap = EagerTensor._wrap
+
+
+def executing_eagerly():
+    """True unless a function is being traced (``tf.executing_eagerly``)."""
+    return state.graph is None
+
+
+def bind(op, *inputs, **attrs):
+    """Apply ``op`` to ``inputs`` (tensors) in the current context.
+
+    Returns:
+        One tensor, or a tuple of tensors for multi-output ops.
+    """
+    graph = state.graph
+    if graph is not None:
+        return graph.apply(op, inputs, attrs)
+    try:
+        arrays = [t._value for t in inputs]
+    except AttributeError:
+        raise _not_eager(op, inputs) from None
+    if op.check is not None:
+        op.check(arrays)
+    try:
+        out = op.kernel(*arrays, **attrs)
+    except errors.OpError as e:
+        raise type(e)(None, None, f"{e.message} [Op:{op.name}]") from None
+    except (ValueError, IndexError, TypeError, np.linalg.LinAlgError) as e:
+        raise errors.invalid_argument(_kernel_message(e, arrays), op.name) from None
+    if type(out) is tuple:
+        outs = tuple(map(_wrap, out))
+    else:
+        outs = _wrap(out)
+    if state.tapes:
+        from .autodiff.tape import record_operation
+
+        record_operation(op, inputs, attrs, outs)
+    return outs
+
+
+def _kernel_message(e, arrays):
+    msg = str(e)
+    if "could not be broadcast" in msg:
+        shapes = [list(np.shape(a)) for a in arrays]
+        return "Incompatible shapes: " + " vs. ".join(str(s).replace(" ", "") for s in shapes)
+    return msg
+
+
+def _not_eager(op, inputs):
+    for t in inputs:
+        if isinstance(t, Tensor) and not isinstance(t, EagerTensor):
+            return TypeError(
+                f"An op outside of the function building code is being passed a symbolic "
+                f"tensor ({t!r}) as input to {op.name}. Symbolic tensors exist only while a "
+                f"tf.function is being traced; return them from the function instead."
+            )
+    return TypeError(f"{op.name} expects tensors as inputs, got {[type(t).__name__ for t in inputs]}")

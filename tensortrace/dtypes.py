@@ -1,0 +1,189 @@
+"""TF's DType objects and their mapping to NumPy dtypes.
+
+    >>> as_dtype("float32") is float32, float32.as_numpy_dtype is np.float32
+    (True, True)
+"""
+
+import numpy as np
+
+try:  # bfloat16 comes from ml_dtypes when it is installed (the "bfloat16" extra)
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # pragma: no cover - depends on the environment
+    _ml_dtypes = None
+
+
+class DType:
+    """A TensorFlow element type such as ``tf.float32``."""
+
+    __slots__ = ("_name", "_enum", "_np")
+
+    def __init__(self, name, enum, np_dtype):
+        self._name = name
+        self._enum = enum
+        self._np = np_dtype
+
+    name = property(lambda self: self._name)
+    as_datatype_enum = property(lambda self: self._enum)
+    as_numpy_dtype = property(lambda self: self._np.type if self._np is not None else None)
+    base_dtype = property(lambda self: self)
+    is_numpy_compatible = property(lambda self: self._np is not None)
+    is_quantized = property(lambda self: False)
+
+    @property
+    def is_bool(self):
+        return self is bool
+
+    @property
+    def is_floating(self):
+        return self._name in ("float16", "float32", "float64", "bfloat16")
+
+    @property
+    def is_integer(self):
+        return self._np is not None and self._np.kind in "iu"
+
+    @property
+    def is_unsigned(self):
+        return self._np is not None and self._np.kind == "u"
+
+    @property
+    def is_complex(self):
+        return self._name in ("complex64", "complex128")
+
+    @property
+    def real_dtype(self):
+        return {"complex64": float32, "complex128": float64}.get(self._name, self)
+
+    @property
+    def size(self):
+        if self is string:
+            return 8
+        return self._np.itemsize if self._np is not None else 1
+
+    @property
+    def min(self):
+        if self.is_integer:
+            return int(np.iinfo(self._np).min)
+        if self.is_floating:
+            return _finfo(self._np).min
+        raise TypeError(f"Cannot find minimum value of {self}.")
+
+    @property
+    def max(self):
+        if self.is_integer:
+            return int(np.iinfo(self._np).max)
+        if self.is_floating:
+            return _finfo(self._np).max
+        if self is bool:
+            return True
+        raise TypeError(f"Cannot find maximum value of {self}.")
+
+    @property
+    def limits(self):
+        return (self.min, self.max)
+
+    def is_compatible_with(self, other):
+        return self is as_dtype(other)
+
+    def __eq__(self, other):
+        if other is None:
+            return False
+        if isinstance(other, DType):
+            return self is other
+        try:
+            return self is as_dtype(other)
+        except TypeError:
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return self._enum
+
+    def __repr__(self):
+        return "tf." + self._name
+
+    def __str__(self):
+        return f"<dtype: '{self._name}'>"
+
+    def __reduce__(self):
+        return as_dtype, (self._name,)
+
+
+def _finfo(np_dtype):
+    return np.finfo(np_dtype) if _ml_dtypes is None else _ml_dtypes.finfo(np_dtype)
+
+
+float16 = half = DType("float16", 19, np.dtype(np.float16))
+float32 = DType("float32", 1, np.dtype(np.float32))
+float64 = double = DType("float64", 2, np.dtype(np.float64))
+int8 = DType("int8", 6, np.dtype(np.int8))
+int16 = DType("int16", 5, np.dtype(np.int16))
+int32 = DType("int32", 3, np.dtype(np.int32))
+int64 = DType("int64", 9, np.dtype(np.int64))
+uint8 = DType("uint8", 4, np.dtype(np.uint8))
+uint16 = DType("uint16", 17, np.dtype(np.uint16))
+uint32 = DType("uint32", 22, np.dtype(np.uint32))
+uint64 = DType("uint64", 23, np.dtype(np.uint64))
+bool = DType("bool", 10, np.dtype(np.bool_))  # noqa: A001 - TF's public name
+string = DType("string", 7, np.dtype(object))
+complex64 = DType("complex64", 8, np.dtype(np.complex64))
+complex128 = DType("complex128", 18, np.dtype(np.complex128))
+resource = DType("resource", 20, None)
+variant = DType("variant", 21, None)
+bfloat16 = DType("bfloat16", 14, np.dtype(_ml_dtypes.bfloat16)) if _ml_dtypes else None
+
+ALL = [d for d in (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16,
+                   uint32, uint64, bool, string, complex64, complex128, resource, variant) if d]
+
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME.update(half=float16, double=float64)
+_BY_ENUM = {d.as_datatype_enum: d for d in ALL}
+# NumPy dtype -> DType; object arrays hold bytes and are TF strings.
+_BY_NUMPY = {d._np: d for d in ALL if d._np is not None}
+_BY_NUMPY[np.dtype("S")] = string
+_BY_NUMPY[np.dtype("U")] = string
+
+
+def as_dtype(type_value):
+    """Convert a DType, NumPy dtype, Python type, name or enum into a ``DType``.
+
+    Raises:
+        TypeError: if ``type_value`` names no TF dtype.
+    """
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, str):
+        d = _BY_NAME.get(type_value)
+        if d is not None:
+            return d
+    elif isinstance(type_value, int) and not isinstance(type_value, type(True)):
+        d = _BY_ENUM.get(type_value)
+        if d is not None:
+            return d
+    elif type_value is type(True):
+        return bool
+    elif type_value is float:
+        return float32
+    np_dtype = None
+    if type_value not in (int, complex, str, bytes):  # NumPy accepts these; TF does not
+        try:
+            np_dtype = np.dtype(type_value)
+        except TypeError:
+            pass
+    if np_dtype is not None:
+        d = _BY_NUMPY.get(np_dtype) or _BY_NUMPY.get(np.dtype(np_dtype.kind))
+        if d is not None:
+            return d
+    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
+
+
+def from_numpy(np_dtype):
+    """The DType of a NumPy dtype (the hot path of ``EagerTensor.dtype``)."""
+    d = _BY_NUMPY.get(np_dtype)
+    if d is None:
+        d = as_dtype(np_dtype)
+    return d
+
+
+QUANTIZED_DTYPES = frozenset()

@@ -1,0 +1,1 @@
+"""Graph IR: Graph, Operation, SymbolicTensor."""

@@ -1,0 +1,341 @@
+"""The graph IR: a ``Graph`` of ``Operation``s (in program order) producing ``SymbolicTensor``s.
+
+    >>> g = Graph()
+    >>> with g.as_default():
+    ...     x = g.placeholder(TensorSpec([None], tf.float32), "x")
+    ...     y = x * 2.0
+    >>> y
+    <tf.Tensor 'Mul:0' shape=(None,) dtype=float32>
+
+Tracing only appends; passes build new graphs. Control-flow ops hold sub-graphs in their attrs.
+"""
+
+import contextlib
+import os
+import sys
+
+import numpy as np
+
+from .. import context as _context
+from ..errors import OperatorNotAllowedInGraphError
+from ..registry import get as get_op
+from ..shapes import TensorShape, as_shape
+from ..tensor import EagerTensor, Tensor, TensorSpec
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STATIC_LIMIT = 64  # fold values at trace time only for small tensors (shape arithmetic)
+
+
+class SymbolicTensor(Tensor):
+    """The ``index``-th output of ``op``: a shape and dtype, and a value only when run."""
+
+    __slots__ = ("op", "value_index", "_shape", "_dtype", "static", "__weakref__")
+
+    def __init__(self, op, value_index, spec):
+        self.op = op
+        self.value_index = value_index
+        self._shape = spec.shape
+        self._dtype = spec.dtype
+        self.static = None
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+
+    @property
+    def name(self):
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def device(self):
+        return ""
+
+    @property
+    def spec(self):
+        return TensorSpec(self._shape, self._dtype)
+
+    def set_shape(self, shape):
+        self._shape = self._shape.merge_with(as_shape(shape))
+
+    def consumers(self):
+        return [op for op in self.op.graph.get_operations() if self in op.inputs]
+
+    def __repr__(self):
+        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+    def __str__(self):
+        shape = "" if self._shape.rank is None else f", shape={self._shape}"
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
+
+    def __bool__(self):
+        raise OperatorNotAllowedInGraphError(
+            f"Using a symbolic `tf.Tensor` ({self.name}) as a Python `bool` is not allowed. "
+            "Inside tf.function, write the condition as a Python `if`/`while` in a function "
+            "AutoGraph converts, or use tf.cond / tf.while_loop.")
+
+    def __iter__(self):
+        raise OperatorNotAllowedInGraphError(
+            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed. Use a `for` "
+            "loop in a function AutoGraph converts, or tf.unstack / tf.while_loop.")
+
+    def __len__(self):
+        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please "
+                        "call `x.shape` rather than `len(x)` for shape information.")
+
+    def __index__(self):
+        raise TypeError(f"A symbolic Tensor ({self.name}) cannot be used as a Python index.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(
+            f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error "
+            "may indicate that you're trying to pass a Tensor to a NumPy call, which is not "
+            "supported.")
+
+    def numpy(self):
+        raise NotImplementedError(f"numpy() is only available for eager tensors, not for the "
+                                  f"symbolic {self}.")
+
+
+class Operation:
+    """One node: ``type`` names an OpDef; ``attrs`` are its static parameters."""
+
+    __slots__ = ("name", "type", "inputs", "attrs", "outputs", "control_inputs", "graph",
+                 "source", "__weakref__")
+
+    def __init__(self, graph, name, type, inputs, attrs, specs, source=None):
+        self.graph = graph
+        self.name = name
+        self.type = type
+        self.inputs = tuple(inputs)
+        self.attrs = attrs
+        self.control_inputs = ()
+        self.source = source
+        self.outputs = tuple(SymbolicTensor(self, i, s) for i, s in enumerate(specs))
+
+    @property
+    def opdef(self):
+        return get_op(self.type)
+
+    def get_attr(self, name):
+        return self.attrs[name]
+
+    @property
+    def node_def(self):
+        return _NodeDef(self)
+
+    def __repr__(self):
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class _AttrValue:
+    """A GraphDef attr value: exposes the raw value as ``.value`` and prints readably."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+class _NodeDef:
+    """GraphDef-shaped view of an Operation: ``name``, ``op``, ``input``, ``attr``."""
+
+    def __init__(self, op):
+        self.name = op.name
+        self.op = op.type
+        self.input = [t.name if t.value_index else t.op.name for t in op.inputs]
+        self.input += ["^" + c.name for c in op.control_inputs]
+        self.attr = {k: _AttrValue(v) for k, v in op.attrs.items()}
+        self.device = ""
+
+    def __repr__(self):
+        return f"node {{ name: {self.name!r} op: {self.op!r} input: {self.input} }}"
+
+
+class GraphDef:
+    """What ``Graph.as_graph_def()`` returns: ``.node`` is a list of NodeDefs."""
+
+    def __init__(self, nodes):
+        self.node = nodes
+
+    def __repr__(self):
+        return "\n".join(map(repr, self.node))
+
+
+class Graph:
+    """A dataflow graph: placeholders, operations in program order, outputs, captures."""
+
+    def __init__(self, name="graph", outer=None):
+        self.name = name
+        self.outer = outer  # the graph a sub-graph or nested trace captures from
+        self._ops = []
+        self._names = {}
+        self.inputs = []
+        self.outputs = []
+        self.structured_outputs = None
+        self.captures = []  # (outer value: EagerTensor/SymbolicTensor/Variable, placeholder)
+        self._capture_index = {}
+        self.variables = []
+        self.building_function = True
+        self.control_dependencies_stack = []
+
+    # --- building ------------------------------------------------------------------------
+    def unique_name(self, name):
+        n = self._names.get(name)
+        if n is None:
+            self._names[name] = 1
+            return name
+        while f"{name}_{n}" in self._names:
+            n += 1
+        self._names[name] = n + 1
+        unique = f"{name}_{n}"
+        self._names[unique] = 1
+        return unique
+
+    def add_op(self, type, inputs, attrs, specs, name=None):
+        """Append an operation whose outputs have ``specs``; returns it."""
+        op = Operation(self, self.unique_name(name or type), type, inputs, attrs, specs,
+                       _user_source())
+        if self.control_dependencies_stack:
+            op.control_inputs = tuple(self.control_dependencies_stack[-1])
+        self._ops.append(op)
+        return op
+
+    def apply(self, opdef, inputs, attrs):
+        """``bind`` in a graph: capture outer values, infer outputs, append an op."""
+        inputs = [t if getattr(t, "graph", None) is self else self.capture(t) for t in inputs]
+        specs = opdef.infer(*inputs, **attrs)
+        single = isinstance(specs, TensorSpec)
+        op = self.add_op(opdef.name, inputs, attrs, (specs,) if single else specs)
+        if not opdef.stateful:
+            _propagate_static(opdef, op, inputs, attrs)
+        if _context.state.tapes:
+            from ..autodiff.tape import record_operation
+
+            record_operation(opdef, inputs, attrs, op.outputs[0] if single else op.outputs)
+        return op.outputs[0] if single else op.outputs
+
+    def constant(self, value, name="Const"):
+        """A ``Const`` op holding ``value`` (a NumPy array or scalar)."""
+        from ..dtypes import from_numpy
+
+        arr = np.asarray(value)
+        op = self.add_op("Const", (), {"value": value, "dtype": from_numpy(arr.dtype)},
+                         (TensorSpec(arr.shape, from_numpy(arr.dtype)),), name=name)
+        out = op.outputs[0]
+        out.static = arr
+        return out
+
+    def placeholder(self, spec, name="Placeholder"):
+        """A graph input of ``spec``'s shape and dtype."""
+        op = self.add_op("Placeholder", (), {"dtype": spec.dtype, "shape": spec.shape},
+                         (TensorSpec(spec.shape, spec.dtype),), name=name)
+        return op.outputs[0]
+
+    def capture(self, value, name=None):
+        """The placeholder standing for an outer ``value`` (eager tensor or outer-graph tensor)."""
+        key = id(value)
+        hit = self._capture_index.get(key)
+        if hit is not None:
+            return hit
+        if isinstance(value, SymbolicTensor):
+            if self.outer is None and value.graph is not self:
+                raise _foreign_tensor_error(value, self)
+            if self.outer is not None and value.graph is not self.outer:
+                value = self.outer.capture(value)
+        elif not isinstance(value, EagerTensor):
+            raise TypeError(f"Cannot use {value!r} as a tensor input in graph {self.name}")
+        ph = self.placeholder(TensorSpec(value.shape, value.dtype), name or "Placeholder")
+        if isinstance(value, EagerTensor) and np.size(value._value) <= _STATIC_LIMIT:
+            ph.static = None  # a captured value may change between calls: not static
+        self.captures.append((value, ph))
+        self._capture_index[key] = ph
+        self._capture_index[id(ph)] = ph
+        return ph
+
+    # --- inspection ----------------------------------------------------------------------
+    def get_operations(self):
+        return list(self._ops)
+
+    def get_operation_by_name(self, name):
+        for op in self._ops:
+            if op.name == name:
+                return op
+        raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
+
+    def get_tensor_by_name(self, name):
+        op_name, _, index = name.partition(":")
+        return self.get_operation_by_name(op_name).outputs[int(index or 0)]
+
+    def as_graph_def(self):
+        return GraphDef([op.node_def for op in self._ops])
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Make this graph the one ops are added to (``bind`` appends here)."""
+        st = _context.state
+        saved = st.graph
+        st.graph = self
+        try:
+            yield self
+        finally:
+            st.graph = saved
+
+    @contextlib.contextmanager
+    def control_dependencies(self, ops):
+        self.control_dependencies_stack.append([getattr(o, "op", o) for o in ops if o is not None])
+        try:
+            yield
+        finally:
+            self.control_dependencies_stack.pop()
+
+    def __repr__(self):
+        return f"<Graph {self.name!r} with {len(self._ops)} ops>"
+
+    def __str__(self):
+        from .printer import format_graph
+
+        return format_graph(self)
+
+
+def _propagate_static(opdef, op, inputs, attrs):
+    """Record trace-time values for small outputs whose inputs are all known (shape maths)."""
+    rule = opdef.meta.get("static")
+    if rule is not None:
+        values = rule(*inputs, **attrs)
+        if values is not None:
+            for t, v in zip(op.outputs, values if isinstance(values, tuple) else (values,)):
+                t.static = np.asarray(v)
+        return
+    statics = [t.static for t in inputs]
+    if not inputs or any(s is None or s.size > _STATIC_LIMIT for s in statics):
+        return
+    try:
+        with np.errstate(all="ignore"):
+            out = opdef.kernel(*statics, **attrs)
+    except Exception:  # the op will raise at run time, with the runtime's error
+        return
+    for t, v in zip(op.outputs, out if type(out) is tuple else (out,)):
+        t.static = np.asarray(v)
+
+
+def _foreign_tensor_error(value, graph):
+    return TypeError(
+        f"{value} belongs to a different graph than {graph.name}: a symbolic tensor from one "
+        "tf.function trace was used in another. Pass it as an argument or return it instead.")
+
+
+def _user_source():
+    """(filename, lineno) of the innermost frame outside tensortrace: the user's line."""
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PACKAGE_DIR) and not fn.startswith("<tensortrace"):
+            return (fn, f.f_lineno)
+        f = f.f_back
+    return None
