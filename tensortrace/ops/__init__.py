@@ -1,3 +1,3 @@
 """Op definitions by family. Importing this package registers every op."""
 
-from . import core, math  # noqa: F401  (registration happens at import)
+from . import core, math, reduce, array, indexing, linalg, nn, random, strings  # noqa: F401
