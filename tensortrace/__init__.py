@@ -17,6 +17,11 @@ from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, dou
                      uint16, uint32, uint64, variant)
 from .shapes import TensorShape
 from .tensor import Tensor, TensorSpec
+from .variables import Variable
+from .module import Module
+from . import config as _config_module  # noqa: F401  (registers tf.config.*)
+from .tracing.function import function
+from . import nest as _nest
 
 newaxis = None
 __version__ = "0.1.0"
@@ -24,3 +29,4 @@ __version__ = "0.1.0"
 globals().update(_exports(""))
 globals().update(_build_namespaces(__name__))
 dtypes = _dtypes_module
+nest = _nest

@@ -12,6 +12,19 @@ import numpy as np
 from . import dtypes as _dtypes
 from .tensor import EagerTensor, Tensor
 
+
+class _LazyState:
+    """``context.state``, fetched on first use (context imports this module)."""
+
+    def __getattr__(self, name):
+        from .context import state
+
+        globals()["_state"] = state
+        return getattr(state, name)
+
+
+_state = _LazyState()
+
 _wrap = EagerTensor._wrap
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -234,10 +247,9 @@ def _reshape_constant(arr, value, shape):
 
 def _make(arr):
     """An eager tensor, or a constant op when a function is being traced."""
-    from .context import state
-
-    if state.graph is not None:
-        return state.graph.constant(arr)
+    graph = _state.graph
+    if graph is not None:
+        return graph.constant(arr)
     return _wrap(arr)
 
 
@@ -274,8 +286,10 @@ def operand(value, like):
     if isinstance(value, Tensor):
         return value
     dtype = like.dtype
-    if type(value) is float or type(value) is int:
-        if dtype.is_floating and type(value) is float or dtype.is_integer and type(value) is int:
+    t = type(value)
+    if t is float or t is int:
+        kind = dtype._np.kind if dtype._np is not None else "?"
+        if kind == "f" or (t is int and kind in "iu"):
             return _make(_scalar(value, dtype))
     if isinstance(value, (list, tuple, np.ndarray)):
         try:
@@ -287,11 +301,20 @@ def operand(value, like):
     return convert_to_tensor(value, dtype)
 
 
+_LIMITS = {}
+
+
 def _scalar(value, dtype):
+    """A Python int/float as a NumPy scalar of ``dtype``, wrapping or overflowing as TF does."""
     np_type = dtype._np.type
-    if type(value) is int and dtype.is_integer:
-        info = np.iinfo(np_type)
-        if not info.min <= value <= info.max:
-            return np.array(value).astype(np.int64).astype(np_type)[()]
+    limits = _LIMITS.get(np_type)
+    if limits is None:
+        info = np.iinfo(np_type) if dtype.is_integer else np.finfo(np_type)
+        cast = int if dtype.is_integer else float
+        limits = _LIMITS[np_type] = (cast(info.min), cast(info.max))
+    if limits[0] <= value <= limits[1]:
+        return np_type(value)
+    if type(value) is int:
+        return np.array(value).astype(np.int64).astype(np_type)[()]
     with np.errstate(over="ignore"):
         return np_type(value)

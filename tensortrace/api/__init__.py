@@ -7,7 +7,9 @@ import types
 from .._export import exports
 
 NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging", "dtypes",
-              "image", "sets", "signal", "experimental", "compat")
+              "image", "sets", "signal", "experimental", "compat", "config",
+              "config.experimental", "autograph", "autograph.experimental", "saved_model", "data",
+              "types", "types.experimental")
 
 
 def build(package):
@@ -19,4 +21,8 @@ def build(package):
         mod.__dict__.update(exports(ns))
         sys.modules[name] = mod
         made[ns] = mod
-    return made
+    for ns, mod in made.items():  # "config.experimental" is an attribute of tf.config
+        parent, _, leaf = ns.rpartition(".")
+        if parent:
+            setattr(made[parent], leaf, mod)
+    return {ns: mod for ns, mod in made.items() if "." not in ns}

@@ -1,0 +1,1 @@
+"""Run graphs: the interpreter (reference) and codegen to Python (default)."""

@@ -1,0 +1,81 @@
+"""Executable graphs: compile generated source under a ``linecache`` name (so tracebacks and
+debuggers show it), keep it as ``.code``, and map a failing line back to its op and to the
+user's source line that created the op."""
+
+import itertools
+import linecache
+
+import numpy as np
+
+from .. import errors
+from . import codegen, interpreter
+
+_counter = itertools.count(1)
+
+
+class CompiledGraph:
+    """A graph compiled to a Python function of its feeds (inputs, then captures)."""
+
+    def __init__(self, graph, name, executor="codegen"):
+        self.graph = graph
+        self.name = name
+        self.feeds = list(graph.inputs) + [ph for _, ph in graph.captures]
+        self.executor = executor
+        if executor == "codegen":
+            gen = codegen.generate(graph, _python_name(name), self.feeds)
+            self.filename = f"<tensortrace {name} #{next(_counter)}>"
+            linecache.cache[self.filename] = (len(gen.source), None,
+                                              gen.source.splitlines(True), self.filename)
+            exec(compile(gen.source, self.filename, "exec"), gen.namespace)
+            self.code = gen.source
+            self.fn = gen.namespace[gen.name]
+            self._line_ops = gen.line_ops
+            self.single = len(graph.outputs) == 1
+        else:
+            self.code = None
+            self.single = False
+            self.fn = lambda *feeds: interpreter.run(graph, feeds)
+
+    def __call__(self, *feeds):
+        """Run on NumPy values; returns the output values as a list."""
+        try:
+            out = self.fn(*feeds)
+        except Exception as e:  # noqa: BLE001 - every runtime failure is reported as TF does
+            raise self.runtime_error(e) from None
+        return [out] if self.single else list(out)
+
+    def runtime_error(self, e):
+        """Turn an exception raised inside the graph into TF's error, naming op and user line."""
+        op = self._failing_op(e)
+        message = e.message if isinstance(e, errors.OpError) else _describe(e)
+        where = ""
+        if op is not None:
+            where = f"\n\nDetected at node '{op.name}' ({op.type})"
+            if op.source:
+                where += f" defined at:\n  File \"{op.source[0]}\", line {op.source[1]}"
+        text = f"Graph execution error:{where}\n\n{message}\n\t [[{{{{node {op.name if op else '?'}}}}}]] [Op:{self.name}]"
+        cls = type(e) if isinstance(e, errors.OpError) else errors.InvalidArgumentError
+        return cls(None, None, text)
+
+    def _failing_op(self, e):
+        if self.executor != "codegen":
+            return None
+        tb = e.__traceback__
+        line = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        return self._line_ops.get(line)
+
+
+def _describe(e):
+    msg = str(e)
+    if isinstance(e, (ValueError, IndexError, TypeError, np.linalg.LinAlgError)):
+        return msg
+    return f"{type(e).__name__}: {msg}"
+
+
+def _python_name(name):
+    return "".join(c if c.isalnum() else "_" for c in name)
+

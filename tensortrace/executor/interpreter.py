@@ -1,0 +1,62 @@
+"""The reference executor: walk a graph's ops in order with an environment of values.
+
+It is the oracle the compiled code is tested against, and (through ``inline``) the way a
+graph is replayed into another graph being traced.
+"""
+
+from ..context import bind
+from ..registry import get as get_op
+
+
+def run(graph, feeds):
+    """Run ``graph`` on ``feeds`` (values for ``graph.inputs`` then capture placeholders).
+
+    Returns:
+        The list of output values (NumPy arrays/scalars; Variables for resource outputs).
+    """
+    env = {}
+    placeholders = list(graph.inputs) + [ph for _, ph in graph.captures]
+    for ph, value in zip(placeholders, feeds):
+        env[id(ph)] = value
+    for op in graph.get_operations():
+        if op.type == "Placeholder":
+            continue
+        if op.type == "Const":
+            env[id(op.outputs[0])] = op.attrs["value"]
+            continue
+        out = get_op(op.type).kernel(*[env[id(t)] for t in op.inputs], **op.attrs)
+        if type(out) is not tuple:
+            out = (out,)
+        for t, v in zip(op.outputs, out):
+            env[id(t)] = v
+    return [env[id(t)] for t in graph.outputs]
+
+
+def inline(graph, inputs, captures):
+    """Replay ``graph`` into the current context (eager, or another graph being traced).
+
+    Args:
+        inputs: tensors standing for ``graph.inputs``.
+        captures: tensors standing for the capture placeholders.
+
+    Returns:
+        The tensors standing for ``graph.outputs``.
+    """
+    from ..convert import constant
+
+    env = {}
+    for ph, t in zip(list(graph.inputs) + [ph for _, ph in graph.captures],
+                     list(inputs) + list(captures)):
+        env[id(ph)] = t
+    for op in graph.get_operations():
+        if op.type == "Placeholder":
+            continue
+        if op.type == "Const":
+            env[id(op.outputs[0])] = constant(op.attrs["value"])
+            continue
+        out = bind(get_op(op.type), *[env[id(t)] for t in op.inputs], **op.attrs)
+        if type(out) is not tuple:
+            out = (out,)
+        for t, v in zip(op.outputs, out):
+            env[id(t)] = v
+    return [env[id(t)] for t in graph.outputs]

@@ -1,0 +1,172 @@
+"""Ops with effects outside the graph: ``tf.print`` (PrintV2) and ``tf.py_function``
+(EagerPyFunc). Both are stateful: they run on every call, in program order."""
+
+import sys
+
+import numpy as np
+
+from .. import dtypes as D
+from .._export import tf_export
+from ..context import bind
+from ..convert import convert_to_tensor, to_array
+from ..errors import InvalidArgumentError
+from ..registry import NON_DIFFERENTIABLE, define_op
+from ..tensor import EagerTensor, Tensor, TensorSpec
+
+# TF prints floats like its C++ FloatToBuffer: the short form when it round-trips, else full.
+_FLOAT_FORMATS = {np.dtype(np.float32): ("%.6g", "%.9g"), np.dtype(np.float64): ("%.15g", "%.17g"),
+                  np.dtype(np.float16): ("%.3g", "%.5g")}
+
+
+def _format_scalar(v):
+    if isinstance(v, (bytes, np.bytes_)):
+        return '"' + bytes(v).decode("utf-8", "backslashreplace") + '"'
+    if isinstance(v, (np.bool_, bool)):
+        return "1" if v else "0"
+    formats = _FLOAT_FORMATS.get(getattr(v, "dtype", None))
+    if formats is not None:
+        short = formats[0] % v
+        return short if v.dtype.type(short) == v or v != v else formats[1] % v
+    return str(v)
+
+
+def format_tensor(arr, summarize=3, depth=0):
+    """Text of an array as ``tf.print`` writes it: ``[1 2 ... 8 9]``, nested rows indented."""
+    arr = np.asarray(arr)
+    if arr.ndim == 0:
+        return _format_scalar(arr[()])
+    n = arr.shape[0]
+    if 0 <= summarize and n > 2 * summarize:
+        rows = list(range(summarize)) + [None] + list(range(n - summarize, n))
+    else:
+        rows = range(n)
+    if arr.ndim == 1:
+        return "[" + " ".join("..." if i is None else _format_scalar(arr[i]) for i in rows) + "]"
+    parts = ["..." if i is None else format_tensor(arr[i], summarize, depth + 1) for i in rows]
+    return "[" + ("\n" * (arr.ndim - 1) + " " * (depth + 1)).join(parts) + "]"
+
+
+class _Hole:
+    """Stands for a tensor inside a printed Python structure."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def __repr__(self):
+        return f"\x00{self.index}\x00"
+
+    __str__ = __repr__
+
+
+def _template(inputs, sep, tensors):
+    """A str.format template for ``inputs``, collecting the tensors it prints into ``tensors``."""
+
+    def holes(x):
+        if isinstance(x, Tensor) or hasattr(x, "_as_graph_or_eager_tensor"):
+            tensors.append(convert_to_tensor(x))
+            return _Hole(len(tensors) - 1)
+        if isinstance(x, (list, tuple)):
+            return type(x)(holes(v) for v in x) if not hasattr(x, "_fields") else \
+                type(x)(*(holes(v) for v in x))
+        if isinstance(x, dict):
+            return {k: holes(v) for k, v in x.items()}
+        return x
+
+    text = sep.join(str(holes(x)) for x in inputs)
+    text = text.replace("{", "{{").replace("}", "}}")
+    parts = text.split("\x00")
+    return "".join("{" + p + "}" if i % 2 else p for i, p in enumerate(parts))
+
+
+_STREAMS = {"stderr", "stdout", "log(info)", "log(warning)", "log(error)"}
+
+
+@define_op("PrintV2", stateful=True)
+class PrintV2:
+    """Write formatted tensors to a stream each time it runs."""
+
+    def infer(*inputs, template, end, output_stream, summarize):
+        return ()
+
+    def kernel(*arrays, template, end, output_stream, summarize):
+        text = template.format(*(format_tensor(a, summarize) for a in arrays)) + end
+        stream = sys.stdout if output_stream == "stdout" else sys.stderr
+        stream.write(text)
+        stream.flush()
+        return ()
+
+    grad = NON_DIFFERENTIABLE
+
+
+@tf_export("print")
+def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
+    """``tf.print``: print tensors (formatted by value) and Python values, on every call.
+
+    Raises:
+        ValueError: for an ``output_stream`` other than sys.stdout/sys.stderr or their names.
+    """
+    if output_stream is None or output_stream is sys.stderr:
+        stream = "stderr"
+    elif output_stream is sys.stdout:
+        stream = "stdout"
+    elif isinstance(output_stream, str) and output_stream in _STREAMS:
+        stream = output_stream
+    else:
+        raise ValueError(f"Unsupported output stream, logging level, or file: {output_stream}. "
+                         f"Supported streams are sys.stdout, sys.stderr, or a file path prefixed "
+                         f"by 'file://'.")
+    tensors = []
+    template = _template(inputs, sep, tensors)
+    summarize = -1 if summarize is None else int(summarize)
+    return bind(PrintV2, *tensors, template=template, end=end, output_stream=stream,
+                summarize=summarize)
+
+
+@define_op("EagerPyFunc", stateful=True)
+class EagerPyFunc:
+    """Run a Python function on tensors on every call (``tf.py_function``)."""
+
+    def infer(*inputs, func, Tout):
+        return tuple(TensorSpec(None, d) for d in Tout)
+
+    def kernel(*arrays, func, Tout):
+        result = func(*(EagerTensor._wrap(a) for a in arrays))
+        if not Tout:
+            return ()
+        results = result if isinstance(result, (list, tuple)) else [result]
+        if len(results) != len(Tout):
+            raise InvalidArgumentError(None, None, f"py_function returned {len(results)} values, "
+                                       f"but Tout has {len(Tout)} dtypes")
+        out = []
+        for r, d in zip(results, Tout):
+            if isinstance(r, EagerTensor):
+                if r.dtype != d:
+                    raise InvalidArgumentError(
+                        None, None, f"ValueError: Tensor conversion requested dtype {d.name} for "
+                        f"Tensor with dtype {r.dtype.name}: {r!r}")
+                out.append(r._value)
+            else:
+                out.append(to_array(r._as_tensor_value() if hasattr(r, "_as_tensor_value")
+                                    else r, d))
+        return tuple(out)
+
+    grad = NON_DIFFERENTIABLE
+
+
+@tf_export("py_function")
+def py_function(func=None, inp=None, Tout=None, name=None):
+    """``tf.py_function``: call ``func`` eagerly on every run, even inside a tf.function.
+
+    Returns:
+        A tensor if ``Tout`` is a single dtype, else a list of tensors.
+    """
+    single = not isinstance(Tout, (list, tuple))
+    touts = (D.as_dtype(Tout),) if single else tuple(D.as_dtype(d) for d in Tout)
+    inputs = [convert_to_tensor(x) for x in (inp or [])]
+    out = bind(EagerPyFunc, *inputs, func=func, Tout=touts)
+    out = out if isinstance(out, tuple) else (out,)
+    return out[0] if single else list(out)
+
+
+tf_export("numpy_function")(lambda func, inp, Tout, stateful=True, name=None:
+                            py_function(func, inp, Tout, name))

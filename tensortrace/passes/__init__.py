@@ -1,0 +1,1 @@
+"""Graph passes: each ``run(graph) -> (graph, changed)`` and never mutates its input."""

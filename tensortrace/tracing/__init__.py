@@ -1,0 +1,1 @@
+"""tf.function: tracing Python into graphs, the polymorphic cache, concrete functions."""

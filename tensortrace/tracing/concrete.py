@@ -1,0 +1,250 @@
+"""ConcreteFunction: one traced graph, its captures, and its compiled executable.
+
+    cf = f.get_concrete_function(tf.TensorSpec([None], tf.float32))
+    cf(tf.constant([1.0]))      # checked against the signature, then run compiled
+"""
+
+import itertools
+
+import numpy as np
+
+from .. import errors, nest
+from ..context import state
+from ..convert import convert_to_tensor
+from ..executor import interpreter
+from ..executor.compiled import CompiledGraph
+from ..passes.pipeline import optimize
+from ..tensor import EagerTensor, Tensor, TensorSpec
+from ..variables import ResourceHandle, Variable, VariableSpec
+from . import signature
+
+_uid = itertools.count(1)
+_wrap = EagerTensor._wrap
+
+#: "codegen" (default) or "interpreter" (the reference); tests flip it to compare the two.
+default_executor = "codegen"
+
+
+class ConcreteFunction:
+    """A function specialized to one input signature, backed by one graph."""
+
+    def __init__(self, graph, binder, specs, function_name):
+        self.graph = graph
+        self._binder = binder
+        self._specs = tuple(specs)
+        self._function_name = function_name
+        self.name = f"__inference_{function_name}_{next(_uid)}"
+        self._compiled = None
+        self._capture_feeds = [v._value if isinstance(v, EagerTensor) else v
+                               for v, _ in graph.captures]
+        self._simple_inputs = all(type(s) is TensorSpec for s in self._specs)
+        outputs = graph.structured_outputs
+        if isinstance(outputs, Tensor):
+            self._pack = lambda values: values[0]
+        else:
+            self._pack = lambda values: _pack(outputs, values)
+
+    # --- introspection ----------------------------------------------------------------------
+    @property
+    def inputs(self):
+        return list(self.graph.inputs) + [ph for _, ph in self.graph.captures]
+
+    @property
+    def outputs(self):
+        return list(self.graph.outputs)
+
+    @property
+    def structured_outputs(self):
+        return self.graph.structured_outputs
+
+    @property
+    def captured_inputs(self):
+        return [v.handle if isinstance(v, Variable) else v for v, _ in self.graph.captures]
+
+    @property
+    def variables(self):
+        return [h._value for h, _ in self.graph.captures if isinstance(h, ResourceHandle)]
+
+    trainable_variables = property(lambda self: [v for v in self.variables if v.trainable])
+
+    @property
+    def structured_input_signature(self):
+        """``(args, kwargs)`` of specs, tensors named after their parameters (TF's form)."""
+        args, kwargs = [], {}
+        for p, spec in zip(self._binder.params, self._specs):
+            named = _named(spec, p.name)
+            if p.kind == p.VAR_POSITIONAL:
+                args.extend(_named(s, f"{p.name}_{i}") for i, s in enumerate(spec))
+            elif p.kind == p.KEYWORD_ONLY:
+                kwargs[p.name] = named
+            elif p.kind == p.VAR_KEYWORD:
+                kwargs.update(spec)
+            else:
+                args.append(named)
+        return tuple(args), kwargs
+
+    @property
+    def function_type(self):
+        return _FunctionType(self)
+
+    @property
+    def code(self):
+        """The Python source the graph compiled to."""
+        return self._executable().code
+
+    def pretty_printed_signature(self, verbose=True):
+        lines = ["Input Parameters:"]
+        for p, spec in zip(self._binder.params, self._specs):
+            lines.append(f"  {p.name} ({p.kind.name}): {signature.describe(spec)}")
+        lines.append("Output Type:")
+        lines.append(f"  {_describe_output(self.graph.structured_outputs)}")
+        lines.append("Captures:")
+        if self.graph.captures:
+            for value, ph in self.graph.captures:
+                lines.append(f"  {id(value)}: {TensorSpec(ph.shape, ph.dtype)!r}")
+        else:
+            lines.append("  None")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self._function_type_text()} at 0x{id(self):X}>"
+
+    def __str__(self):
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+    def _function_type_text(self):
+        params = ", ".join(f"{p.name}: {signature.describe(s)}"
+                           for p, s in zip(self._binder.params, self._specs))
+        return f"({params}) -> {_describe_output(self.graph.structured_outputs)}"
+
+    # --- calling ----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        """Call with tensors (or values convertible to the traced dtypes).
+
+        Raises:
+            TypeError: when the arguments do not bind to the traced parameters.
+            InvalidArgumentError: when a tensor's dtype or shape does not fit its input.
+        """
+        try:
+            values = self._binder.bind(args, kwargs)
+        except TypeError as e:
+            raise TypeError(
+                f"Binding inputs to tf.function failed due to `{e}`. Received args: {args} and "
+                f"kwargs: {kwargs} for signature: {self._function_type_text()}.") from None
+        flat = []
+        for spec, value in zip(self._specs, values):
+            self._flat_checked(spec, value, flat)
+        return self._call_flat(flat)
+
+    def _flat_checked(self, spec, value, out):
+        if isinstance(spec, VariableSpec):
+            out.append(value)
+        elif isinstance(spec, TensorSpec):
+            index = len(out)
+            if not isinstance(value, Tensor):
+                try:
+                    value = convert_to_tensor(value, dtype=spec.dtype)
+                except (TypeError, ValueError) as e:
+                    raise self._input_error(index, spec, str(e)) from None
+            if value.dtype != spec.dtype:
+                raise self._input_error(
+                    index, spec, f"expected to be a {_c(spec.dtype)} tensor but is a "
+                    f"{_c(value.dtype)} tensor")
+            if not spec.shape.is_compatible_with(value.shape):
+                raise self._input_error(
+                    index, spec, f"expected to have shape {spec.shape} but has shape "
+                    f"{value.shape}")
+            out.append(value)
+        elif type(spec) in (list, tuple) or isinstance(spec, tuple):
+            if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+                raise TypeError(f"{self.name}: expected a structure like {spec}, got {value!r}")
+            for s, v in zip(spec, value):
+                self._flat_checked(s, v, out)
+        elif type(spec) is dict:
+            for k in sorted(spec, key=repr):
+                self._flat_checked(spec[k], value[k], out)
+
+    def _input_error(self, index, spec, detail):
+        return errors.InvalidArgumentError(
+            None, None, f"cannot compute {self.name} as input #{index}(zero-based) was {detail} "
+            f"[Op:{self.name}]")
+
+    def _executable(self):
+        if self._compiled is None:
+            self._compiled = CompiledGraph(optimize(self.graph), self.name, default_executor)
+        return self._compiled
+
+    def _call_flat(self, flat):
+        """Run on flat inputs (tensors, variables). Inlines when another trace is running."""
+        if state.graph is not None or state.tapes:
+            return self._inline(flat)
+        feeds = [x._value if isinstance(x, EagerTensor) else
+                 (x if isinstance(x, Variable) else np.asarray(x)) for x in flat]
+        outs = self._executable()(*feeds, *self._capture_feeds)
+        return self._pack([_wrap(v) for v in outs])
+
+    def _call_values(self, values):
+        """The hot path from PolymorphicFunction: ``values`` already match this trace."""
+        if self._simple_inputs and state.graph is None and not state.tapes:
+            compiled = self._compiled or self._executable()
+            outs = compiled(*[v._value for v in values], *self._capture_feeds)
+            return self._pack([_wrap(v) for v in outs])
+        flat = []
+        for v in values:
+            signature.flat_inputs(v, flat)
+        return self._call_flat([convert_to_tensor(x) if isinstance(x, np.ndarray) else x
+                                for x in flat])
+
+    def _inline(self, flat):
+        inputs = [x.handle if isinstance(x, Variable) else x for x in flat]
+        captures = [v if isinstance(v, Tensor) else v for v, _ in self.graph.captures]
+        outs = interpreter.inline(self.graph, inputs, captures)
+        return self._pack(outs)
+
+
+def _pack(structure, values):
+    it = iter(values)
+    flat = [next(it) if isinstance(x, Tensor) else x for x in nest.flatten(structure)]
+    return nest.pack_sequence_as(structure, flat) if nest.is_nested(structure) else flat[0]
+
+
+def _named(spec, name):
+    if isinstance(spec, VariableSpec):
+        return spec
+    if isinstance(spec, TensorSpec):
+        return TensorSpec(spec.shape, spec.dtype, spec.name or name)
+    if type(spec) in (list, tuple):
+        return type(spec)(_named(s, name) for s in spec)
+    if type(spec) is dict:
+        return {k: _named(v, name) for k, v in spec.items()}
+    return spec
+
+
+def _describe_output(structure):
+    if isinstance(structure, Tensor):
+        return repr(TensorSpec(structure.shape, structure.dtype))
+    if structure is None:
+        return "Literal[None]"
+    if nest.is_nested(structure):
+        return signature.describe(nest.map_structure(
+            lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, structure))
+    return signature.describe(structure)
+
+
+def _c(dtype):
+    from ..ops._rules import c_name
+
+    return c_name(dtype)
+
+
+class _FunctionType:
+    """Prints as TF's FunctionType: ``(a: TensorSpec(...)) -> TensorSpec(...)``."""
+
+    def __init__(self, cf):
+        self._cf = cf
+        self.parameters = {p.name: p for p in cf._binder.params}
+
+    def __repr__(self):
+        return self._cf._function_type_text()
+
+    __str__ = __repr__

@@ -1,0 +1,380 @@
+"""``tf.function``: a polymorphic function that traces once per input signature and keeps its
+concrete functions in a bounded, observable cache.
+
+    @tf.function
+    def f(x):
+        return x * x + 2
+
+Dispatch rules (TF's, in our words): a call whose key was seen before runs that trace; otherwise
+the most specific existing trace whose signature admits the call runs; otherwise, with
+``reduce_retracing``, a trace generalized to admit both the call and an earlier trace is made;
+otherwise a trace specialized to exactly this call is made.
+"""
+
+import collections
+import functools
+import inspect
+import logging
+import types
+import weakref
+
+from .. import config
+from ..context import state
+from ..convert import convert_to_tensor
+from ..tensor import EagerTensor, Tensor, TensorSpec
+from ..variables import Variable, VariableSpec
+from . import signature
+from .concrete import ConcreteFunction
+from .trace import trace
+
+logger = logging.getLogger("tensortrace")
+
+#: Traces kept per function before the least recently used one is dropped.
+DEFAULT_MAX_TRACES = 128
+_RETRACE_WINDOW = 5
+
+CacheInfo = collections.namedtuple("CacheInfo", "hits misses traces evictions size max_traces")
+
+
+class InputSignatureError(TypeError, ValueError):
+    """A call that does not fit ``input_signature`` (TF 2.21 raises TypeError; older TFs and the
+    guides expect ValueError: this is both)."""
+
+
+class PolymorphicFunction:
+    """What ``tf.function`` returns: call it like the Python function it wraps."""
+
+    def __init__(self, python_function, name=None, input_signature=None, autograph=True,
+                 jit_compile=None, reduce_retracing=False, max_traces=None, _bound_to=None):
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self.max_traces = max_traces or DEFAULT_MAX_TRACES
+        self._binder = signature.Binder(python_function)
+        self._input_signature = None
+        if input_signature is not None:
+            self._input_signature = _check_input_signature(input_signature, self._binder)
+        self._keys = {}  # call key -> ConcreteFunction (exact hits)
+        self._traces = collections.OrderedDict()  # ConcreteFunction -> None, in LRU order
+        self._tracing_count = 0
+        self._hits = self._misses = self._evictions = 0
+        self._history = collections.deque(maxlen=_RETRACE_WINDOW)
+        self._last_explanation = None
+        self._pending_initializer = None
+        self._has_traced = False
+        self._instances = {}
+        self._bound_to = _bound_to
+        functools.update_wrapper(self, python_function, updated=())
+
+    # --- the call path ----------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if config._run_eagerly[0]:
+            return self._python_function(*args, **kwargs)
+        try:
+            values = self._binder.bind(args, kwargs)
+        except TypeError as e:
+            if self._input_signature is not None:
+                raise InputSignatureError(self._binding_message(e, args, kwargs)) from None
+            raise
+        key = tuple(map(signature.key_of, values))
+        concrete = self._keys.get(key)
+        if concrete is None or self._pending_initializer is not None:
+            concrete, values = self._lookup_or_trace(key, values, args, kwargs)
+        else:
+            self._hits += 1
+            self._history.append(False)
+        return concrete._call_values(values)
+
+    def _lookup_or_trace(self, key, values, args, kwargs):
+        self._misses += 1
+        if self._input_signature is not None:
+            values = self._fit_signature(values, args, kwargs)
+            specs = self._input_signature
+        else:
+            specs = tuple(map(signature.spec_of, values))
+        if self._pending_initializer is not None:
+            init = self._pending_initializer
+            self._pending_initializer = None
+            if all(signature.is_subtype(s, g) for s, g in zip(specs, init._specs)):
+                self._history.append(False)
+                return init, values
+        concrete = self._find(specs)
+        traced = concrete is None
+        if traced:
+            if self._reduce_retracing:
+                specs = self._generalize(specs)
+            concrete = self._trace(specs)
+        self._history.append(traced)
+        if traced:
+            self._warn_if_retracing_often()
+        self._remember(key, concrete, values)
+        return concrete, values
+
+    def _find(self, specs):
+        """The most specific existing trace whose signature admits ``specs``."""
+        best = None
+        for cf in reversed(self._traces):
+            if all(signature.is_subtype(s, g) for s, g in zip(specs, cf._specs)):
+                if best is None or all(signature.is_subtype(a, b)
+                                       for a, b in zip(cf._specs, best._specs)):
+                    best = cf
+        if best is not None:
+            self._traces.move_to_end(best)
+        return best
+
+    def _generalize(self, specs):
+        for cf in reversed(self._traces):
+            general = [signature.supertype(s, g) for s, g in zip(specs, cf._specs)]
+            if all(g is not None or s is None for g, s in zip(general, specs)):
+                return tuple(general)
+        return specs
+
+    def _trace(self, specs):
+        previous = next(reversed(self._traces), None)
+        first = not self._has_traced
+        graph = trace(self._python_function, self._binder, specs, self._name,
+                      allow_variable_creation=first, autograph=self._autograph)
+        self._has_traced = True
+        self._tracing_count += 1
+        concrete = ConcreteFunction(graph, self._binder, specs, self._name)
+        if graph.created_variables:
+            # TF traces again once variables exist; that trace must create none. The first
+            # trace still runs once, on this call, to initialize them.
+            self._pending_initializer = concrete
+            graph = trace(self._python_function, self._binder, specs, self._name,
+                          allow_variable_creation=False, autograph=self._autograph)
+            concrete = ConcreteFunction(graph, self._binder, specs, self._name)
+        self._last_explanation = _explain(self._binder, previous, specs) if previous else None
+        self._traces[concrete] = None
+        while len(self._traces) > self.max_traces:
+            evicted, _ = self._traces.popitem(last=False)
+            self._evictions += 1
+            for k in [k for k, cf in self._keys.items() if cf is evicted]:
+                del self._keys[k]
+        return concrete
+
+    def _remember(self, key, concrete, values):
+        if len(self._keys) >= 4 * self.max_traces:
+            self._keys.pop(next(iter(self._keys)))
+        self._keys[key] = concrete
+        for obj in _identity_objects(values):
+            try:
+                weakref.finalize(obj, self._forget_key, key)
+            except TypeError:  # not weak-referenceable: the key keeps it alive, as TF does
+                pass
+
+    def _forget_key(self, key):
+        self._keys.pop(key, None)
+
+    # --- input_signature --------------------------------------------------------------------
+    def _fit_signature(self, values, args, kwargs):
+        fitted = []
+        for spec, value in zip(self._input_signature, values):
+            fitted.append(self._fit(spec, value, args, kwargs))
+        return tuple(fitted)
+
+    def _fit(self, spec, value, args, kwargs):
+        if isinstance(spec, TensorSpec):
+            if isinstance(value, Variable):
+                value = value.value()
+            if not isinstance(value, Tensor):
+                try:
+                    value = convert_to_tensor(value, dtype=spec.dtype)
+                except (TypeError, ValueError):
+                    value = convert_to_tensor(value)
+            if value.dtype != spec.dtype or not spec.shape.is_compatible_with(value.shape):
+                got = TensorSpec(value.shape, value.dtype)
+                raise InputSignatureError(self._binding_message(
+                    f"Can not cast {got!r} to {TensorSpec(spec.shape, spec.dtype)!r}", args,
+                    kwargs))
+            return value
+        if isinstance(spec, (list, tuple)):
+            if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+                raise InputSignatureError(self._binding_message(
+                    f"Can not cast {value!r} to {spec!r}", args, kwargs))
+            return type(spec)(self._fit(s, v, args, kwargs) for s, v in zip(spec, value))
+        return value
+
+    def _binding_message(self, reason, args, kwargs):
+        params = ", ".join(f"{p.name}: {signature.describe(s)}" for p, s in
+                           zip(self._binder.params, self._input_signature or ()))
+        return (f"Binding inputs to tf.function failed due to `{reason}`. Received args: {args} "
+                f"and kwargs: {kwargs} for signature: ({params}).")
+
+    # --- diagnostics ------------------------------------------------------------------------
+    def _warn_if_retracing_often(self):
+        h = self._history
+        if len(h) == _RETRACE_WINDOW and all(h):
+            logger.warning(
+                "%d out of the last %d calls to %s triggered tf.function retracing. %s",
+                _RETRACE_WINDOW, _RETRACE_WINDOW, self._python_function,
+                self._last_explanation or "")
+
+    def explain_retracing(self):
+        """Why the most recent trace happened: which argument changed, and what to do.
+
+        Returns:
+            A sentence, or None if the function has traced at most once.
+        """
+        return self._last_explanation
+
+    def experimental_get_tracing_count(self):
+        return self._tracing_count
+
+    def cache_info(self):
+        """Hits, misses, traces, evictions and the size and bound of the trace cache."""
+        return CacheInfo(self._hits, self._misses, self._tracing_count, self._evictions,
+                         len(self._traces), self.max_traces)
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._traces)
+
+    # --- concrete functions -----------------------------------------------------------------
+    def get_concrete_function(self, *args, **kwargs):
+        """The trace for these arguments (tensors, TensorSpecs or Python values), tracing if
+        needed."""
+        if self._input_signature is not None:
+            specs = self._input_signature
+        else:
+            specs = tuple(map(signature.spec_of, self._binder.bind(args, kwargs)))
+        concrete = self._find(specs)
+        if concrete is None:
+            if self._reduce_retracing:
+                specs = self._generalize(specs)
+            concrete = self._trace(specs)
+        return concrete
+
+    def experimental_get_concrete_functions(self):
+        return list(self._traces)
+
+    # --- Python protocol --------------------------------------------------------------------
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def function_spec(self):
+        return self._binder.signature
+
+    def __get__(self, instance, owner=None):
+        """Methods trace per instance, as TF's do."""
+        if instance is None:
+            return self
+        bound = self._instances.get(id(instance))
+        if bound is None:
+            bound = PolymorphicFunction(
+                types.MethodType(self._python_function, instance), self._name,
+                self._input_signature, self._autograph, self._jit_compile,
+                self._reduce_retracing, self.max_traces, _bound_to=instance)
+            self._instances[id(instance)] = bound
+            try:
+                weakref.finalize(instance, self._instances.pop, id(instance), None)
+            except TypeError:
+                pass
+        return bound
+
+    def __repr__(self):
+        return f"<tensortrace.function {self._name} at 0x{id(self):X}>"
+
+
+def _identity_objects(values):
+    """The arguments keyed by identity: their death must drop the cache entries keyed on them."""
+    found = []
+
+    def walk(v):
+        if isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif signature.key_of(v)[0] == "id":
+            found.append(v)
+
+    walk(values)
+    return found
+
+
+def _check_input_signature(input_signature, binder):
+    sig = tuple(input_signature)
+    for s in sig:
+        for leaf in _leaves(s):
+            if not isinstance(leaf, TensorSpec):
+                raise TypeError(f"input_signature must be a possibly nested sequence of "
+                                f"TensorSpec objects, got invalid args {leaf!r} with type "
+                                f"{type(leaf)}.")
+    if len(sig) > len(binder.params) and not any(
+            p.kind == p.VAR_POSITIONAL for p in binder.params):
+        raise TypeError(f"input_signature has {len(sig)} entries but the function has only "
+                        f"{len(binder.params)} parameters")
+    return sig
+
+
+def _leaves(s):
+    if isinstance(s, (list, tuple)):
+        for x in s:
+            yield from _leaves(x)
+    elif isinstance(s, dict):
+        for x in s.values():
+            yield from _leaves(x)
+    else:
+        yield s
+
+
+def _explain(binder, previous, specs):
+    """A sentence naming what changed between the previous trace and this one."""
+    changes = []
+    for p, old, new in zip(binder.params, previous._specs, specs):
+        if signature.is_subtype(new, old) and signature.is_subtype(old, new):
+            continue
+        changes.append(f"argument `{p.name}` changed from {signature.describe(old)} to "
+                       f"{signature.describe(new)}; {_advice(old, new)}")
+    if not changes:
+        return "The arguments matched an earlier trace that has since been evicted."
+    return "The last retrace happened because " + " and ".join(changes)
+
+
+def _advice(old, new):
+    if isinstance(old, TensorSpec) and isinstance(new, TensorSpec):
+        if old.dtype != new.dtype:
+            return "a new dtype always traces a new graph: cast to one dtype before the call."
+        if old.shape.rank != new.shape.rank:
+            return "a new rank traces a new graph: give an input_signature with shape=None."
+        return ("a new shape traces a new graph: use reduce_retracing=True or an input_signature "
+                "with None for the dimensions that vary.")
+    if isinstance(new, (int, float, bool)) and isinstance(old, (int, float, bool)):
+        return (f"every new Python {type(new).__name__} value traces a new graph: pass it as a "
+                f"tensor (tf.constant({new!r})) if it does not change the graph's structure.")
+    if isinstance(new, (list, tuple, dict)):
+        return "a Python structure of different length or contents traces a new graph: pass a tensor."
+    return ("a different Python object traces a new graph (objects are matched by identity): "
+            "reuse the same object, or pass tensors.")
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None,
+             reduce_retracing=False, experimental_implements=None,
+             experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None,
+             experimental_follow_type_hints=None, max_traces=None):
+    """``tf.function``: compile ``func`` into a callable TensorFlow-style graph.
+
+    Usable as ``@tf.function``, ``@tf.function(...)`` or ``tf.function(f, ...)``.
+    """
+    relax = reduce_retracing or bool(experimental_relax_shapes)
+
+    def decorate(fn):
+        if isinstance(fn, PolymorphicFunction):
+            fn = fn.python_function
+        return PolymorphicFunction(fn, input_signature=input_signature, autograph=autograph,
+                                   jit_compile=jit_compile or experimental_compile,
+                                   reduce_retracing=relax, max_traces=max_traces)
+
+    if func is not None:
+        return decorate(func)
+    return decorate

@@ -1,0 +1,187 @@
+"""From call arguments to cache keys and trace specs.
+
+A *key* is a cheap hashable summary of one call (the hot path computes it on every call):
+tensors by dtype and shape, Python scalars and strings by value, containers structurally, other
+objects by identity. A *spec* is the same structure with tensors replaced by ``TensorSpec``s (what a
+trace is specialized to) and is what relaxed matching and ``reduce_retracing`` work on.
+"""
+
+import inspect
+
+import numpy as np
+
+from ..shapes import TensorShape
+from ..tensor import EagerTensor, Tensor, TensorSpec
+from ..variables import Variable, VariableSpec
+
+_LITERALS = (int, float, bool, str, bytes, complex, type(None))
+
+
+def key_of(value):
+    """The cache key of one argument value."""
+    t = type(value)
+    if t is EagerTensor:
+        v = value._value
+        return (v.dtype, v.shape)
+    if t in _LITERALS:
+        return (t, value)
+    if isinstance(value, Tensor):
+        return (value.dtype, _dims(value.shape))
+    if t is list or t is tuple:
+        return (t,) + tuple(map(key_of, value))
+    if t is dict:
+        return (dict,) + tuple((k, key_of(value[k])) for k in sorted(value, key=repr))
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return (t,) + tuple(map(key_of, value))
+    if isinstance(value, Variable):
+        return ("variable", value.dtype, _dims(value.shape))
+    if isinstance(value, np.ndarray):
+        return (value.dtype, value.shape)
+    if isinstance(value, np.generic):
+        return (type(value), value.item())
+    return ("id", id(value))
+
+
+def _dims(shape):
+    return None if shape.rank is None else tuple(shape.dims)
+
+
+def spec_of(value):
+    """The trace spec of one argument: TensorSpecs for tensors, the value itself otherwise."""
+    if isinstance(value, Tensor):
+        return TensorSpec(value.shape, value.dtype)
+    if isinstance(value, Variable):
+        return VariableSpec(value.shape, value.dtype)
+    if isinstance(value, np.ndarray):
+        from ..dtypes import from_numpy
+
+        return TensorSpec(value.shape, from_numpy(value.dtype))
+    if type(value) in (list, tuple):
+        return type(value)(spec_of(v) for v in value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(spec_of(v) for v in value))
+    if type(value) is dict:
+        return {k: spec_of(v) for k, v in value.items()}
+    return value
+
+
+def is_subtype(spec, general):
+    """True if every call matching ``spec`` also matches ``general`` (a trace's spec)."""
+    if isinstance(general, TensorSpec):
+        return (isinstance(spec, TensorSpec) and type(spec) is type(general)
+                and spec.dtype == general.dtype and spec.shape.is_subtype_of(general.shape))
+    if type(general) in (list, tuple) or (isinstance(general, tuple) and hasattr(general, "_fields")):
+        return (type(spec) is type(general) and len(spec) == len(general)
+                and all(is_subtype(a, b) for a, b in zip(spec, general)))
+    if type(general) is dict:
+        return (type(spec) is dict and spec.keys() == general.keys()
+                and all(is_subtype(spec[k], general[k]) for k in general))
+    if isinstance(spec, TensorSpec):
+        return False
+    return type(spec) is type(general) and (spec is general or _literal_eq(spec, general))
+
+
+def _literal_eq(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - objects with odd __eq__ compare by identity
+        return False
+
+
+def supertype(a, b):
+    """The most specific spec both ``a`` and ``b`` are subtypes of, or None (reduce_retracing)."""
+    if isinstance(a, TensorSpec) and isinstance(b, TensorSpec):
+        if type(a) is not type(b) or a.dtype != b.dtype:
+            return None
+        return type(a)(a.shape.most_specific_compatible_shape(b.shape), a.dtype)
+    if type(a) in (list, tuple) and type(a) is type(b):
+        if len(a) != len(b):
+            return None
+        parts = [supertype(x, y) for x, y in zip(a, b)]
+        return None if any(p is None and not (x is None and y is None)
+                           for p, x, y in zip(parts, a, b)) else type(a)(parts)
+    if type(a) is dict and type(b) is dict and a.keys() == b.keys():
+        parts = {k: supertype(a[k], b[k]) for k in a}
+        return None if any(parts[k] is None and a[k] is not None for k in a) else parts
+    if type(a) is type(b) and _literal_eq(a, b):
+        return a
+    return None
+
+
+def describe(spec):
+    """How a spec prints in signatures: TensorSpecs as themselves, literals as Literal[...]."""
+    if isinstance(spec, TensorSpec):
+        return repr(spec)
+    if type(spec) in (list, tuple):
+        inner = ", ".join(describe(s) for s in spec)
+        return f"{type(spec).__name__.capitalize()}[{inner}]"
+    if type(spec) is dict:
+        return "Dict[" + ", ".join(f"{k!r}: {describe(v)}" for k, v in spec.items()) + "]"
+    if isinstance(spec, _LITERALS):
+        return f"Literal[{spec!r}]"
+    return f"<{type(spec).__name__} object at {hex(id(spec))}>"
+
+
+class Binder:
+    """Binds call arguments to a Python function's parameters, fast for plain positional calls."""
+
+    def __init__(self, python_function, skip_first=False):
+        sig = inspect.signature(python_function)
+        params = list(sig.parameters.values())
+        if skip_first and params:
+            params = params[1:]
+        self.signature = sig.replace(parameters=params)
+        self.params = params
+        self.names = [p.name for p in params]
+        self.simple = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) for p in params)
+        self.n = len(params)
+
+    def bind(self, args, kwargs):
+        """The parameter values in order (defaults filled in), as a tuple.
+
+        Raises:
+            TypeError: as Python does for a call that does not fit the signature.
+        """
+        if self.simple and not kwargs and len(args) == self.n:
+            return args
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[name] for name in self.names)
+
+    def split(self, values):
+        """Parameter values back into (args, kwargs) for calling the Python function."""
+        args, kwargs = [], {}
+        for p, v in zip(self.params, values):
+            if p.kind == p.VAR_POSITIONAL:
+                args.extend(v)
+            elif p.kind == p.VAR_KEYWORD:
+                kwargs.update(v)
+            elif p.kind == p.KEYWORD_ONLY:
+                kwargs[p.name] = v
+            else:
+                args.append(v)
+        return args, kwargs
+
+
+def flat_inputs(value, out):
+    """Append the tensor-like leaves of ``value`` (the graph's inputs) to ``out``, in order."""
+    t = type(value)
+    if t is EagerTensor:
+        out.append(value)
+    elif isinstance(value, Tensor):
+        out.append(value)
+    elif t is list or t is tuple or (isinstance(value, tuple) and hasattr(value, "_fields")):
+        for v in value:
+            flat_inputs(v, out)
+    elif t is dict:
+        for k in sorted(value, key=repr):
+            flat_inputs(value[k], out)
+    elif isinstance(value, Variable):
+        out.append(value)
+    elif isinstance(value, np.ndarray):
+        out.append(value)
+    return out
+
+
+def shape_of(spec):
+    return spec.shape if isinstance(spec, TensorSpec) else TensorShape(None)

@@ -1,0 +1,104 @@
+"""Tracing: run a Python function on placeholders under a graph context (the only place that
+makes a graph the current context), and collect its outputs.
+
+    graph = trace(f, binder, specs, "f")   # placeholders named after f's parameters
+"""
+
+from .. import nest
+from ..context import state
+from ..graph.ir import Graph
+from ..tensor import Tensor, TensorSpec
+from ..variables import Variable, VariableSpec
+
+#: Set by the AutoGraph package: converter(fn) -> converted fn. None means no conversion.
+converter = None
+
+_SINGLETON_MESSAGE = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure the "
+    "tf.Variable is only created once or created outside tf.function. See "
+    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+
+
+def _variable_creation_guard(variable):
+    graph = state.graph
+    if graph is None:
+        return
+    while graph is not None and not getattr(graph, "is_function_graph", False):
+        graph = graph.outer
+    if graph is not None and not graph.allow_variable_creation:
+        raise ValueError(_SINGLETON_MESSAGE)
+    if graph is not None:
+        graph.created_variables.append(variable)
+
+
+Variable._creation_hooks.append(_variable_creation_guard)
+
+
+class FuncGraph(Graph):
+    """The graph of one trace of a Python function."""
+
+    is_function_graph = True
+
+    def __init__(self, name, outer=None, allow_variable_creation=True):
+        super().__init__(name, outer)
+        self.allow_variable_creation = allow_variable_creation
+        self.created_variables = []
+
+
+def _placeholders(graph, spec, name):
+    """Rebuild an argument from its spec: tensors become placeholders named ``name`` (…_1)."""
+    if isinstance(spec, VariableSpec):
+        handle = graph.placeholder(TensorSpec((), "resource"), name)
+        return Variable._symbolic(handle, spec.dtype, spec.shape, name)
+    if isinstance(spec, TensorSpec):
+        return graph.placeholder(spec, spec.name or name)
+    if type(spec) in (list, tuple):
+        return type(spec)(_placeholders(graph, s, name) for s in spec)
+    if isinstance(spec, tuple) and hasattr(spec, "_fields"):
+        return type(spec)(*(_placeholders(graph, s, name) for s in spec))
+    if type(spec) is dict:
+        made = {k: None for k in spec}
+        for k in sorted(spec, key=repr):  # the order flat_inputs walks
+            made[k] = _placeholders(graph, spec[k], name)
+        return made
+    return spec
+
+
+def trace(python_function, binder, specs, name, allow_variable_creation=True, autograph=True):
+    """Trace ``python_function`` for arguments described by ``specs`` (one per parameter).
+
+    Returns:
+        A FuncGraph with ``inputs`` (flat placeholders), ``outputs`` (flat tensors) and
+        ``structured_outputs`` (the returned structure, tensors in place).
+    """
+    graph = FuncGraph(name, outer=state.graph, allow_variable_creation=allow_variable_creation)
+    fn = python_function
+    if autograph and converter is not None:
+        fn = converter(python_function)
+    with graph.as_default():
+        values = []
+        for spec, param in zip(specs, binder.params):
+            if param.kind == param.VAR_POSITIONAL:
+                values.append(tuple(_placeholders(graph, s, f"{param.name}_{i}")
+                                    for i, s in enumerate(spec)))
+            else:
+                values.append(_placeholders(graph, spec, param.name))
+        graph.inputs = [op.outputs[0] for op in graph.get_operations() if op.type == "Placeholder"]
+        args, kwargs = binder.split(values)
+        result = fn(*args, **kwargs)
+        graph.structured_outputs = _collect_outputs(graph, result)
+    graph.outputs = [t for t in nest.flatten(graph.structured_outputs) if isinstance(t, Tensor)]
+    return graph
+
+
+def _collect_outputs(graph, result):
+    """Outputs as graph tensors: variables are read, eager tensors captured."""
+
+    def convert(x):
+        if isinstance(x, Variable):
+            return x.value()
+        if isinstance(x, Tensor) and getattr(x, "graph", None) is not graph:
+            return graph.capture(x)
+        return x
+
+    return nest.map_structure(convert, result) if nest.is_nested(result) else convert(result)

@@ -1,0 +1,276 @@
+"""``tf.Variable``: mutable state, read and written through ops so that functions see it by
+reference and tapes can watch it.
+
+    >>> v = Variable(1.0); v.assign_add(2.0); v.numpy()
+    3.0
+
+Inside ``tf.function`` a variable is captured as a resource input; creating one is allowed only
+while the function's first trace runs (TF's rule).
+"""
+
+import numpy as np
+
+from . import dtypes as D
+from .context import bind, state
+from .convert import convert_to_tensor
+from .ops import state as state_ops
+from .registry import get as get_op
+from .shapes import TensorShape, as_shape
+from .tensor import EagerTensor, Reference, Tensor, TensorSpec
+
+_READ = get_op("ReadVariableOp")
+_ASSIGN = get_op("AssignVariableOp")
+_ASSIGN_ADD = get_op("AssignAddVariableOp")
+_ASSIGN_SUB = get_op("AssignSubVariableOp")
+_INIT_ONCE = get_op("InitializeVariableOnce")
+
+_name_scopes = []  # tf.Module name scopes prefix variable names
+
+
+class ResourceHandle(EagerTensor):
+    """The eager ``resource`` tensor of a variable; its value is the Variable object."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        return D.resource
+
+    @property
+    def shape(self):
+        return TensorShape(())
+
+    def numpy(self):
+        raise ValueError("Cannot convert a resource handle to a NumPy value; read the variable.")
+
+    def __repr__(self):
+        return f"<tf.Tensor: shape=(), dtype=resource, value=<ResourceHandle({self._value.name})>>"
+
+
+class VariableCreationError(ValueError):
+    pass
+
+
+class Variable:
+    """A tensor-like container of a mutable value (``tf.Variable``)."""
+
+    _creation_hooks = []  # tracing pushes a guard that allows creation on first traces only
+
+    def __init__(self, initial_value=None, trainable=None, validate_shape=True,
+                 caching_device=None, name=None, variable_def=None, dtype=None,
+                 import_scope=None, constraint=None, synchronization=None, aggregation=None,
+                 shape=None, experimental_enable_variable_lifting=True):
+        if initial_value is None:
+            raise ValueError("The `initial_value` arg (None) must be specified.")
+        for hook in Variable._creation_hooks:
+            hook(self)
+        if callable(initial_value):
+            initial_value = initial_value()
+        if dtype is not None:
+            dtype = D.as_dtype(dtype)
+        graph = state.graph
+        self._trainable = True if trainable is None else bool(trainable)
+        self._name = _scoped_name(name or "Variable")
+        self._constraint = constraint
+        self._handle = ResourceHandle._wrap(self)
+        self._value = None
+        if isinstance(initial_value, Variable):
+            initial_value = initial_value.read_value()
+        if graph is None or _is_eager_value(initial_value):
+            value = _eager_value(initial_value, dtype)
+            self._set_meta(value.dtype, value.shape, shape, validate_shape)
+            self._value = value
+        else:  # a value computed in the graph: initialized when the graph first runs
+            init = convert_to_tensor(initial_value, dtype=dtype)
+            self._set_meta(init.dtype._np, tuple(init.shape.dims or ()), shape,
+                           validate_shape, static_shape=init.shape)
+            bind(_INIT_ONCE, self._handle, init)
+            graph.variables.append(self)
+
+    @classmethod
+    def _symbolic(cls, handle, dtype, shape, name, trainable=True):
+        """A variable argument inside a trace: reads and writes go through ``handle``, a
+        resource placeholder fed with the real variable at call time."""
+        v = object.__new__(cls)
+        v._handle = handle
+        v._value = None
+        v._name = name
+        v._trainable = trainable
+        v._constraint = None
+        v._set_meta(dtype._np, tuple(shape.dims or ()), shape, True)
+        return v
+
+    def _set_meta(self, np_dtype, value_shape, shape, validate_shape, static_shape=None):
+        self._np_dtype = np.dtype(np_dtype)
+        self._dtype = D.from_numpy(self._np_dtype)
+        if shape is not None:
+            self._shape = as_shape(shape)
+        elif static_shape is not None:
+            self._shape = static_shape
+        else:
+            self._shape = TensorShape(value_shape)
+        if not validate_shape and shape is None:
+            self._shape = TensorShape(None)
+        self._shape_known = self._shape.is_fully_defined()
+        self._value_shape = tuple(self._shape.dims) if self._shape_known else None
+
+    # --- properties -------------------------------------------------------------------------
+    dtype = property(lambda self: self._dtype)
+    shape = property(lambda self: self._shape)
+    trainable = property(lambda self: self._trainable)
+    handle = property(lambda self: self._handle)
+    constraint = property(lambda self: self._constraint)
+    device = property(lambda self: "/job:localhost/replica:0/task:0/device:CPU:0")
+
+    @property
+    def name(self):
+        return self._name + ":0"
+
+    @property
+    def ndim(self):
+        return self._shape.rank
+
+    def get_shape(self):
+        return self._shape
+
+    # --- reading ----------------------------------------------------------------------------
+    def value(self):
+        """The current value as a tensor (a graph read inside functions)."""
+        if state.graph is None and not state.tapes:
+            return EagerTensor._wrap(state_ops._value_of(self))
+        return bind(_READ, self._handle, dtype=self._dtype, shape=self._shape)
+
+    read_value = value
+
+    def numpy(self):
+        v = state_ops._value_of(self)
+        return v[()] if v.ndim == 0 else v.copy()
+
+    def _as_graph_or_eager_tensor(self, dtype=None):
+        if dtype is not None and D.as_dtype(dtype) != self._dtype:
+            raise ValueError(f"Tensor conversion requested dtype {D.as_dtype(dtype).name} for "
+                             f"variable with dtype {self._dtype.name}: {self!r}")
+        return self.value()
+
+    def _as_tensor_value(self):
+        return self.numpy()
+
+    def _static_value(self):
+        return None
+
+    def __array__(self, dtype=None, copy=None):
+        v = np.asarray(state_ops._value_of(self))
+        return v if dtype is None else v.astype(dtype)
+
+    # --- writing ----------------------------------------------------------------------------
+    def _write(self, opdef, value, read_value):
+        value = convert_to_tensor(value, dtype=self._dtype)
+        if state.graph is None:
+            var_ops = {_ASSIGN: lambda old, new: new, _ASSIGN_ADD: np.add, _ASSIGN_SUB: np.subtract}
+            old = self._value if opdef is not _ASSIGN else None
+            self._value = state_ops._checked(self, var_ops[opdef](old, value._value), "assign")
+            return self if read_value else None
+        bind(opdef, self._handle, value)
+        return self.value() if read_value else None
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._write(_ASSIGN, value, read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._write(_ASSIGN_ADD, delta, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._write(_ASSIGN_SUB, delta, read_value)
+
+    def is_initialized(self):
+        return bind(get_op("VarIsInitializedOp"), self._handle)
+
+    # --- Python protocol --------------------------------------------------------------------
+    def ref(self):
+        return Reference(self)
+
+    experimental_ref = ref
+
+    def __hash__(self):
+        raise TypeError(f"Variable is unhashable. Instead, use variable.ref() as the key. "
+                        f"(Variable: {self!r})")
+
+    def __repr__(self):
+        if self._value is None:
+            return f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+        text = repr(EagerTensor._wrap(self._value)).split("numpy=", 1)[1][:-1]
+        return (f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}, "
+                f"numpy={text}>")
+
+    __str__ = __repr__
+
+    def __bool__(self):
+        return bool(self.value())
+
+    def __len__(self):
+        return len(self.value())
+
+    def __iter__(self):
+        return iter(self.value())
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __index__(self):
+        return self.numpy().__index__()
+
+    def __format__(self, spec):
+        return self.value().__format__(spec)
+
+    def __deepcopy__(self, memo):
+        return Variable(self.numpy(), trainable=self._trainable, name=self._name)
+
+    __array_priority__ = 100
+
+
+def _forward(operator):
+    def method(self, *args):
+        return getattr(self.value(), operator)(*args)
+
+    method.__name__ = operator
+    return method
+
+
+for _op in Tensor.OVERLOADABLE_OPERATORS - {"__eq__", "__ne__"}:
+    setattr(Variable, _op, _forward(_op))
+
+
+def _variable_eq(self, other):
+    return self is other if state.graph is not None else _forward("__eq__")(self, other)
+
+
+def _is_eager_value(value):
+    return not isinstance(value, Tensor) or isinstance(value, EagerTensor)
+
+
+def _eager_value(initial_value, dtype):
+    if isinstance(initial_value, EagerTensor):
+        value = np.asarray(initial_value._value)
+        if dtype is not None and dtype != initial_value.dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with "
+                             f"dtype {initial_value.dtype.name}: {initial_value!r}")
+        return value
+    from .convert import to_array
+
+    return np.asarray(to_array(initial_value, dtype))
+
+
+def _scoped_name(name):
+    return "/".join(_name_scopes + [name]) if _name_scopes else name
+
+
+class VariableSpec(TensorSpec):
+    """The trace type of a variable argument: its shape and dtype."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"VariableSpec(shape={self._shape}, dtype={self._dtype!r}, trainable=True, alias_id=None)"
