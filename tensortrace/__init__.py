@@ -22,6 +22,7 @@ from .module import Module
 from . import config as _config_module  # noqa: F401  (registers tf.config.*)
 from .tracing.function import function
 from . import nest as _nest
+from . import autograph as _autograph  # noqa: F401  (installs the tracing converter)
 
 newaxis = None
 __version__ = "0.1.0"

@@ -29,7 +29,14 @@ class _State:
 
 state = _State()
 
-_wrap = EagerTensor._wrap
+_new = object.__new__
+_Eager = EagerTensor
+
+
+def _wrap(value):
+    t = _new(_Eager)
+    t._value = value
+    return t
 
 
 def executing_eagerly():
@@ -46,12 +53,19 @@ def bind(op, *inputs, **attrs):
     graph = state.graph
     if graph is not None:
         return graph.apply(op, inputs, attrs)
-    try:
-        arrays = [t._value for t in inputs]
+    try:  # unrolled for the common arities: this is the eager hot path
+        n = len(inputs)
+        if n == 2:
+            arrays = (inputs[0]._value, inputs[1]._value)
+        elif n == 1:
+            arrays = (inputs[0]._value,)
+        else:
+            arrays = tuple([t._value for t in inputs])
     except AttributeError:
         raise _not_eager(op, inputs) from None
-    if op.check is not None:
-        op.check(arrays)
+    check = op.check
+    if check is not None:
+        check(arrays)
     try:
         out = op.kernel(*arrays, **attrs)
     except errors.OpError as e:
@@ -61,7 +75,8 @@ def bind(op, *inputs, **attrs):
     if type(out) is tuple:
         outs = tuple(map(_wrap, out))
     else:
-        outs = _wrap(out)
+        outs = _new(_Eager)
+        outs._value = out
     if state.tapes:
         from .autodiff.tape import record_operation
 

@@ -285,8 +285,20 @@ def operand(value, like):
     reports the dtype mismatch."""
     if isinstance(value, Tensor):
         return value
-    dtype = like.dtype
     t = type(value)
+    if t is float or t is int:  # the hot path: x * 2
+        np_dtype = like._value.dtype if type(like) is EagerTensor else like.dtype._np
+        rule = _FAST_SCALARS.get((np_dtype, t))
+        if rule is None:
+            rule = _FAST_SCALARS[(np_dtype, t)] = _fast_rule(np_dtype, t)
+        if rule and rule[1] <= value <= rule[2]:
+            graph = _state.graph
+            if graph is None:
+                out = _new(EagerTensor)
+                out._value = rule[0](value)
+                return out
+            return graph.constant(rule[0](value))
+    dtype = like.dtype
     if t is float or t is int:
         kind = dtype._np.kind if dtype._np is not None else "?"
         if kind == "f" or (t is int and kind in "iu"):
@@ -299,6 +311,21 @@ def operand(value, like):
     if isinstance(value, np.generic) and value.dtype.kind in "biufc" and dtype._np is not None:
         return _make(value.astype(dtype._np))
     return convert_to_tensor(value, dtype)
+
+
+_new = object.__new__
+_FAST_SCALARS = {}
+
+
+def _fast_rule(np_dtype, py_type):
+    """(numpy type, low, high) when a Python ``py_type`` converts to ``np_dtype`` directly."""
+    if np_dtype is None or np_dtype.kind not in "fiu" or (py_type is float and np_dtype.kind != "f"):
+        return False
+    if np_dtype.kind == "f" and np_dtype.itemsize < 4:
+        return False  # float16/bfloat16: leave overflow handling to _scalar
+    info = np.finfo(np_dtype) if np_dtype.kind == "f" else np.iinfo(np_dtype)
+    cast = float if np_dtype.kind == "f" else int
+    return (np_dtype.type, cast(info.min), cast(info.max))
 
 
 _LIMITS = {}

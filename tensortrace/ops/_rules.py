@@ -38,7 +38,7 @@ def make_check(op_name, allowed, same=2):
     allowed_np = frozenset(d._np for d in allowed)
     allowed_text = ", ".join(c_name(d) for d in allowed)
 
-    def check(arrays):
+    def fail(arrays):
         dt = arrays[0].dtype
         if dt not in allowed_np:
             raise invalid_argument(
@@ -51,6 +51,20 @@ def make_check(op_name, allowed, same=2):
                     f"{c_name(D.from_numpy(dt))} tensor but is a "
                     f"{c_name(D.from_numpy(arrays[i].dtype))} tensor", op_name)
 
+    if same == 1:
+        def check(arrays):
+            if arrays[0].dtype not in allowed_np:
+                fail(arrays)
+    elif same == 2:
+        def check(arrays):
+            dt = arrays[0].dtype
+            if dt not in allowed_np or (len(arrays) > 1 and arrays[1].dtype != dt):
+                fail(arrays)
+    else:
+        def check(arrays):
+            dt = arrays[0].dtype
+            if dt not in allowed_np or any(a.dtype != dt for a in arrays[1:same]):
+                fail(arrays)
     return check
 
 

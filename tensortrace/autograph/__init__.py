@@ -1,0 +1,1 @@
+"""AutoGraph: converts Python control flow on tensors into graph control flow (being written)."""
