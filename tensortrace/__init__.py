@@ -21,6 +21,7 @@ from .variables import Variable
 from .module import Module
 from . import config as _config_module  # noqa: F401  (registers tf.config.*)
 from .tracing.function import function
+from .autodiff import tape as _tape  # noqa: F401  (tf.GradientTape)
 from . import nest as _nest
 from . import autograph as _autograph  # noqa: F401  (installs the tracing converter)
 

@@ -251,8 +251,6 @@ class Graph:
         elif not isinstance(value, EagerTensor):
             raise TypeError(f"Cannot use {value!r} as a tensor input in graph {self.name}")
         ph = self.placeholder(TensorSpec(value.shape, value.dtype), name or "Placeholder")
-        if isinstance(value, EagerTensor) and np.size(value._value) <= _STATIC_LIMIT:
-            ph.static = None  # a captured value may change between calls: not static
         self.captures.append((value, ph))
         self._capture_index[key] = ph
         self._capture_index[id(ph)] = ph

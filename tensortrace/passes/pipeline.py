@@ -1,8 +1,8 @@
 """The optimization pipeline, in order; each pass is ``run(graph) -> (graph, changed)``."""
 
-from . import prune
+from . import cse, fold, prune
 
-PASSES = [prune]
+PASSES = [fold, cse, prune]
 
 
 def optimize(graph):

@@ -3,42 +3,51 @@
 Passes never mutate their input graph; they describe edits and ``rebuild`` makes the new graph.
 """
 
-from ..graph.ir import Graph, Operation
+from ..graph.ir import Graph, Operation, SymbolicTensor
 
 
-def rebuild(graph, keep=None, replace=None):
-    """A new graph with the ops ``keep(op)`` accepts; ``replace(op, inputs)`` may return new
-    output tensors (in the new graph) instead of copying the op.
-
-    Placeholders (inputs and captures) are always kept, so a graph's feeds never change.
-    """
+def empty_like(graph):
+    """A graph with ``graph``'s inputs, captures and names but no ops yet."""
     new = Graph.__new__(type(graph))
     new.__dict__.update(graph.__dict__)
     new._ops = []
+    new._names = dict(graph._names)
+    return new
+
+
+def copy_op(new, op, inputs):
+    """``op`` in graph ``new`` reading ``inputs``: the op itself if its inputs did not change."""
+    if all(a is b for a, b in zip(inputs, op.inputs)):
+        new._ops.append(op)
+        return op.outputs
+    copy = Operation.__new__(Operation)
+    copy.graph, copy.name, copy.type = new, op.name, op.type
+    copy.inputs, copy.attrs = tuple(inputs), op.attrs
+    copy.control_inputs, copy.source = op.control_inputs, op.source
+    copy.outputs = tuple(SymbolicTensor(copy, i, t.spec) for i, t in enumerate(op.outputs))
+    for t, c in zip(op.outputs, copy.outputs):
+        c.static = t.static
+    new._ops.append(copy)
+    return copy.outputs
+
+
+def rebuild(graph, keep=None, replace=None):
+    """A new graph with the ops ``keep(op)`` accepts; ``replace(op, inputs, new)`` may return the
+    output tensors to use instead of a copy of ``op`` (or None to copy it).
+
+    Placeholders (inputs and captures) are always kept, so a graph's feeds never change.
+    """
+    new = empty_like(graph)
     env = {}
     for op in graph.get_operations():
-        if op.type != "Placeholder" and keep is not None and not keep(op):
+        placeholder = op.type == "Placeholder"
+        if not placeholder and keep is not None and not keep(op):
             continue
         inputs = [env.get(id(t), t) for t in op.inputs]
-        if replace is not None:
-            outs = replace(op, inputs, new)
-            if outs is not None:
-                for t, r in zip(op.outputs, outs):
-                    env[id(t)] = r
-                continue
-        if op.type == "Placeholder" or all(a is b for a, b in zip(inputs, op.inputs)):
-            new._ops.append(op)
-            continue
-        copy = Operation.__new__(Operation)
-        copy.graph, copy.name, copy.type = new, op.name, op.type
-        copy.inputs, copy.attrs, copy.control_inputs, copy.source = tuple(inputs), op.attrs, \
-            op.control_inputs, op.source
-        from ..graph.ir import SymbolicTensor
-
-        copy.outputs = tuple(SymbolicTensor(copy, i, t.spec) for i, t in enumerate(op.outputs))
-        for t, c in zip(op.outputs, copy.outputs):
-            c.static = t.static
-            env[id(t)] = c
-        new._ops.append(copy)
+        outs = None if placeholder or replace is None else replace(op, inputs, new)
+        if outs is None:
+            outs = copy_op(new, op, inputs)
+        for t, r in zip(op.outputs, outs):
+            env[id(t)] = r
     new.outputs = [env.get(id(t), t) for t in graph.outputs]
     return new

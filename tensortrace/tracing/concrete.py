@@ -88,6 +88,11 @@ class ConcreteFunction:
         return _FunctionType(self)
 
     @property
+    def optimized_graph(self):
+        """The graph after constant folding, CSE and pruning: what actually runs."""
+        return self._executable().graph
+
+    @property
     def code(self):
         """The Python source the graph compiled to."""
         return self._executable().code

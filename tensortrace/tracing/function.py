@@ -94,12 +94,6 @@ class PolymorphicFunction:
             specs = self._input_signature
         else:
             specs = tuple(map(signature.spec_of, values))
-        if self._pending_initializer is not None:
-            init = self._pending_initializer
-            self._pending_initializer = None
-            if all(signature.is_subtype(s, g) for s, g in zip(specs, init._specs)):
-                self._history.append(False)
-                return init, values
         concrete = self._find(specs)
         traced = concrete is None
         if traced:
@@ -110,6 +104,11 @@ class PolymorphicFunction:
         if traced:
             self._warn_if_retracing_often()
         self._remember(key, concrete, values)
+        init = self._pending_initializer
+        if init is not None:  # the first trace, which also initializes the variables it made
+            self._pending_initializer = None
+            if all(signature.is_subtype(s, g) for s, g in zip(specs, init._specs)):
+                return init, values
         return concrete, values
 
     def _find(self, specs):

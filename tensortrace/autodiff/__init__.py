@@ -1,0 +1,1 @@
+"""Reverse-mode differentiation: GradientTape and the backward walk."""

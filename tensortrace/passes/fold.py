@@ -1,0 +1,35 @@
+"""Constant folding: an op whose inputs are all constants runs once, through its own kernel,
+and becomes a constant."""
+
+import numpy as np
+
+from ..registry import get as get_op
+from .rewrite import rebuild
+
+_MAX_ELEMENTS = 1 << 20  # do not bake huge tensors into the graph
+
+
+def run(graph):
+    changed = []
+
+    def replace(op, inputs, new):
+        if op.type in ("Const", "Placeholder") or not inputs:
+            return None
+        opdef = get_op(op.type)
+        if opdef.stateful or any(t.op.type != "Const" for t in inputs):
+            return None
+        if any(hasattr(v, "get_operations") for v in op.attrs.values()):
+            return None
+        try:
+            with np.errstate(all="ignore"):
+                out = opdef.kernel(*[t.op.attrs["value"] for t in inputs], **op.attrs)
+        except Exception:  # noqa: BLE001 - leave it to fail at run time, with the runtime error
+            return None
+        outs = out if type(out) is tuple else (out,)
+        if any(np.size(v) > _MAX_ELEMENTS or np.asarray(v).dtype == object for v in outs):
+            return None
+        changed.append(op)
+        return [new.constant(v, name=op.name + "/folded") for v in outs]
+
+    new = rebuild(graph, replace=replace)
+    return (new, True) if changed else (graph, False)
