@@ -73,13 +73,13 @@ class Variable:
         self._name = _scoped_name(name or "Variable")
         self._constraint = constraint
         self._handle = ResourceHandle._wrap(self)
-        self._value = None
+        self._array = None
         if isinstance(initial_value, Variable):
             initial_value = initial_value.read_value()
         if graph is None or _is_eager_value(initial_value):
             value = _eager_value(initial_value, dtype)
             self._set_meta(value.dtype, value.shape, shape, validate_shape)
-            self._value = value
+            self._array = value
         else:  # a value computed in the graph: initialized when the graph first runs
             init = convert_to_tensor(initial_value, dtype=dtype)
             self._set_meta(init.dtype._np, tuple(init.shape.dims or ()), shape,
@@ -93,7 +93,7 @@ class Variable:
         resource placeholder fed with the real variable at call time."""
         v = object.__new__(cls)
         v._handle = handle
-        v._value = None
+        v._array = None
         v._name = name
         v._trainable = trainable
         v._constraint = None
@@ -167,8 +167,8 @@ class Variable:
         value = convert_to_tensor(value, dtype=self._dtype)
         if state.graph is None:
             var_ops = {_ASSIGN: lambda old, new: new, _ASSIGN_ADD: np.add, _ASSIGN_SUB: np.subtract}
-            old = self._value if opdef is not _ASSIGN else None
-            self._value = state_ops._checked(self, var_ops[opdef](old, value._value), "assign")
+            old = self._array if opdef is not _ASSIGN else None
+            self._array = state_ops._checked(self, var_ops[opdef](old, value._value), "assign")
             return self if read_value else None
         bind(opdef, self._handle, value)
         return self.value() if read_value else None
@@ -196,9 +196,9 @@ class Variable:
                         f"(Variable: {self!r})")
 
     def __repr__(self):
-        if self._value is None:
+        if self._array is None:
             return f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
-        text = repr(EagerTensor._wrap(self._value)).split("numpy=", 1)[1][:-1]
+        text = repr(EagerTensor._wrap(self._array)).split("numpy=", 1)[1][:-1]
         return (f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}, "
                 f"numpy={text}>")
 

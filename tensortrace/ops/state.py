@@ -1,7 +1,7 @@
 """Variable ops: reads and writes of a variable through its resource handle.
 
 At run time a resource tensor's value is the ``Variable`` object itself, so these kernels read and
-replace ``variable._value`` (never mutating an array in place: earlier reads stay valid).
+replace ``variable._array`` (never mutating an array in place: earlier reads stay valid).
 """
 
 import numpy as np
@@ -13,7 +13,7 @@ from ..tensor import TensorSpec
 
 
 def _value_of(var):
-    value = var._value
+    value = var._array
     if value is None:
         raise FailedPreconditionError(
             None, None, f"Could not find variable {var.name}. The variable was created inside a "
@@ -49,7 +49,7 @@ def _checked(var, value, op_name):
 
 def _assign_kernel(update):
     def kernel(resource, value):
-        resource._value = _checked(resource, update(_value_of(resource), value), "assign")
+        resource._array = _checked(resource, update(_value_of(resource), value), "assign")
         return ()
 
     return kernel
@@ -77,8 +77,8 @@ class InitializeVariableOnce:
         return ()
 
     def kernel(resource, value):
-        if resource._value is None:
-            resource._value = np.asarray(value)
+        if resource._array is None:
+            resource._array = np.asarray(value)
         return ()
 
     grad = NON_DIFFERENTIABLE
@@ -90,6 +90,6 @@ class VarIsInitializedOp:
         return TensorSpec((), D.bool)
 
     def kernel(resource):
-        return np.bool_(resource._value is not None)
+        return np.bool_(resource._array is not None)
 
     grad = NON_DIFFERENTIABLE

@@ -35,6 +35,7 @@ class ConcreteFunction:
         self._function_name = function_name
         self.name = f"__inference_{function_name}_{next(_uid)}"
         self._compiled = None
+        self._runner = None
         self._capture_feeds = [v._value if isinstance(v, EagerTensor) else v
                                for v, _ in graph.captures]
         self._simple_inputs = all(type(s) is TensorSpec for s in self._specs)
@@ -191,14 +192,42 @@ class ConcreteFunction:
     def _call_values(self, values):
         """The hot path from PolymorphicFunction: ``values`` already match this trace."""
         if self._simple_inputs and state.graph is None and not state.tapes:
-            compiled = self._compiled or self._executable()
-            outs = compiled(*[v._value for v in values], *self._capture_feeds)
-            return self._pack([_wrap(v) for v in outs])
+            runner = self._runner
+            if runner is None:
+                runner = self._runner = self._make_runner()
+            return runner(values)
         flat = []
         for v in values:
             signature.flat_inputs(v, flat)
         return self._call_flat([convert_to_tensor(x) if isinstance(x, np.ndarray) else x
                                 for x in flat])
+
+    def _make_runner(self):
+        """A closure running the compiled graph on eager tensor arguments, as lean as it gets:
+        this is the cache-hit path of every tf.function call."""
+        compiled = self._executable()
+        fn, fail, captures, pack = compiled.fn, compiled.runtime_error, self._capture_feeds, \
+            self._pack
+        new, eager = object.__new__, EagerTensor
+        if compiled.single and isinstance(self.graph.structured_outputs, Tensor):
+            def run(values):
+                try:
+                    out = fn(*[v._value for v in values], *captures)
+                except Exception as e:  # noqa: BLE001 - mapped to TF's error for the op
+                    raise fail(e) from None
+                t = new(eager)
+                t._value = out
+                return t
+        else:
+            single = compiled.single
+
+            def run(values):
+                try:
+                    outs = fn(*[v._value for v in values], *captures)
+                except Exception as e:  # noqa: BLE001
+                    raise fail(e) from None
+                return pack([_wrap(v) for v in ((outs,) if single else outs)])
+        return run
 
     def _inline(self, flat):
         inputs = [x.handle if isinstance(x, Variable) else x for x in flat]

@@ -66,10 +66,27 @@ class PolymorphicFunction:
         self._has_traced = False
         self._instances = {}
         self._bound_to = _bound_to
+        # plain positional signatures take the fast path when every argument is an eager tensor
+        self._fast_arity = self._binder.n if self._binder.simple else -1
         functools.update_wrapper(self, python_function, updated=())
 
     # --- the call path ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._fast_arity == len(args) and not kwargs and not config._run_eagerly[0]:
+            # the cache-hit hot path: positional tensors, a key of dtypes and shapes, one lookup
+            try:
+                key = tuple([(a._value.dtype, a._value.shape) for a in args])
+            except AttributeError:
+                key = None
+            if key is not None:
+                concrete = self._keys.get(key)
+                if concrete is not None and self._pending_initializer is None:
+                    self._hits += 1
+                    self._history.append(False)
+                    return concrete._call_values(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if config._run_eagerly[0]:
             return self._python_function(*args, **kwargs)
         try:
@@ -165,7 +182,10 @@ class PolymorphicFunction:
                 pass
 
     def _forget_key(self, key):
+        """An argument keyed by identity died: drop its key and the traces made for it."""
         self._keys.pop(key, None)
+        for cf in [cf for cf in self._traces if _has_dead_identity(cf._specs)]:
+            del self._traces[cf]
 
     # --- input_signature --------------------------------------------------------------------
     def _fit_signature(self, values, args, kwargs):
@@ -280,6 +300,11 @@ class PolymorphicFunction:
 
     def __repr__(self):
         return f"<tensortrace.function {self._name} at 0x{id(self):X}>"
+
+
+def _has_dead_identity(specs):
+    return any(isinstance(s, signature.IdentitySpec) and s.get() is None
+               for s in _leaves(specs))
 
 
 def _identity_objects(values):

@@ -7,6 +7,7 @@ trace is specialized to) and is what relaxed matching and ``reduce_retracing`` w
 """
 
 import inspect
+import weakref
 
 import numpy as np
 
@@ -46,8 +47,38 @@ def _dims(shape):
     return None if shape.rank is None else tuple(shape.dims)
 
 
+class IdentitySpec:
+    """The spec of an argument matched by identity; holds it weakly so the cache does not keep
+    it alive (objects that cannot be weakly referenced are held strongly, as TF does)."""
+
+    __slots__ = ("_ref", "_id", "type_name", "__weakref__")
+
+    def __init__(self, obj):
+        try:
+            self._ref = weakref.ref(obj)
+        except TypeError:
+            self._ref = lambda obj=obj: obj
+        self._id = id(obj)
+        self.type_name = type(obj).__name__
+
+    def get(self):
+        return self._ref()
+
+    def __eq__(self, other):
+        return (isinstance(other, IdentitySpec) and self._id == other._id
+                and self._ref() is not None and self._ref() is other._ref())
+
+    def __hash__(self):
+        return self._id
+
+    def __repr__(self):
+        return f"<{self.type_name} object at {hex(self._id)}>"
+
+
 def spec_of(value):
     """The trace spec of one argument: TensorSpecs for tensors, the value itself otherwise."""
+    if isinstance(value, TensorSpec):  # get_concrete_function(tf.TensorSpec(...))
+        return value
     if isinstance(value, Tensor):
         return TensorSpec(value.shape, value.dtype)
     if isinstance(value, Variable):
@@ -62,6 +93,8 @@ def spec_of(value):
         return type(value)(*(spec_of(v) for v in value))
     if type(value) is dict:
         return {k: spec_of(v) for k, v in value.items()}
+    if key_of(value)[0] == "id":
+        return IdentitySpec(value)
     return value
 
 
@@ -119,6 +152,8 @@ def describe(spec):
         return "Dict[" + ", ".join(f"{k!r}: {describe(v)}" for k, v in spec.items()) + "]"
     if isinstance(spec, _LITERALS):
         return f"Literal[{spec!r}]"
+    if isinstance(spec, IdentitySpec):
+        return repr(spec)
     return f"<{type(spec).__name__} object at {hex(id(spec))}>"
 
 

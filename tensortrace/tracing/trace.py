@@ -9,6 +9,7 @@ from ..context import state
 from ..graph.ir import Graph
 from ..tensor import Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
+from .signature import IdentitySpec
 
 #: Set by the AutoGraph package: converter(fn) -> converted fn. None means no conversion.
 converter = None
@@ -61,6 +62,8 @@ def _placeholders(graph, spec, name):
         for k in sorted(spec, key=repr):  # the order flat_inputs walks
             made[k] = _placeholders(graph, spec[k], name)
         return made
+    if isinstance(spec, IdentitySpec):
+        return spec.get()
     return spec
 
 
