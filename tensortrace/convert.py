@@ -269,6 +269,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     hook = getattr(value, "_as_graph_or_eager_tensor", None)
     if hook is not None:  # variables and other tensor-like objects
         return convert_to_tensor(hook(dtype), dtype)
+    if isinstance(value, (list, tuple)) and _needs_packing(value):
+        return _autopack(value, dtype if dtype is not None else _first_dtype(value))
     if dtype is not None:
         return _make(to_array(value, _dtypes.as_dtype(dtype)))
     if dtype_hint is not None:
@@ -277,6 +279,38 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         except (TypeError, ValueError):
             pass
     return _make(to_array(value))
+
+
+def _needs_packing(value):
+    """True for sequences holding symbolic tensors or variables: they pack with ``tf.stack``."""
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            if _needs_packing(v):
+                return True
+        elif (isinstance(v, Tensor) and not isinstance(v, EagerTensor)) or \
+                hasattr(v, "_as_graph_or_eager_tensor"):
+            return True
+    return False
+
+
+def _first_dtype(value):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            d = _first_dtype(v)
+            if d is not None:
+                return d
+        elif isinstance(v, Tensor) or hasattr(v, "_as_graph_or_eager_tensor"):
+            return v.dtype
+    return None
+
+
+def _autopack(value, dtype):
+    """``[tf.shape(x)[0], 3]`` in a graph: convert each element, then stack them (TF packs)."""
+    from .ops.array import stack
+
+    parts = [_autopack(v, dtype) if isinstance(v, (list, tuple)) else convert_to_tensor(v, dtype)
+             for v in value]
+    return stack(parts)
 
 
 def operand(value, like):

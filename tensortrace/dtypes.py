@@ -166,7 +166,7 @@ def as_dtype(type_value):
     elif type_value is float:
         return float32
     np_dtype = None
-    if type_value not in (int, complex, str, bytes):  # NumPy accepts these; TF does not
+    if not any(type_value is t for t in (int, complex, str, bytes)):  # NumPy takes these; TF not
         try:
             np_dtype = np.dtype(type_value)
         except TypeError:
