@@ -242,7 +242,7 @@ def test_interpreter_and_codegen_agree_bit_for_bit():
 
     def program(x, y):
         a = tf.tanh(x * 1.7 + y) - x / 3.0
-        b = tf.reduce_sum(a * a, axis=0)
+        b = tf.reduce_sum(a * a, axis=1)
         return tf.matmul(a, tf.transpose(a)) + b, tf.exp(-a)
 
     rng = np.random.default_rng(1)
