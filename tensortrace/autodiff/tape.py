@@ -107,13 +107,16 @@ class GradientTape:
         return tuple(self._variables.values())
 
     def _consider(self, opdef, inputs):
-        if opdef.name == "ReadVariableOp" and self._watch_accessed_variables:
-            handle = inputs[0]
-            var = getattr(handle, "_value", None)
-            if not isinstance(var, Variable) or var.trainable:
-                self._watched[id(handle)] = handle
-                if isinstance(var, Variable):
-                    self._variables.setdefault(id(var), var)
+        if self._watch_accessed_variables and (opdef.name == "ReadVariableOp"
+                                               or opdef.meta.get("reads_variables")):
+            for handle in inputs:
+                if handle.dtype.name != "resource":
+                    continue
+                var = _variable_of(handle)
+                if var is None or var.trainable:
+                    self._watched[id(handle)] = handle
+                    if var is not None:
+                        self._variables.setdefault(id(var), var)
         watched = self._watched
         for t in inputs:
             if id(t) in watched:
@@ -196,6 +199,26 @@ class GradientTape:
         from .backprop import batch_jacobian
 
         return batch_jacobian(self, target, source, unconnected_gradients)
+
+
+def _variable_of(handle):
+    """The Variable behind a resource tensor: eager handles hold it; graph placeholders map to
+    the eager handle they capture."""
+    var = getattr(handle, "_value", None)
+    if isinstance(var, Variable):
+        return var
+    graph = getattr(handle, "graph", None)
+    while graph is not None:
+        for value, ph in graph.captures:
+            if ph is handle:
+                if isinstance(getattr(value, "_value", None), Variable):
+                    return value._value
+                handle = value
+                break
+        else:
+            return None
+        graph = getattr(handle, "graph", None)
+    return None
 
 
 def _graph_handle(variable):

@@ -182,8 +182,10 @@ class ConcreteFunction:
 
     def _call_flat(self, flat):
         """Run on flat inputs (tensors, variables). Inlines when another trace is running."""
-        if state.graph is not None or state.tapes:
+        if state.graph is not None:
             return self._inline(flat)
+        if state.tapes:
+            return self._call_recorded(flat)
         feeds = [x._value if isinstance(x, EagerTensor) else
                  (x if isinstance(x, Variable) else np.asarray(x)) for x in flat]
         outs = self._executable()(*feeds, *self._capture_feeds)
@@ -228,6 +230,19 @@ class ConcreteFunction:
                     raise fail(e) from None
                 return pack([_wrap(v) for v in ((outs,) if single else outs)])
         return run
+
+    def _call_recorded(self, flat):
+        """Run compiled, and record the whole call as one op on the active tapes."""
+        from ..autodiff.function_grad import call_opdef
+        from ..autodiff.tape import record_operation
+
+        inputs = [x.handle if isinstance(x, Variable) else
+                  (x if isinstance(x, Tensor) else convert_to_tensor(x)) for x in flat]
+        inputs += [v.handle if isinstance(v, Variable) else v for v, _ in self.graph.captures]
+        feeds = [x._value for x in inputs]
+        outs = tuple(_wrap(v) for v in self._executable()(*feeds))
+        record_operation(call_opdef(self), inputs, {}, outs)
+        return self._pack(list(outs))
 
     def _inline(self, flat):
         inputs = [x.handle if isinstance(x, Variable) else x for x in flat]
