@@ -142,13 +142,34 @@ def binary(name, kernel, allowed=NUMERIC, expr=None, out_dtype=None, grad=None):
                           check=make_check(name, allowed, same=2)))
 
 
-def errstate(kernel, **kw):
-    """Wrap a kernel so NumPy stays silent about inf/nan (TF returns them quietly)."""
-    kw = kw or {"all": "ignore"}
+try:  # NumPy 2 keeps its error state in a context variable: setting it directly is cheap
+    from numpy._core._ufunc_config import _extobj_contextvar as EXTOBJ
+    from numpy._core._ufunc_config import _make_extobj
 
-    def run(*args, **attrs):
-        with np.errstate(**kw):
-            return kernel(*args, **attrs)
+    IGNORE = _make_extobj(all="ignore")
+except ImportError:  # pragma: no cover - NumPy 1.x
+    EXTOBJ = IGNORE = None
+
+
+def quiet(kernel):
+    """``kernel`` with NumPy's inf/nan warnings silenced (TF returns inf and nan quietly).
+
+    Costs about a quarter of ``np.errstate`` on NumPy 2, which matters on the eager hot path.
+    """
+    if EXTOBJ is None:  # pragma: no cover - NumPy 1.x
+
+        def run(*args, **attrs):
+            with np.errstate(all="ignore"):
+                return kernel(*args, **attrs)
+    else:
+        set_state, reset_state = EXTOBJ.set, EXTOBJ.reset
+
+        def run(*args, **attrs):
+            token = set_state(IGNORE)
+            try:
+                return kernel(*args, **attrs)
+            finally:
+                reset_state(token)
 
     run.__name__ = getattr(kernel, "__name__", "kernel")
     return run
