@@ -63,9 +63,13 @@ def bind(op, *inputs, **attrs):
             arrays = tuple([t._value for t in inputs])
     except AttributeError:
         raise _not_eager(op, inputs) from None
-    check = op.check
-    if check is not None:
-        check(arrays)
+    fast = op.fast_dtypes
+    if fast is not None:
+        d0 = arrays[0].dtype
+        if d0 not in fast or (op.fast_pair and n > 1 and arrays[1].dtype is not d0):
+            op.check(arrays)
+    elif op.check is not None:
+        op.check(arrays)
     try:
         out = op.kernel(*arrays, **attrs)
     except errors.OpError as e:

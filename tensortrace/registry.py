@@ -45,6 +45,14 @@ class OpDef:
     doc: str = ""
     meta: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        # A check may carry ``fast = (dtypes, pair)``: ``bind`` then tests inline that the first
+        # input's dtype is in ``dtypes`` (and, if ``pair``, that the second has the same one),
+        # calling ``check`` only to raise the precise error.
+        fast = getattr(self.check, "fast", None)
+        self.fast_dtypes = fast[0] if fast else None
+        self.fast_pair = fast[1] if fast else False
+
     def __repr__(self):
         return f"OpDef({self.name})"
 

@@ -65,6 +65,8 @@ def make_check(op_name, allowed, same=2):
             dt = arrays[0].dtype
             if dt not in allowed_np or any(a.dtype != dt for a in arrays[1:same]):
                 fail(arrays)
+    if same in (1, 2):
+        check.fast = (allowed_np, same == 2)
     return check
 
 

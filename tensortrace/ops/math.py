@@ -4,6 +4,8 @@ functions) with their public functions and the Python operators on tensors."""
 import builtins
 import math as _pymath
 
+import operator
+
 import numpy as np
 
 from .. import dtypes as D
@@ -136,6 +138,8 @@ def _check(op_name, allowed, kernels=None, same=2):
             dt = arrays[0].dtype
             if dt not in ok or any(a.dtype != dt for a in arrays[1:same]):
                 fail(arrays)
+    if same in (1, 2):
+        check.fast = (ok, same == 2)
     return check
 
 
@@ -534,11 +538,12 @@ def _merge_error(a, b):
 
 
 # --- registry records -----------------------------------------------------------------------------
-ADD = _binary("AddV2", _quiet2(np.add), _ADD, expr="({0} + {1})")
+# operator.* rather than the ufuncs: same results, but NumPy scalars take their fast path
+ADD = _binary("AddV2", _quiet2(operator.add), _ADD, expr="({0} + {1})")
 ADD_STRING = _binary("Add", lambda x, y: _object_result(np.add(x, y)), _ADD_STRING)
-SUB = _binary("Sub", _quiet2(np.subtract), _SUB, expr="({0} - {1})")
-MUL = _binary("Mul", _quiet2(np.multiply), _MUL, expr="({0} * {1})")
-REAL_DIV = _binary("RealDiv", _quiet2(np.true_divide), _MUL, kernels=FLOAT_COMPLEX)
+SUB = _binary("Sub", _quiet2(operator.sub), _SUB, expr="({0} - {1})")
+MUL = _binary("Mul", _quiet2(operator.mul), _MUL, expr="({0} * {1})")
+REAL_DIV = _binary("RealDiv", _quiet2(operator.truediv), _MUL, kernels=FLOAT_COMPLEX)
 FLOOR_DIV = _binary("FloorDiv", quiet(_floor_div), _MUL, kernels=REAL)
 FLOOR_MOD = _binary("FloorMod", quiet(_floor_mod), _FLOOR_MOD)
 TRUNCATE_DIV = _binary("TruncateDiv", quiet(_truncate_div), _MUL, kernels=REAL)
