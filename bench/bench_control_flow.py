@@ -1,0 +1,124 @@
+"""Graph control flow costs: a tf.function holding a While op against the same loop in plain
+NumPy (and TensorFlow when the interpreter has it). Run: python bench/bench_control_flow.py."""
+
+import statistics
+import time
+
+import numpy as np
+from _timing import load_tensorflow, median_time, report
+
+import tensortrace as tt
+
+TF = load_tensorflow()
+
+
+def paired_ratio(f, g, rounds=41, budget=0.01):
+    """Median over ``rounds`` of time(f) / time(g), the two timed back to back each round, so
+    load from other processes hits both alike."""
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            g()
+        if time.perf_counter() - start > budget:
+            break
+        number *= 2
+    ratios = []
+    for _ in range(rounds):
+        times = []
+        for fn in (f, g):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times.append(time.perf_counter() - start)
+        ratios.append(times[0] / times[1])
+    return statistics.median(ratios)
+
+
+def tanh_loop():
+    """The guide's ``while tf.reduce_sum(x) > 1: x = tf.tanh(x)`` (tf.print removed)."""
+
+    def make(lib):
+        @lib.function
+        def f(x):
+            return lib.while_loop(lambda x: lib.reduce_sum(x) > 1, lambda x: (lib.tanh(x),),
+                                  [x])[0]
+        return f
+
+    def numpy_loop(x):
+        while np.sum(x) > 1:
+            x = np.tanh(x)
+        return x
+
+    xn = np.full(5, 0.34, np.float32)  # 25 iterations bring the sum from 1.7 to below 1
+    steps, x = 0, xn
+    while np.sum(x) > 1:
+        x, steps = np.tanh(x), steps + 1
+    @tt.function
+    def autograph(x):
+        while tt.reduce_sum(x) > 1:
+            x = tt.tanh(x)
+        return x
+
+    f, x = make(tt), tt.constant(xn)
+    np.testing.assert_allclose(f(x).numpy(), numpy_loop(xn), rtol=1e-6)
+    np.testing.assert_allclose(autograph(x).numpy(), numpy_loop(xn), rtol=1e-6)
+    rows = [("numpy", median_time(lambda: numpy_loop(xn))),
+            ("tensortrace function", median_time(lambda: f(x))),
+            ("tensortrace autograph", median_time(lambda: autograph(x)))]
+    if TF:
+        g, y = make(TF), TF.constant(xn)
+        rows.append(("tensorflow function", median_time(lambda: g(y))))
+    report(f"while reduce_sum(x) > 1: x = tanh(x)   ({steps} iterations on 5 floats)", rows)
+    return paired_ratio(lambda: f(x), lambda: numpy_loop(xn))
+
+
+def dynamic_rnn():
+    """The guide's dynamic_rnn with rnn_step = inp + state, written with tf.while_loop and
+    TensorArrays: batch 8, 100 steps, 64 features."""
+
+    def make(lib):
+        @lib.function
+        def rnn(input_data, initial_state):
+            input_data = lib.transpose(input_data, [1, 0, 2])  # [time, batch, features]
+            n = input_data.shape[0]
+            inputs = lib.TensorArray(lib.float32, size=n).unstack(input_data)
+            states = lib.TensorArray(lib.float32, size=n)
+
+            def body(i, state, states):
+                state = inputs.read(i) + state
+                return i + 1, state, states.write(i, state)
+
+            _, _, states = lib.while_loop(lambda i, state, states: i < n, body,
+                                          [0, initial_state, states])
+            return lib.transpose(states.stack(), [1, 0, 2])
+        return rnn
+
+    def numpy_rnn(input_data, state):
+        input_data = np.transpose(input_data, [1, 0, 2])
+        states = []
+        for i in range(input_data.shape[0]):
+            state = input_data[i] + state
+            states.append(state)
+        return np.transpose(np.stack(states), [1, 0, 2])
+
+    rng = np.random.default_rng(0)
+    xn = rng.random((8, 100, 64), dtype=np.float32)
+    sn = np.zeros((8, 64), np.float32)
+    f, x, s = make(tt), tt.constant(xn), tt.constant(sn)
+    np.testing.assert_allclose(f(x, s).numpy(), numpy_rnn(xn, sn), rtol=1e-5)
+    rows = [("numpy", median_time(lambda: numpy_rnn(xn, sn))),
+            ("tensortrace function", median_time(lambda: f(x, s)))]
+    if TF:
+        g, y, t = make(TF), TF.constant(xn), TF.constant(sn)
+        rows.append(("tensorflow function", median_time(lambda: g(y, t))))
+    report("dynamic_rnn, rnn_step = inp + state (batch 8, 100 steps, 64 features)", rows)
+    return paired_ratio(lambda: f(x, s), lambda: numpy_rnn(xn, sn))
+
+
+if __name__ == "__main__":
+    ratios = {"tanh while loop (target 1.5x)": tanh_loop(),
+              "dynamic_rnn (target 1.3x)": dynamic_rnn()}
+    print()
+    for name, r in ratios.items():
+        print(f"{name:<32} tensortrace / numpy = {r:.2f}x (median of paired runs)")
