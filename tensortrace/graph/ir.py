@@ -301,6 +301,17 @@ class Graph:
         return format_graph(self)
 
 
+def subgraphs(attrs):
+    """The (name, graph) pairs held in an op's attrs: branches, loop bodies, tuples of them."""
+    found = []
+    for k, v in attrs.items():
+        if isinstance(v, Graph):
+            found.append((k, v))
+        elif isinstance(v, (list, tuple)):
+            found.extend((f"{k}[{i}]", g) for i, g in enumerate(v) if isinstance(g, Graph))
+    return found
+
+
 def _propagate_static(opdef, op, inputs, attrs):
     """Record trace-time values for small outputs whose inputs are all known (shape maths)."""
     rule = opdef.meta.get("static")
@@ -311,7 +322,7 @@ def _propagate_static(opdef, op, inputs, attrs):
                 t.static = np.asarray(v)
         return
     statics = [t.static for t in inputs]
-    if not inputs or any(s is None or s.size > _STATIC_LIMIT for s in statics):
+    if not inputs or any(s is None or s.size > _STATIC_LIMIT for s in statics) or subgraphs(attrs):
         return
     try:
         with np.errstate(all="ignore"):

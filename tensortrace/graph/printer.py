@@ -6,6 +6,9 @@
 """
 
 
+from .ir import subgraphs
+
+
 def _type(t):
     short = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32",
              "int64": "i64", "bool": "bool", "string": "str"}
@@ -26,13 +29,14 @@ def format_graph(graph, indent=""):
     for op in graph.get_operations():
         outs = ", ".join(f"%{o.name.replace(':0', '')}: {_type(o)}" for o in op.outputs) or "()"
         ins = [f"%{t.name.replace(':0', '')}" for t in op.inputs]
+        held = subgraphs(op.attrs)
+        graph_keys = {k.split("[")[0] for k, _ in held}
         ins += [f"{k}={_attr(v)}" for k, v in op.attrs.items()
-                if not hasattr(v, "get_operations") and k not in ("dtype", "shape")]
+                if k not in graph_keys and k not in ("dtype", "shape")]
         lines.append(f"{indent}{outs} = {op.type}({', '.join(ins)})")
-        for k, v in op.attrs.items():
-            if hasattr(v, "get_operations"):
-                lines.append(f"{indent}  {k}:")
-                lines.append(format_graph(v, indent + "    "))
+        for k, g in held:
+            lines.append(f"{indent}  {k}:")
+            lines.append(format_graph(g, indent + "    "))
     outs = [f"%{t.name.replace(':0', '')}" for t in graph.outputs if t is not None]
     lines.append(f"{indent}return {', '.join(outs)}")
     return "\n".join(lines)

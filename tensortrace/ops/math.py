@@ -561,13 +561,13 @@ XDIVY = _binary("Xdivy", quiet(_xdivy), _XLOGY)
 XLOG1PY = _binary("Xlog1py", quiet(_xlog1py), _XLOGY)
 ATAN2 = _binary("Atan2", _quiet2(np.arctan2), _FLOAT, args=("y", "x"))
 
-LESS = _binary("Less", np.less, _COMPARE, out=D.bool, grad=_ND, expr="np.less({0}, {1})")
-LESS_EQUAL = _binary("LessEqual", np.less_equal, _COMPARE, out=D.bool, grad=_ND,
-                     expr="np.less_equal({0}, {1})")
-GREATER = _binary("Greater", np.greater, _COMPARE, out=D.bool, grad=_ND,
-                  expr="np.greater({0}, {1})")
-GREATER_EQUAL = _binary("GreaterEqual", np.greater_equal, _COMPARE, out=D.bool, grad=_ND,
-                        expr="np.greater_equal({0}, {1})")
+# Python's comparison operators on NumPy values are the ufuncs, but scalars skip the ufunc call.
+LESS = _binary("Less", operator.lt, _COMPARE, out=D.bool, grad=_ND, expr="({0} < {1})")
+LESS_EQUAL = _binary("LessEqual", operator.le, _COMPARE, out=D.bool, grad=_ND,
+                     expr="({0} <= {1})")
+GREATER = _binary("Greater", operator.gt, _COMPARE, out=D.bool, grad=_ND, expr="({0} > {1})")
+GREATER_EQUAL = _binary("GreaterEqual", operator.ge, _COMPARE, out=D.bool, grad=_ND,
+                        expr="({0} >= {1})")
 
 LOGICAL_AND = _logical("LogicalAnd", np.logical_and, 2, "np.logical_and({0}, {1})")
 LOGICAL_OR = _logical("LogicalOr", np.logical_or, 2, "np.logical_or({0}, {1})")

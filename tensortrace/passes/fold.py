@@ -3,6 +3,7 @@ and becomes a constant."""
 
 import numpy as np
 
+from ..graph.ir import subgraphs
 from ..registry import get as get_op
 from .rewrite import rebuild
 
@@ -18,7 +19,7 @@ def run(graph):
         opdef = get_op(op.type)
         if opdef.stateful or any(t.op.type != "Const" for t in inputs):
             return None
-        if any(hasattr(v, "get_operations") for v in op.attrs.values()):
+        if subgraphs(op.attrs):  # never run a loop or branch at compile time
             return None
         try:
             with np.errstate(all="ignore"):
