@@ -10,6 +10,10 @@ from .rewrite import rebuild
 _MAX_ELEMENTS = 1 << 20  # do not bake huge tensors into the graph
 
 
+def _as_value(arr):
+    return arr[()] if arr.ndim == 0 else arr
+
+
 def run(graph):
     changed = []
 
@@ -17,7 +21,13 @@ def run(graph):
         if op.type in ("Const", "Placeholder") or not inputs:
             return None
         opdef = get_op(op.type)
-        if opdef.stateful or any(t.op.type != "Const" for t in inputs):
+        if opdef.stateful:
+            return None
+        if all(t.static is not None and t.static.dtype != object for t in op.outputs):
+            changed.append(op)  # known while tracing (shape arithmetic on static shapes)
+            return [new.constant(_as_value(t.static), name=op.name + "/folded")
+                    for t in op.outputs]
+        if any(t.op.type != "Const" for t in inputs):
             return None
         if subgraphs(op.attrs):  # never run a loop or branch at compile time
             return None
