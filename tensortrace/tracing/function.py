@@ -38,7 +38,11 @@ CacheInfo = collections.namedtuple("CacheInfo", "hits misses traces evictions si
 
 class InputSignatureError(TypeError, ValueError):
     """A call that does not fit ``input_signature`` (TF 2.21 raises TypeError; older TFs and the
-    guides expect ValueError: this is both)."""
+    guides expect ValueError: this is both). Tracebacks print it as TF's ``TypeError``."""
+
+
+InputSignatureError.__module__ = "builtins"
+InputSignatureError.__name__ = InputSignatureError.__qualname__ = "TypeError"
 
 
 class PolymorphicFunction:
