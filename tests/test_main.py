@@ -33,6 +33,7 @@ RUNNABLE = [
     "concrete_functions.py",
     "graph_basics.py",
     "graph_polymorphism.py",
+    "input_signature.py",
     "non_strict_execution.py",
     "polymorphism.py",
     "python_state.py",
