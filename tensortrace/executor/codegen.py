@@ -55,55 +55,86 @@ def _last_uses(ops, outputs):
     return dels
 
 
+class Emitter:
+    """Writes Python lines for graphs; control-flow ops use it to inline their sub-graphs (an
+    op whose OpDef has ``meta["codegen"]`` may emit its own lines instead of a kernel call)."""
+
+    def __init__(self):
+        self.used = set()
+        self.names = {}  # id(tensor) -> Python name
+        self.namespace = {"np": np}
+        self.lines = []
+        self.line_ops = {}  # 1-based line number -> op (for runtime error mapping)
+
+    def fresh(self, base):
+        return _identifier(base, self.used)
+
+    def global_value(self, value, prefix):
+        name = f"_{prefix}{len(self.namespace)}"  # globals start with "_"; op names never do
+        self.namespace[name] = value
+        return name
+
+    def line(self, text, indent, op=None):
+        self.lines.append("    " * indent + text)
+        if op is not None:
+            self.line_ops[len(self.lines)] = op
+
+    def graph(self, graph, feed_names, indent, free_feeds=True):
+        """Emit ``graph``'s ops with its feeds (inputs, then captures) bound to ``feed_names``;
+        returns the names of its outputs. Feeds are deleted after last use only if
+        ``free_feeds`` (an inlined loop body must keep them for the next iteration)."""
+        feeds = list(graph.inputs) + [ph for _, ph in graph.captures]
+        for ph, name in zip(feeds, feed_names):
+            self.names[id(ph)] = name
+        feed_ids = {id(ph) for ph in feeds}
+        ops = [op for op in graph.get_operations() if op.type != "Placeholder"]
+        dels = _last_uses(ops, graph.outputs)
+        for i, op in enumerate(ops):
+            self._op(op, indent)
+            gone = [self.names[id(t)] for t in dels.get(i, ())
+                    if t.op.type != "Const" and (free_feeds or id(t) not in feed_ids)]
+            if gone:
+                self.line(f"del {', '.join(dict.fromkeys(gone))}", indent)
+        return [self.names[id(t)] for t in graph.outputs]
+
+    def _op(self, op, indent):
+        if op.type == "Const":
+            self.names[id(op.outputs[0])] = self.global_value(op.attrs["value"], "c")
+            return
+        opdef = get_op(op.type)
+        args = [self.names[id(t)] for t in op.inputs]
+        outs = [self.fresh(op.name if j == 0 else f"{op.name}_{j}")
+                for j in range(len(op.outputs))]
+        for t, ident in zip(op.outputs, outs):
+            self.names[id(t)] = ident
+        emit = opdef.meta.get("codegen")
+        if emit is not None and emit(self, op, args, outs, indent):
+            return
+        if opdef.expr is not None and len(outs) == 1 and not op.attrs:
+            call = opdef.expr.format(*args)
+        else:
+            kernel = functools.partial(opdef.kernel, **op.attrs) if op.attrs else opdef.kernel
+            call = f"{self.global_value(kernel, 'k')}({', '.join(args)})"
+        if len(outs) == 1:
+            self.line(f"{outs[0]} = {call}", indent, op)
+        elif outs:
+            self.line(f"{', '.join(outs)}, = {call}", indent, op)
+        else:
+            self.line(call, indent, op)
+
+
 def generate(graph, name, feeds):
     """Python source for a function ``name(*feeds)`` running ``graph``.
 
     Args:
         feeds: the placeholders that become parameters, in order.
     """
-    used = set()
-    names = {}
-    namespace = {"np": np}
-    params = []
-    for ph in feeds:
-        names[id(ph)] = _identifier(ph.op.name, used)
-        params.append(names[id(ph)])
-    lines = [f"def {name}({', '.join(params)}):"]
-    line_ops = {}
-    ops = [op for op in graph.get_operations() if op.type != "Placeholder"]
-    dels = _last_uses(ops, graph.outputs)
-    for i, op in enumerate(ops):
-        if op.type == "Const":
-            const = f"_c{len(namespace)}"  # globals start with "_"; op-derived names never do
-            namespace[const] = op.attrs["value"]
-            names[id(op.outputs[0])] = const
-            continue
-        opdef = get_op(op.type)
-        args = [names[id(t)] for t in op.inputs]
-        outs = [_identifier(op.name if j == 0 else f"{op.name}_{j}", used)
-                for j in range(len(op.outputs))]
-        for t, ident in zip(op.outputs, outs):
-            names[id(t)] = ident
-        if opdef.expr is not None and len(outs) == 1 and not op.attrs:
-            call = opdef.expr.format(*args)
-        else:
-            kernel = f"_k{len(namespace)}_{op.type}"
-            namespace[kernel] = functools.partial(opdef.kernel, **op.attrs) if op.attrs \
-                else opdef.kernel
-            call = f"{kernel}({', '.join(args)})"
-        if len(outs) == 1:
-            lines.append(f"    {outs[0]} = {call}")
-        elif outs:
-            lines.append(f"    {', '.join(outs)}, = {call}")
-        else:
-            lines.append(f"    {call}")
-        line_ops[len(lines)] = op
-        gone = [names[id(t)] for t in dels.get(i, ()) if t.op.type != "Const"]
-        if gone:
-            lines.append(f"    del {', '.join(dict.fromkeys(gone))}")
-    results = [names[id(t)] for t in graph.outputs]
+    em = Emitter()
+    params = [em.fresh(ph.op.name) for ph in feeds]
+    em.line(f"def {name}({', '.join(params)}):", 0)
+    results = em.graph(graph, params, 1)
     if len(results) == 1:
-        lines.append(f"    return {results[0]}")
+        em.line(f"return {results[0]}", 1)
     else:
-        lines.append(f"    return ({', '.join(results)}{',' if results else ''})")
-    return Generated(name, "\n".join(lines) + "\n", namespace, line_ops)
+        em.line(f"return ({', '.join(results)}{',' if results else ''})", 1)
+    return Generated(name, "\n".join(em.lines) + "\n", em.namespace, em.line_ops)
