@@ -69,8 +69,10 @@ class Emitter:
     def fresh(self, base):
         return _identifier(base, self.used)
 
-    def global_value(self, value, prefix):
+    def global_value(self, value, prefix, hint=""):
         name = f"_{prefix}{len(self.namespace)}"  # globals start with "_"; op names never do
+        if hint:
+            name += "_" + re.sub(r"\W", "_", hint)
         self.namespace[name] = value
         return name
 
@@ -114,7 +116,7 @@ class Emitter:
             call = opdef.expr.format(*args)
         else:
             kernel = functools.partial(opdef.kernel, **op.attrs) if op.attrs else opdef.kernel
-            call = f"{self.global_value(kernel, 'k')}({', '.join(args)})"
+            call = f"{self.global_value(kernel, 'k', op.type)}({', '.join(args)})"
         if len(outs) == 1:
             self.line(f"{outs[0]} = {call}", indent, op)
         elif outs:

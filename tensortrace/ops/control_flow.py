@@ -760,3 +760,57 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     return _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations,
                         maximum_iterations)
 
+
+
+# --- codegen: loops and branches as real Python ``while``/``if`` around inlined sub-graphs ------
+def _optimized(graph):
+    from ..passes.pipeline import optimize
+
+    return optimize(graph)
+
+
+def _assign(em, targets, values, indent):
+    if targets:
+        em.line(f"{', '.join(targets)}, = {', '.join(values)},", indent)
+
+
+def _emit_while(em, op, args, outs, indent):
+    """``while cond: body`` inline, so an iteration costs its ops and no function calls."""
+    attrs = op.attrs
+    if attrs.get("has_maximum_iterations") or attrs["cond"].outputs[0].shape.rank != 0:
+        return False  # the kernel handles the bound and squeezes non-scalar predicates
+    n = len(attrs["T"])
+    loop_vars = [em.fresh("loop_var") for _ in range(n)]
+    captured = args[n:]
+    _assign(em, loop_vars, args[:n], indent)
+    em.line("while True:", indent)
+    (test,) = em.graph(_optimized(attrs["cond"]), loop_vars + captured, indent + 1,
+                       free_feeds=False)
+    em.line(f"if not {test}:", indent + 1)
+    em.line("break", indent + 2)
+    updated = em.graph(_optimized(attrs["body"]), loop_vars + captured, indent + 1,
+                       free_feeds=False)
+    _assign(em, loop_vars, updated, indent + 1)
+    _assign(em, outs, loop_vars, indent)
+    return True
+
+
+def _emit_if(em, op, args, outs, indent):
+    """``if pred: then else: else`` inline; only the branch taken runs."""
+    if op.inputs[0].shape.rank != 0:
+        return False
+    em.line(f"if {args[0]}:", indent)
+    _assign(em, outs, em.graph(_optimized(op.attrs["then_branch"]), args[1:], indent + 1,
+                               free_feeds=False), indent + 1)
+    em.line("else:", indent)
+    _assign(em, outs, em.graph(_optimized(op.attrs["else_branch"]), args[1:], indent + 1,
+                               free_feeds=False), indent + 1)
+    if not outs:
+        em.line("pass", indent + 1)
+    return True
+
+
+for _opdef in (WHILE, STATELESS_WHILE):
+    _opdef.meta["codegen"] = _emit_while
+for _opdef in (IF, STATELESS_IF):
+    _opdef.meta["codegen"] = _emit_if

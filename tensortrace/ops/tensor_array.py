@@ -229,7 +229,8 @@ class TensorListSetItem:
         dtype, shape = lst.element_dtype, lst.element_shape
         if item.dtype is not dtype and item.dtype != dtype:
             raise _dtype_error(item.dtype, dtype)
-        if shape is not None and _merge(shape, np.shape(item)) is None:
+        item_shape = item.shape  # arrays and NumPy scalars both have one
+        if shape is not None and item_shape != shape and _merge(shape, item_shape) is None:
             raise invalid_argument(
                 "Tried to set a tensor with incompatible shape at a list index. Item element "
                 f"shape: {_shape_text(np.shape(item))} list shape: {_shape_text(shape)}")
