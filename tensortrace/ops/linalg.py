@@ -157,7 +157,7 @@ def _blas_matmul(a, b):
     return via_float32(np.matmul, a, b)
 
 
-@define_op("MatMul")
+@define_op("MatMul", expr="({0} @ {1})")
 class MatMul:
     """a @ b for matrices, with optional transposes."""
 
@@ -179,6 +179,9 @@ class MatMul:
         return TensorSpec([m, n], dtype)
 
     def kernel(a, b, transpose_a=False, transpose_b=False):
+        if (a.ndim == 2 == b.ndim and not transpose_a and not transpose_b
+                and a.shape[1] == b.shape[0] and a.dtype.itemsize != 2):
+            return a @ b  # the common case, checked in one line (graphs call this per op)
         for i, x in enumerate((a, b)):
             if x.ndim < 2:
                 raise invalid_argument(f"In[{i}] ndims must be >= 2")
@@ -254,8 +257,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     complex_adj = a.dtype.is_complex and (adjoint_a or adjoint_b)
     batched = ra is None or rb is None or ra > 2 or rb > 2  # TF's rule: rank<=2 is MatMul
     if not batched and not complex_adj:
-        return bind(MatMul, a, b, transpose_a=bool(transpose_a or adjoint_a),
-                    transpose_b=bool(transpose_b or adjoint_b))
+        # default flags are left out, so graphs run the op as the ``expr`` ``a @ b``
+        flags = {k: True for k, v in (("transpose_a", transpose_a or adjoint_a),
+                                      ("transpose_b", transpose_b or adjoint_b)) if v}
+        return bind(MatMul, a, b, **flags)
     # BatchMatMulV2 has adjoints only: TF conjugates then adjoints for a complex transpose;
     # transposing first is the same product.
     if transpose_a:
