@@ -30,5 +30,4 @@ __version__ = "0.1.0"
 
 globals().update(_exports(""))
 globals().update(_build_namespaces(__name__))
-dtypes = _dtypes_module
 nest = _nest

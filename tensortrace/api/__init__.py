@@ -17,9 +17,15 @@ def build(package):
     made = {}
     for ns in NAMESPACES:
         name = f"{package}.{ns}"
-        mod = sys.modules.get(name) or types.ModuleType(name, f"tf.{ns} namespace")
+        mod = types.ModuleType(name, f"tf.{ns} namespace")
+        real = sys.modules.get(name)
+        if real is not None:  # an engine module of that name: show its public names, never
+            # write into it (exports such as dtypes.complex would shadow its builtins)
+            mod.__dict__.update({k: v for k, v in vars(real).items()
+                                 if not k.startswith("_") and not isinstance(v, types.ModuleType)})
+        else:
+            sys.modules[name] = mod
         mod.__dict__.update(exports(ns))
-        sys.modules[name] = mod
         made[ns] = mod
     for ns, mod in made.items():  # "config.experimental" is an attribute of tf.config
         parent, _, leaf = ns.rpartition(".")
