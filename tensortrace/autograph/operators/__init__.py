@@ -1,0 +1,38 @@
+"""The ``ag__`` runtime that converted code calls: Python semantics for Python values, graph
+control flow for symbolic tensors."""
+
+from .control_flow import for_stmt, if_stmt, while_stmt
+from .logical import and_, if_exp, not_, or_
+from .py_builtins import abs_, assert_stmt, float_, int_, len_, list_append, range_, unpack
+from .variables import Undefined, UndefinedReturnValue, ld, ldu, retval
+
+__all__ = [
+    "Undefined",
+    "UndefinedReturnValue",
+    "abs_",
+    "and_",
+    "assert_stmt",
+    "converted_call",
+    "float_",
+    "for_stmt",
+    "if_exp",
+    "if_stmt",
+    "int_",
+    "ld",
+    "ldu",
+    "len_",
+    "list_append",
+    "not_",
+    "or_",
+    "range_",
+    "retval",
+    "unpack",
+    "while_stmt",
+]
+
+
+def converted_call(f, args, kwargs):
+    """Call ``f(*args, **kwargs)``, converting ``f`` first if it is user code."""
+    from ..api import converted_call as call
+
+    return call(f, args, kwargs)
