@@ -706,9 +706,7 @@ def _traced_pred(traced):
 def _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations,
                  maximum_iterations):
     len(loop_vars)  # TF requires a sequence of loop variables (and fails like this otherwise)
-    leaves = nest.flatten(loop_vars)
-    if not leaves:
-        raise ValueError("'loop_vars' must be provided.")
+    leaves = nest.flatten(loop_vars)  # may be empty: a loop run for its side effects
     flat = [_loop_tensor(x) for x in leaves]
     shapes = _invariants(loop_vars, leaves, flat, shape_invariants)
     specs = [TensorSpec(s, t.dtype) for s, t in zip(shapes, flat)]

@@ -6,6 +6,7 @@ makes a graph the current context), and collect its outputs.
 
 from .. import nest
 from ..context import state
+from ..convert import convert_to_tensor
 from ..graph.ir import Graph
 from ..tensor import Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
@@ -100,6 +101,8 @@ def _collect_outputs(graph, result):
     def convert(x):
         if isinstance(x, Variable):
             return x.value()
+        if isinstance(x, (bool, int, float, str, bytes)):  # TF returns Python scalars as tensors
+            return convert_to_tensor(x)
         if isinstance(x, Tensor) and getattr(x, "graph", None) is not graph:
             return graph.capture(x)
         return x
