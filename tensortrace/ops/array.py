@@ -633,6 +633,8 @@ class Pack:
         return TensorSpec(dims, dtype)
 
     def kernel(*values, axis):
+        if axis == 0 and all(type(v) is not np.ndarray for v in values):
+            return np.array(values)  # NumPy scalars of one dtype (checked): [i] in x[i]
         first = np.shape(values[0])
         for i, v in enumerate(values[1:], 1):
             if np.shape(v) != first:
@@ -1748,3 +1750,177 @@ def sequence_mask(lengths, maxlen=None, dtype=D.bool, name=None):
     result = public("math.less")(row, column)
     dtype = D.as_dtype(dtype)
     return result if dtype is D.bool else public("cast")(result, dtype)
+
+
+# --- gradients --------------------------------------------------------------------------------
+# Written with public ops (see math.py's gradients); they follow TF's array_grad.py. Static
+# shapes become constants; unknown ones are read with ``shape`` at run time.
+def _grad_util():
+    from ..autodiff import grad_util
+
+    return grad_util
+
+
+def _like_input(op, dy):
+    """dy reshaped to the shape of the op's first input (Reshape, Squeeze, ExpandDims)."""
+    return reshape(dy, _grad_util().shape_of(op.inputs[0])), None
+
+
+def _inverse_perm(perm, rank):
+    perm = [p % rank for p in perm]
+    return tuple(perm.index(i) for i in builtins.range(rank))
+
+
+def _transpose_grad(op, dy):
+    perm = op.attrs["perm"]
+    if perm is not None:
+        perm = _inverse_perm(perm, len(perm))
+    return bind(op.opdef, dy, perm=perm)
+
+
+def _expand_dims_grad(op, dy):
+    x = op.inputs[0]
+    if x.shape.rank is not None:
+        return squeeze(dy, [op.attrs["axis"] % (x.shape.rank + 1)])
+    return reshape(dy, shape(x))
+
+
+def _axis_sizes(values, axis):
+    """Each input's size along ``axis``: ints when all are static, else int32 tensors."""
+    sizes = []
+    for v in values:
+        rank = v.shape.rank
+        d = v.shape[axis] if rank is not None else None
+        sizes.append(d)
+    if None not in sizes:
+        return sizes
+    return [shape(v)[axis] for v in values]
+
+
+def _concat_grad(op, dy):
+    values, axis = op.inputs, op.attrs["axis"]
+    sizes = _axis_sizes(values, axis)
+    if all(type(s) is int for s in sizes):
+        return split(dy, sizes, axis) if len(sizes) > 1 else [dy]
+    slice_ = public("slice")
+    rank = values[0].shape.rank
+    if rank is None:
+        raise NotImplementedError("the gradient of concat needs inputs of known rank")
+    axis %= rank
+    out, offset = [], 0
+    for v, n in zip(values, sizes):
+        begin = [0] * axis + [offset] + [0] * (rank - axis - 1)
+        out.append(slice_(dy, begin, shape(v)))
+        offset = offset + n
+    return out
+
+
+def _pad_grad(op, dy):
+    """The slice of dy where the input sits (PadV2's constant gets None, as in TF)."""
+    x, paddings = op.inputs[0], op.inputs[1]
+    p = static_value(paddings)
+    if p is not None:
+        begin, size = np.reshape(p, (-1, 2))[:, 0].tolist(), _grad_util().shape_of(x)
+    else:
+        begin = reshape(public("slice")(paddings, [0, 0], [-1, 1]), [-1])
+        size = shape(x, out_type=paddings.dtype)
+    return (public("slice")(dy, begin, size), None) + ((None,) if len(op.inputs) == 3 else ())
+
+
+def _mirror_indices(d, before, after, mode):
+    """For each position of a mirror-padded axis, the input index it copies."""
+    skip = 1 if mode == "REFLECT" else 0
+    left = reverse(range(skip, before + skip), [0])
+    right = (d - 1 - skip) - range(after)
+    return concat([left, range(d), right], 0)
+
+
+def _mirror_pad_grad(op, dy):
+    """Each padded position sends its gradient back to the input position it copied."""
+    x, paddings = op.inputs[0], op.inputs[1]
+    rank = x.shape.rank
+    p = static_value(paddings)
+    if rank is None or p is None:
+        raise NotImplementedError("the gradient of MirrorPad needs a known rank and paddings")
+    segment_sum = public("math.unsorted_segment_sum")
+    sizes = _grad_util().static_dims(x) or [None] * rank
+    for axis, (before, after) in enumerate(np.reshape(p, (rank, 2)).tolist()):
+        if not before and not after:
+            continue
+        d = sizes[axis] if sizes[axis] is not None else shape(x)[axis]
+        perm = [axis] + [i for i in builtins.range(rank) if i != axis]
+        moved = transpose(dy, perm) if axis else dy
+        summed = segment_sum(moved, _mirror_indices(d, before, after, op.attrs["mode"]), d)
+        dy = transpose(summed, _inverse_perm(perm, rank)) if axis else summed
+    return dy, None
+
+
+def _tile_grad(op, dy):
+    """Sum the copies: view dy as [m0, d0, m1, d1, ...] and sum the m axes."""
+    x, multiples = op.inputs
+    dims, m = _grad_util().static_dims(x), static_value(multiples)
+    if dims is not None and m is not None:
+        m = np.reshape(m, -1).tolist()
+        if m == [1] * len(m):
+            return dy, None
+        split_shape = [k for pair in zip(m, dims) for k in pair]
+        return reduce_sum_(reshape(dy, split_shape), list(builtins.range(0, 2 * len(m), 2))), None
+    rank = x.shape.rank
+    if rank is None:
+        raise NotImplementedError("the gradient of tile needs an input of known rank")
+    pairs = stack([public("cast")(multiples, D.int32), shape(x)], axis=1)
+    return reduce_sum_(reshape(dy, reshape(pairs, [-1])),
+                       list(builtins.range(0, 2 * rank, 2))), None
+
+
+def reduce_sum_(x, axis):
+    from .reduce import reduce_sum
+
+    return reduce_sum(x, axis)
+
+
+def _fill_grad(op, dy):
+    value = op.inputs[1]
+    total = reduce_sum_(dy, None)
+    return None, total if value.shape.rank == 0 else reshape(total, [1])
+
+
+def _linspace_grad(op, dy):
+    """d/dstart is 1 - t and d/dstop is t, with t running from 0 to 1 along ``axis``."""
+    start, stop, num = op.inputs
+    axis = op.attrs["axis"]
+    t = bind(LINSPACE, convert_to_tensor(0, dy.dtype), convert_to_tensor(1, dy.dtype), num,
+             axis=0)
+    rank = dy.shape.rank
+    if rank is None:
+        raise NotImplementedError("the gradient of linspace needs a result of known rank")
+    axis %= rank
+    t = reshape(t, [-1] + [1] * (rank - axis - 1))
+    util = _grad_util()
+    from .reduce import reduce_sum
+
+    return (util.unbroadcast(reduce_sum(dy * (1 - t), axis), start, stop),
+            util.unbroadcast(reduce_sum(dy * t, axis), stop, start), None)
+
+
+def _broadcast_to_grad(op, dy):
+    return _grad_util().unbroadcast(dy, op.inputs[0]), None
+
+
+Reshape.grad = _like_input
+Squeeze.grad = lambda op, dy: reshape(dy, _grad_util().shape_of(op.inputs[0]))
+ExpandDims.grad = _expand_dims_grad
+Transpose.grad = ConjugateTranspose.grad = _transpose_grad
+ConcatV2.grad = _concat_grad
+Pack.grad = lambda op, dy: unstack(dy, len(op.inputs), op.attrs["axis"])
+Unpack.grad = lambda op, *dys: stack(list(dys), op.attrs["axis"])
+Split.grad = lambda op, *dys: concat(list(dys), op.attrs["axis"])
+SplitV.grad = lambda op, *dys: concat(list(dys), op.attrs["axis"])
+Tile.grad = _tile_grad
+Pad.grad = PadV2.grad = _pad_grad
+MirrorPad.grad = _mirror_pad_grad
+Fill.grad = _fill_grad
+Identity.grad = lambda op, dy: dy
+BroadcastTo.grad = _broadcast_to_grad
+ReverseV2.grad = lambda op, dy: reverse(dy, op.attrs["axis"]) if op.attrs["axis"] else dy
+LinSpace.grad = _linspace_grad

@@ -282,6 +282,12 @@ def _strided_dims(shape, n, begin_v, end_v, strides, begin_mask=0, end_mask=0, e
 
 
 def _strided_slice_kernel(x, begin, end, strides, **masks):
+    if masks["shrink_axis_mask"] == 1 and begin.shape == (1,) and not (
+            masks["begin_mask"] | masks["end_mask"] | masks["ellipsis_mask"]
+            | masks["new_axis_mask"]) and x.ndim and strides[0] > 0:
+        b, n = int(begin[0]), x.shape[0]  # x[i]: the loop body's read, worth a fast path
+        if -n <= b < n:
+            return _result(x[b])
     if not (begin.ndim == 1 and begin.shape == end.shape == strides.shape):
         raise invalid_argument(
             f"Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
@@ -1401,3 +1407,343 @@ def einsum(equation, *inputs, **kwargs):
     tensors = [convert_to_tensor(x) for x in inputs]
     resolved, _, _ = _resolve_equation(equation, len(tensors))
     return bind(EINSUM, *tensors, equation=resolved)
+
+
+# --- gradients -----------------------------------------------------------------------------------
+# Written with public ops (see math.py's gradients); they follow TF's array_grad.py and
+# math_grad.py, except that gather's gradient is a dense tensor (TF's is IndexedSlices).
+def _grad_util():
+    from ..autodiff import grad_util
+
+    return grad_util
+
+
+def _public(name):
+    from .array import public
+
+    return public(name)
+
+
+def _known_rank(t, what):
+    if t.shape.rank is None:
+        raise NotImplementedError(f"the gradient of {what} needs inputs of known rank")
+    return t.shape.rank
+
+
+def _permuted(x, perm):
+    return x if perm == sorted(perm) else transpose(x, perm)
+
+
+def _dims_of(t, axes):
+    """The sizes of ``t`` along ``axes``: a list of ints when static, else an int32 tensor."""
+    dims = _grad_util().static_dims(t)
+    if dims is not None:
+        return [dims[a] for a in axes]
+    return gather(tf_shape(t), list(axes)) if axes else constant(np.zeros(0, np.int32))
+
+
+def _gather_grad(op, dy):
+    """A dense scatter-add of dy into params' shape: move the gathered dims first, sum the rows
+    per index (per batch entry with ``batch_dims``), move the axis back."""
+    params, indices = op.inputs
+    pr, ir = _known_rank(params, "gather"), _known_rank(indices, "gather")
+    a, b = op.attrs["axis"] % pr, op.attrs["batch_dims"]
+    b += ir if b < 0 else 0
+    m, j = a - b, ir - b
+    rank = dy.shape.rank if dy.shape.rank is not None else pr - 1 + ir - b
+    perm = [*range(b), *range(b + m, b + m + j), *range(b, b + m), *range(b + m + j, rank)]
+    moved = _permuted(dy, perm)
+    d = _dims_of(params, [a])
+    d = d[0] if isinstance(d, list) else d[0]
+    segment_sum = _public("math.unsorted_segment_sum")
+    if not b:
+        summed = segment_sum(moved, indices, d)
+    else:
+        batch = _dims_of(params, range(b))
+        nb = int(np.prod(batch)) if isinstance(batch, list) else _public("reduce_prod")(batch)
+        lead = batch if isinstance(batch, list) else tf_shape(indices)[:b]
+        offsets = _public("reshape")(_public("range")(nb) * d,
+                                     _public("concat")([lead, [1] * j], 0))
+        ids = indices + cast(offsets, indices.dtype)
+        summed = segment_sum(moved, ids, nb * d)
+        order = [*range(b), a, *range(b, a), *range(a + 1, pr)]
+        summed = _public("reshape")(summed, _dims_of(params, order))
+    back = [*range(b), *range(b + 1, b + 1 + m), b, *range(b + 1 + m, pr)]
+    return _permuted(summed, back), None
+
+
+def _full_nd_indices(indices, b):
+    """``indices`` with the coordinates of their batch entry prepended (GatherNd batch_dims)."""
+    rank = _known_rank(indices, "gather_nd")
+    outer = tf_shape(indices)[:-1]
+    coords = []
+    for k in range(b):
+        n = tf_shape(indices)[k]
+        grid = _public("reshape")(_public("range")(n), [1] * k + [-1] + [1] * (rank - 2 - k))
+        coords.append(_public("broadcast_to")(cast(grid, indices.dtype), outer))
+    return _public("concat")([stack(coords, axis=-1), indices], -1)
+
+
+def _gather_nd_grad(op, dy):
+    params, indices = op.inputs
+    b = op.attrs["batch_dims"]
+    if b:
+        indices = _full_nd_indices(indices, b)
+    shape = _grad_util().shape_of(params)
+    shape = convert_to_tensor(shape, indices.dtype) if isinstance(shape, list) else \
+        cast(shape, indices.dtype)
+    return scatter_nd(indices, dy, shape), None
+
+
+def _slice_grad(op, dy):
+    """dy padded back to the input's shape."""
+    x, begin, _ = op.inputs
+    xd, yd, b = _grad_util().static_dims(x), _grad_util().static_dims(op.outputs[0]), \
+        static_value(begin)
+    if xd is not None and yd is not None and b is not None:
+        b = b.tolist()
+        paddings = [[bi, n - bi - k] for bi, n, k in zip(b, xd, yd)]
+    else:
+        after = tf_shape(x, begin.dtype) - tf_shape(op.outputs[0], begin.dtype) - begin
+        paddings = stack([begin, after], axis=1)
+    return _public("pad")(dy, paddings), None, None
+
+
+def _strided_slice_grad(op, dy):
+    from ..autodiff.grad_ops import strided_slice_grad
+
+    x, begin, end, strides = op.inputs
+    dims = _grad_util().static_dims(x)
+    shape = constant(np.array(dims, begin.dtype._np)) if dims is not None else \
+        tf_shape(x, begin.dtype)
+    return (strided_slice_grad(shape, begin, end, strides, dy, **op.attrs),
+            None, None, None)
+
+
+def _scatter_nd_grad(op, dy):
+    return None, gather_nd(dy, op.inputs[0]), None
+
+
+def _tensor_scatter_update_grad(op, dy):
+    _, indices, updates = op.inputs
+    from .array import zeros_like
+
+    return (tensor_scatter_nd_update(dy, indices, zeros_like(updates)), None,
+            gather_nd(dy, indices))
+
+
+def _tensor_scatter_extreme_grad(op, dy):
+    """Ties between the tensor and its updates share the gradient, as in TF."""
+    x, indices, y = op.inputs
+    out = op.outputs[0]
+    x_hits = cast(_public("math.equal")(x, out), dy.dtype)
+    y_hits = cast(_public("math.equal")(y, gather_nd(out, indices)), dy.dtype)
+    shape = tf_shape(x, indices.dtype)
+    hits = x_hits + scatter_nd(indices, y_hits, shape)
+    return dy * x_hits / hits, None, gather_nd(dy / hits, indices) * y_hits
+
+
+def _top_k_grad(op, dy, _):
+    """dy scattered to the positions the indices name in each row."""
+    x, indices = op.inputs[0], op.outputs[1]
+    reshape, size = _public("reshape"), _public("size")
+    n = tf_shape(x)[-1] if x.shape.rank is None or x.shape[-1] is None else x.shape[-1]
+    k = tf_shape(indices)[-1] if indices.shape.rank is None or indices.shape[-1] is None \
+        else indices.shape[-1]
+    rows = reshape(indices, stack([-1, k]) if not isinstance(k, int) else [-1, k])
+    starts = _public("range")(0, tf_shape(rows)[0] * n, n)
+    flat = reshape(rows + cast(_public("expand_dims")(starts, -1), rows.dtype), [-1])
+    dims = _grad_util().static_dims(x)
+    total = [int(np.prod(dims))] if dims is not None else _public("expand_dims")(size(x), 0)
+    total = convert_to_tensor(total, flat.dtype) if isinstance(total, list) else \
+        cast(total, flat.dtype)
+    dense = scatter_nd(_public("expand_dims")(flat, -1), reshape(dy, [-1]), total)
+    return reshape(dense, _grad_util().shape_of(x)), None
+
+
+def _roll_grad(op, dy):
+    return roll(dy, -op.inputs[1], op.attrs["axis"]), None
+
+
+def _segment_sum_grad(op, dy):
+    return gather(dy, op.inputs[1]), None
+
+
+def _segment_mean_grad(op, dy):
+    data, ids = op.inputs
+    rank = _known_rank(data, "segment_mean")
+    ones_shape = _public("concat")([tf_shape(ids), [1] * (rank - 1)], 0)
+    counts = segment_sum(_public("ones")(ones_shape, dy.dtype), ids)
+    return gather(_public("math.divide")(dy, counts), ids), None
+
+
+def _segment_extreme_grad(op, dy):
+    data, ids = op.inputs
+    from .array import zeros_like
+
+    selected = _public("math.equal")(data, gather(op.outputs[0], ids))
+    count = segment_sum(cast(selected, dy.dtype), ids)
+    return where(selected, gather(_public("math.divide")(dy, count), ids), zeros_like(data)), \
+        None
+
+
+def _segment_prod_grad(op, dy):
+    """Segments with no zero divide their product by each element; with one zero only the
+    zero gets the product of the others; with two or more every gradient is 0 (TF's rule)."""
+    data, ids = op.inputs
+    from .array import ones_like, zeros_like
+
+    is_zero = _public("math.equal")(data, 0)
+    zeros_per = segment_sum(cast(is_zero, D.int32), ids)
+    dy = where(_public("math.greater")(zeros_per, 1), zeros_like(dy), dy)
+    safe = where(is_zero, ones_like(data), data)
+    nonzero_prod = segment_prod(safe, ids)
+    partial = where(is_zero, gather(nonzero_prod, ids), gather(op.outputs[0], ids) / safe)
+    return gather(dy, ids) * partial, None
+
+
+def _gather_drop_negatives(params, ids, clipped=None, positive=None):
+    """gather(params, ids) with zeros where ids are negative (the unsorted segment rules)."""
+    from .array import zeros_like
+
+    if clipped is None:
+        clipped = _public("math.maximum")(ids, zeros_like(ids))
+    gathered = gather(params, clipped)
+    if positive is None:
+        positive = _public("math.greater_equal")(ids, 0)
+        extra = gathered.shape.rank - ids.shape.rank if gathered.shape.rank is not None and \
+            ids.shape.rank is not None else None
+        if extra is None:
+            raise NotImplementedError("unsorted segment gradients need inputs of known rank")
+        positive = _public("reshape")(positive, _public("concat")(
+            [tf_shape(positive), [1] * extra], 0))
+        positive = _public("math.logical_and")(
+            positive, _public("ones_like")(gathered, dtype=D.bool))
+    return where(positive, gathered, zeros_like(gathered)), clipped, positive
+
+
+def _unsorted_segment_sum_grad(op, dy):
+    return _gather_drop_negatives(dy, op.inputs[1])[0], None, None
+
+
+def _unsorted_segment_extreme_grad(op, dy):
+    data, ids, n = op.inputs
+    from .array import zeros_like
+
+    gathered, clipped, positive = _gather_drop_negatives(op.outputs[0], ids)
+    selected = _public("math.logical_and")(_public("math.equal")(data, gathered), positive)
+    count = unsorted_segment_sum(cast(selected, dy.dtype), ids, n)
+    spread, _, _ = _gather_drop_negatives(_public("math.divide")(dy, count), None, clipped,
+                                          positive)
+    return where(selected, spread, zeros_like(spread)), None, None
+
+
+def _unsorted_segment_prod_grad(op, dy):
+    data, ids, n = op.inputs
+    from .array import ones_like, zeros_like
+
+    is_zero = _public("math.equal")(data, 0)
+    zeros_per = unsorted_segment_sum(cast(is_zero, D.int32), ids, n)
+    dy = where(_public("math.greater")(zeros_per, 1), zeros_like(dy), dy)
+    safe = where(is_zero, ones_like(data), data)
+    nonzero_prod = unsorted_segment_prod(safe, ids, n)
+    clipped = _public("math.maximum")(ids, zeros_like(ids))
+    partial = where(is_zero, gather(nonzero_prod, clipped), gather(op.outputs[0], clipped) / data)
+    spread = _gather_drop_negatives(dy, ids, clipped)[0]
+    return spread * partial, None, None
+
+
+def _einsum_grad(op, dy):
+    """Each operand's gradient is an einsum of dy with the other operands; labels summed away
+    within one operand only are broadcast back, and broadcast ellipsis dims summed."""
+    equation = op.attrs["equation"]
+    lhs, rhs = equation.split("->")
+    specs = lhs.split(",")
+    grads = []
+    conj = _public("math.conj")
+    skip = getattr(op, "skip_input_indices", ())
+    for i, (spec, x) in enumerate(zip(specs, op.inputs)):
+        if i in skip:
+            grads.append(None)
+            continue
+        plain = spec.replace("...", "")
+        if len(set(plain)) != len(plain):
+            raise NotImplementedError(f"the gradient of einsum {equation!r}: repeated labels "
+                                      "within one operand")
+        others = [s for k, s in enumerate(specs) if k != i]
+        other_labels = set(rhs.replace("...", "")).union(*[s.replace("...", "") for s in others])
+        kept = "".join(c for c in plain if c in other_labels)
+        ell = "..." in spec and ("..." in rhs or any("..." in s for s in others))
+        if "..." in spec and not ell:
+            raise NotImplementedError(f"the gradient of einsum {equation!r}: an ellipsis summed "
+                                      "away")
+        pre, _, post = spec.partition("...") if "..." in spec else (spec, "", "")
+        out_spec = ("".join(c for c in pre if c in kept) + ("..." if "..." in spec else "")
+                    + "".join(c for c in post if c in kept))
+        terms = [rhs] + others
+        summed_ell = "..." not in spec and any("..." in t for t in terms)
+        g = einsum(f"{','.join(terms)}->{'...' if summed_ell else ''}{out_spec}", dy,
+                   *[conj(o) for k, o in enumerate(op.inputs) if k != i])
+        if summed_ell:  # x had no ellipsis: the broadcast dims it met are summed away
+            n_ell = _known_rank(g, "einsum") - len(out_spec)
+            g = _public("reduce_sum")(g, list(range(n_ell))) if n_ell else g
+        if len(kept) != len(plain):  # labels only x had: their sum's gradient is a broadcast
+            g = _broadcast_missing(g, x, spec, out_spec)
+        if "..." in spec:
+            g = _grad_util().unbroadcast(g, x)
+        grads.append(g)
+    return grads
+
+
+def _broadcast_missing(g, x, spec, out_spec):
+    """g (laid out as ``out_spec``) with x's missing labels restored as size-1 dims, then
+    broadcast to x's shape."""
+    rank = _known_rank(x, "einsum")
+    pre, _, post = spec.partition("...")
+    n_ell = rank - len(spec.replace("...", "")) if "..." in spec else 0
+    labels = list(pre) + ["."] * n_ell + list(post)
+    present = set(out_spec.replace("...", ""))
+    shape = _grad_util().shape_of(x)
+    target = [1 if (c != "." and c not in present) else (shape[k] if isinstance(shape, list)
+                                                        else -1)
+              for k, c in enumerate(labels)]
+    if not isinstance(shape, list) and target.count(-1) > 1:
+        ones = constant(np.array([c != "." and c not in present for c in labels]))
+        target = where(ones, np.int32(1), shape)
+    g = _public("reshape")(g, target)
+    return _public("broadcast_to")(g, shape)
+
+
+GatherV2.grad = _gather_grad
+GatherNd.grad = _gather_nd_grad
+Slice.grad = _slice_grad
+STRIDED_SLICE.grad = _strided_slice_grad
+ScatterNd.grad = _scatter_nd_grad
+TENSOR_SCATTER["tensor_scatter_nd_update"].grad = _tensor_scatter_update_grad
+TENSOR_SCATTER["tensor_scatter_nd_add"].grad = \
+    lambda op, dy: (dy, None, gather_nd(dy, op.inputs[1]))
+TENSOR_SCATTER["tensor_scatter_nd_sub"].grad = \
+    lambda op, dy: (dy, None, -gather_nd(dy, op.inputs[1]))
+TENSOR_SCATTER["tensor_scatter_nd_max"].grad = _tensor_scatter_extreme_grad
+TENSOR_SCATTER["tensor_scatter_nd_min"].grad = _tensor_scatter_extreme_grad
+TopKV2.grad = _top_k_grad
+Roll.grad = _roll_grad
+EINSUM.grad = _einsum_grad
+SEGMENT["Sum"].grad = _segment_sum_grad
+SEGMENT["Mean"].grad = _segment_mean_grad
+SEGMENT["Max"].grad = SEGMENT["Min"].grad = _segment_extreme_grad
+SEGMENT["Prod"].grad = _segment_prod_grad
+UNSORTED_SEGMENT["Sum"].grad = _unsorted_segment_sum_grad
+UNSORTED_SEGMENT["Max"].grad = UNSORTED_SEGMENT["Min"].grad = _unsorted_segment_extreme_grad
+UNSORTED_SEGMENT["Prod"].grad = _unsorted_segment_prod_grad
+
+
+def _no_gradient(name):
+    def grad(op, *dys):
+        raise LookupError(f"gradient registry has no entry for: {name}")
+
+    return grad
+
+
+UNIQUE.grad = _no_gradient("Unique")  # TF registers none: differentiating through it raises
+UNIQUE_WITH_COUNTS.grad = _no_gradient("UniqueWithCounts")

@@ -1,8 +1,8 @@
 """The optimization pipeline, in order; each pass is ``run(graph) -> (graph, changed)``."""
 
-from . import cse, fold, prune
+from . import cse, fold, prune, simplify
 
-PASSES = [fold, cse, prune]
+PASSES = [fold, simplify, cse, prune]
 
 
 def optimize(graph):

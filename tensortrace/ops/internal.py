@@ -1,0 +1,22 @@
+"""Ops that only the optimizer creates: cheaper equivalents of TF ops in common shapes. They never
+appear in traced graphs (what users inspect and save), only in the optimized graphs that run."""
+
+from ..errors import invalid_argument
+from ..registry import NON_DIFFERENTIABLE, define_op
+from ..tensor import TensorSpec
+
+
+@define_op("IndexAxis0")
+class IndexAxis0:
+    """``x[i]`` for a scalar index: StridedSlice(x, Pack(i), ..., shrink_axis_mask=1)."""
+
+    def infer(x, i):
+        return TensorSpec(x.shape[1:], x.dtype)
+
+    def kernel(x, i):
+        try:
+            return x[i]
+        except IndexError:
+            raise invalid_argument(f"slice index {int(i)} of dimension 0 out of bounds.") from None
+
+    grad = NON_DIFFERENTIABLE  # optimized graphs are never differentiated
