@@ -31,6 +31,7 @@ RUNNABLE = [
     "autograph_loops.py",
     "autograph_relu.py",
     "concrete_functions.py",
+    "function_basics.py",
     "graph_basics.py",
     "graph_polymorphism.py",
     "input_signature.py",

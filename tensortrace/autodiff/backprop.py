@@ -2,46 +2,80 @@
 public ops, so it runs eagerly, while tracing, and under outer tapes for higher orders) and sum
 the gradients flowing into each tensor."""
 
+import numpy as np
+
 from ..registry import NON_DIFFERENTIABLE
 
 
-def _differentiable(t):
-    d = t.dtype
-    return d.is_floating or d.is_complex or d.name == "resource"
+def differentiable(t):
+    """Gradients flow into float, complex and resource (variable) tensors only, as in TF."""
+    kind = getattr(getattr(t, "_value", None), "dtype", None)
+    if not isinstance(kind, np.dtype):  # not an eager array (a variable handle, a graph tensor)
+        d = t.dtype
+        return d.is_floating or d.is_complex or d.name == "resource"
+    return kind.kind in "fc" or kind == _BFLOAT16
 
 
-def _add(a, b):
-    from ..ops.math import add
+def _bfloat16():
+    from .. import dtypes
 
-    return add(a, b)
+    return dtypes.bfloat16._np if dtypes.bfloat16 else None
+
+
+_BFLOAT16 = _bfloat16()
+
+
+def _sum(grads):
+    if len(grads) == 1:
+        return grads[0]
+    from ..ops.math import add_n
+
+    return add_n(grads)
 
 
 def backward(records, targets, sources, output_gradients=None):
     """Gradients of ``targets`` with respect to ``sources`` (None where unconnected).
+
+    Args:
+        records: the tape's records, in program order.
+        targets, sources: flat lists of tensors (a variable is given by its handle).
+        output_gradients: a flat list (one per target, None meaning ones), or None.
 
     Raises:
         LookupError: when an op on the path from sources to targets has no gradient rule.
     """
     from ..ops import array as array_ops
 
-    grads = {}
-    keep = []  # tensors whose ids key ``grads`` stay alive until the walk ends
+    pending = {}  # id(tensor) -> gradients not yet summed
+    keep = []  # tensors whose ids key ``pending`` stay alive until the walk ends
 
     def accumulate(t, g):
         key = id(t)
-        keep.append(t)
-        grads[key] = g if key not in grads else _add(grads[key], g)
+        got = pending.get(key)
+        if got is None:
+            pending[key] = [g]
+            keep.append(t)
+        else:
+            got.append(g)
+
+    def total(t):
+        got = pending.get(id(t))
+        if got is None:
+            return None
+        if len(got) > 1:
+            got[:] = [_sum(got)]
+        return got[0]
 
     for i, t in enumerate(targets):
-        if not _differentiable(t):
+        if not differentiable(t):
             continue
-        g = output_gradients[i] if output_gradients is not None else array_ops.ones_like(t)
-        accumulate(t, g)
-    needed = _needed(records, sources)
+        g = output_gradients[i] if output_gradients is not None else None
+        accumulate(t, _ones(t) if g is None else g)
+    needed, reached = _needed(records, sources)
     for record in reversed(records):
         if id(record) not in needed:
             continue
-        dys = [grads.get(id(o)) for o in record.outputs]
+        dys = [total(o) for o in record.outputs]
         if all(d is None for d in dys):
             continue
         rule = record.opdef.grad
@@ -51,88 +85,126 @@ def backward(records, targets, sources, output_gradients=None):
             raise LookupError(f"gradient registry has no entry for: {record.opdef.name}")
         dys = [d if d is not None else array_ops.zeros_like(o)
                for d, o in zip(dys, record.outputs)]
+        record.skip_input_indices = tuple(
+            i for i, x in enumerate(record.inputs)
+            if id(x) not in reached or not differentiable(x))
         dxs = rule(record, *dys)
         if not isinstance(dxs, (tuple, list)):
             dxs = (dxs,)
         for x, dx in zip(record.inputs, dxs):
-            if dx is not None and _differentiable(x):
+            if dx is not None and differentiable(x):
                 accumulate(x, dx)
-    return [grads.get(id(s)) for s in sources]
+    return [total(s) for s in sources]
+
+
+def _ones(t):
+    """The seed gradient of a target: a constant while tracing when t's shape is known (so
+    the passes can fold what the rules compute from it), else ``ones_like``."""
+    from ..context import state
+    from ..ops import array as array_ops
+
+    if state.graph is not None and t.shape.is_fully_defined():
+        return array_ops.ones(t.shape.as_list(), t.dtype)
+    return array_ops.ones_like(t)
 
 
 def _needed(records, sources):
-    """Ids of the records that lie downstream of a source (the others cannot matter)."""
+    """Ids of the records downstream of a source (only they can matter), and the ids of the
+    tensors those records and the sources make."""
     reached = {id(s) for s in sources}
     needed = set()
     for record in records:
-        if any(id(x) in reached for x in record.inputs):
-            needed.add(id(record))
-            reached.update(id(o) for o in record.outputs)
-    return needed
+        for x in record.inputs:
+            if id(x) in reached:
+                needed.add(id(record))
+                reached.update(id(o) for o in record.outputs)
+                break
+    return needed, reached
+
+
+def _seeds(target, dtype):
+    """One-hot output gradients, one per element of ``target`` (rows of the jacobian)."""
+    from ..ops import array as array_ops
+
+    n = target.shape.num_elements()
+    eye = array_ops.eye(n, dtype=dtype)
+    return [array_ops.reshape(row, array_ops.shape(target)) for row in array_ops.unstack(eye)]
 
 
 def jacobian(tape, target, sources, unconnected_gradients):
     """Row by row: one backward pass per element of ``target``."""
     from .. import nest
     from ..ops import array as array_ops
-    from ..tensor import Tensor
-    from ..variables import Variable
 
-    persistent = tape._persistent
-    tape._persistent = True
-    try:
-        n = target.shape.num_elements()
-        flat_sources = nest.flatten(sources)
-        rows = [[] for _ in flat_sources]
-        for i in range(n):
-            seed = array_ops.reshape(array_ops.one_hot(i, n, dtype=target.dtype), target.shape)
-            tape._used = False
-            grads = nest.flatten(tape.gradient(target, flat_sources, output_gradients=[seed],
-                                               unconnected_gradients=unconnected_gradients))
+    flat_sources = nest.flatten(sources)
+    n = target.shape.num_elements()
+    if n is None:
+        raise ValueError(f"jacobian needs a target of fully known shape, got {target.shape}")
+    rows = [[] for _ in flat_sources]
+    with _reusable(tape):
+        for seed in (_seeds(target, target.dtype) if n else []):
+            grads = tape.gradient(target, flat_sources, output_gradients=[seed],
+                                  unconnected_gradients=unconnected_gradients)
             for row, g in zip(rows, grads):
                 row.append(g)
-        out = []
-        for src, row in zip(flat_sources, rows):
-            value = src.value() if isinstance(src, Variable) else src
-            if any(g is None for g in row):
-                out.append(None)
-                continue
-            stacked = array_ops.stack(row) if row else array_ops.zeros(
-                [0] + value.shape.as_list(), dtype=value.dtype)
-            out.append(array_ops.reshape(stacked, target.shape.concatenate(value.shape)))
-        assert all(isinstance(o, Tensor) or o is None for o in out)
-        return nest.pack_sequence_as(sources, out)
-    finally:
-        tape._persistent = persistent
-        tape._used = not persistent
+    out = []
+    for src, row in zip(flat_sources, rows):
+        full = target.shape.concatenate(src.shape)
+        shape = full.as_list() if full.is_fully_defined() else array_ops.concat(
+            [array_ops.shape(target), array_ops.shape(src)], 0)
+        if not row:
+            out.append(array_ops.zeros(shape, src.dtype))
+        elif any(g is None for g in row):
+            out.append(None)
+        else:
+            out.append(array_ops.reshape(array_ops.stack(row), shape))
+    return nest.pack_sequence_as(sources, out)
 
 
 def batch_jacobian(tape, target, source, unconnected_gradients):
-    """Jacobian of each example's target row w.r.t. the same example's source row."""
+    """Per example: target [b, ...] and source [b, ...] give [b, target..., source...]; one
+    backward pass per element of an example's target."""
     from ..ops import array as array_ops
-    from ..ops.reduce import reduce_sum  # noqa: F401  (keeps the dependency explicit)
 
-    persistent = tape._persistent
-    tape._persistent = True
-    try:
-        batch = target.shape[0]
-        inner = target.shape[1:]
-        m = inner.num_elements()
-        flat_target_shape = [batch, m]
-        columns = []
+    if not target.shape.rank or not source.shape.rank:
+        raise ValueError("Need first dimension of `target` shape to match first dimension of "
+                         "`source` shape")
+    inner = target.shape[1:]
+    m = inner.num_elements()
+    if m is None:
+        raise ValueError(f"batch_jacobian needs the non-batch dims of `target` to be known, got "
+                         f"{target.shape}")
+    columns = []
+    with _reusable(tape):
         for j in range(m):
-            seed = array_ops.reshape(
-                array_ops.one_hot(array_ops.fill([batch], j), m, dtype=target.dtype),
-                target.shape)
-            tape._used = False
+            hot = array_ops.reshape(array_ops.one_hot(j, m, dtype=target.dtype),
+                                    [1] + inner.as_list())
+            seed = array_ops.broadcast_to(hot, array_ops.shape(target))
             g = tape.gradient(target, source, output_gradients=[seed],
                               unconnected_gradients=unconnected_gradients)
             if g is None:
                 return None
             columns.append(g)
-        stacked = array_ops.stack(columns, axis=1)
-        del flat_target_shape
-        return array_ops.reshape(stacked, target.shape.concatenate(source.shape[1:]))
-    finally:
-        tape._persistent = persistent
-        tape._used = not persistent
+    shape = array_ops.concat([array_ops.shape(source)[:1], inner.as_list(),
+                              array_ops.shape(source)[1:]], 0)
+    static = source.shape[:1].concatenate(inner).concatenate(source.shape[1:])
+    if static.is_fully_defined():
+        shape = static.as_list()
+    if not columns:
+        return array_ops.zeros(shape, source.dtype)
+    return array_ops.reshape(array_ops.stack(columns, axis=1), shape)
+
+
+class _reusable:
+    """Let a (possibly non-persistent) tape run several backward passes, then mark it used."""
+
+    def __init__(self, tape):
+        self.tape = tape
+
+    def __enter__(self):
+        self.persistent = self.tape._persistent
+        self.tape._persistent = True
+
+    def __exit__(self, *exc):
+        self.tape._persistent = self.persistent
+        self.tape._used = True

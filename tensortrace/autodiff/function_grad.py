@@ -36,14 +36,13 @@ def _backward(concrete):
 
 
 def _trace_backward(concrete):
-    from ..executor import interpreter
     from ..tracing.concrete import ConcreteFunction
     from ..tracing.signature import Binder
     from ..tracing.trace import FuncGraph
     from .tape import GradientTape
 
     forward = concrete.graph
-    graph = FuncGraph(concrete.name + "_backward")
+    graph = _backward_graph(FuncGraph)(concrete.name + "_backward")
     feeds = list(forward.inputs) + [ph for _, ph in forward.captures]
     with graph.as_default():
         inputs = [graph.placeholder(TensorSpec(t.shape, t.dtype), "x") for t in feeds]
@@ -51,7 +50,7 @@ def _trace_backward(concrete):
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(inputs)
             n = len(forward.inputs)
-            outs = interpreter.inline(forward, inputs[:n], inputs[n:])
+            outs = _replay(forward, inputs[:n], inputs[n:], graph)
         grads = tape.gradient(outs, inputs, output_gradients=dys)
     connected = [g is not None for g in grads]
     graph.inputs = inputs + dys
@@ -62,6 +61,61 @@ def _trace_backward(concrete):
     def signature_of(*flat):  # the backward function's flat positional signature
         return flat
 
-    backward = ConcreteFunction(graph, Binder(signature_of), (tuple(specs),), concrete.name + "_grad")
+    backward = ConcreteFunction(graph, Binder(signature_of), (tuple(specs),),
+                                concrete.name + "_grad")
     backward._flat_feeds = True
     return backward, connected
+
+
+def _backward_graph(base):
+    class BackwardGraph(base):
+        """A backward graph: forward-graph tensors that custom gradient functions close over
+        stand for their replayed copies."""
+
+        replayed = None  # forward tensor id -> its replayed copy (set by _replay)
+
+        def capture(self, value, name=None):
+            hit = self.replayed.get(id(value)) if self.replayed else None
+            return hit if hit is not None else super().capture(value, name)
+
+    return BackwardGraph
+
+
+def _replay(forward, inputs, captures, graph):
+    """Replay ``forward`` into ``graph`` (as interpreter.inline) under the active tape, with the
+    custom gradients of its tf.custom_gradient calls recorded in place of their Identity ops."""
+    from ..context import bind, state
+    from ..convert import constant
+    from ..registry import get as get_op
+    from .custom_gradient import markers
+    from .tape import record_operation
+
+    custom = markers(forward)
+    pending = {id(t) for _, _, outs in custom.values() for t in outs}
+    env = graph.replayed = {}
+    for ph, t in zip(list(forward.inputs) + [ph for _, ph in forward.captures],
+                     list(inputs) + list(captures)):
+        env[id(ph)] = t
+    for op in forward.get_operations():
+        if op.type == "Placeholder":
+            continue
+        if op.type == "Const":
+            env[id(op.outputs[0])] = constant(op.attrs["value"])
+            continue
+        args = [env[id(t)] for t in op.inputs]
+        if id(op.outputs[0]) in pending:  # a custom gradient's output: not through Identity
+            tapes, state.tapes = state.tapes, ()
+            try:
+                out = bind(get_op(op.type), *args, **op.attrs)
+            finally:
+                state.tapes = tapes
+        else:
+            out = bind(get_op(op.type), *args, **op.attrs)
+        for t, v in zip(op.outputs, out if type(out) is tuple else (out,)):
+            env[id(t)] = v
+        entry = custom.get(op.name)
+        if entry is not None:
+            opdef, ins, outs = entry
+            record_operation(opdef, [env.get(id(t), t) for t in ins], {},
+                             tuple(env[id(t)] for t in outs))
+    return [env[id(t)] for t in forward.outputs]

@@ -9,21 +9,26 @@ records whose inputs it watches, so only the computation between sources and tar
 """
 
 import enum
+import logging
 
 from .. import nest
 from .._export import tf_export
 from ..context import state
 from ..tensor import Tensor
 from ..variables import Variable
+from . import custom_gradient, grad_ops  # noqa: F401  (register their ops and public names)
+
+logger = logging.getLogger("tensortrace")
 
 
 class TapeRecord:
     """One recorded op application; grad rules read ``inputs``, ``outputs`` and ``attrs``."""
 
-    __slots__ = ("opdef", "inputs", "attrs", "outputs")
+    __slots__ = ("opdef", "inputs", "attrs", "outputs", "skip_input_indices")
 
     def __init__(self, opdef, inputs, attrs, outputs):
         self.opdef, self.inputs, self.attrs, self.outputs = opdef, inputs, attrs, outputs
+        self.skip_input_indices = ()  # set by the backward walk: inputs needing no gradient
 
     @property
     def type(self):
@@ -50,6 +55,23 @@ def record_operation(opdef, inputs, attrs, outs):
                 tape._watched[id(t)] = t
 
 
+class _Pause:
+    """What ``GradientTape.stop_recording`` returns."""
+
+    def __init__(self, tape):
+        if not tape._entered:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        self.tape = tape
+
+    def __enter__(self):
+        if not self.tape._recording:
+            raise ValueError("Tape is not recording.")
+        self.tape._recording = False
+
+    def __exit__(self, *exc):
+        self.tape._recording = True
+
+
 @tf_export("UnconnectedGradients")
 class UnconnectedGradients(enum.Enum):
     """What ``gradient`` returns for a source the target does not depend on."""
@@ -67,8 +89,9 @@ class GradientTape:
         self._watch_accessed_variables = watch_accessed_variables
         self._records = []
         self._watched = {}  # id -> tensor (kept alive so ids stay unique)
-        self._variables = {}  # id(handle) -> variable, in watch order
-        self._recording = False
+        self._variables = {}  # id(variable) -> variable, in watch order
+        self._recording = False  # inside ``with tape`` and not paused by stop_recording
+        self._entered = 0
         self._used = False
 
     def __enter__(self):
@@ -79,12 +102,15 @@ class GradientTape:
         self._pop()
 
     def _push(self):
+        self._entered += 1
         self._recording = True
         state.tapes = state.tapes + (self,)
 
     def _pop(self):
-        self._recording = False
-        state.tapes = tuple(t for t in state.tapes if t is not self)
+        self._entered -= 1
+        self._recording = self._entered > 0
+        if not self._entered:
+            state.tapes = tuple(t for t in state.tapes if t is not self)
 
     # --- watching ---------------------------------------------------------------------------
     def watch(self, tensor):
@@ -93,7 +119,11 @@ class GradientTape:
             if isinstance(t, Variable):
                 self._watch_variable(t)
             elif isinstance(t, Tensor):
-                self._watched[id(t)] = t
+                if t.dtype.is_floating or t.dtype.is_complex or t.dtype.name == "resource":
+                    self._watched[id(t)] = t
+                else:
+                    logger.warning("The dtype of the watched tensor must be floating (e.g. "
+                                   "tf.float32), got %r", t.dtype)
             else:
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not "
                                  f"tf.Tensor or tf.Variable or ExtensionType.")
@@ -124,17 +154,13 @@ class GradientTape:
         return False
 
     def stop_recording(self):
-        """Context manager: ops inside it are not recorded on this tape."""
-        tape = self
+        """Context manager: ops inside it are not recorded on this tape.
 
-        class _Pause:
-            def __enter__(self):
-                tape._recording = False
-
-            def __exit__(self, *exc):
-                tape._recording = True
-
-        return _Pause()
+        Raises:
+            RuntimeError: if the tape is not in a ``with`` block.
+            ValueError: if recording is already stopped.
+        """
+        return _Pause(self)
 
     def reset(self):
         """Forget everything recorded so far (the tape keeps recording)."""
@@ -145,60 +171,98 @@ class GradientTape:
     # --- differentiation --------------------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
-        """d(target)/d(sources), with the structure of ``sources``.
+        """d(target)/d(sources), with the structure of ``sources``; the gradients of several
+        targets add up. ``output_gradients`` (one per target) weight the targets.
 
         Raises:
             RuntimeError: for a second call on a non-persistent tape.
-            ValueError: for sources that are not tensors or variables.
+            TypeError: when ``target`` is None.
+            ValueError: for an unknown ``unconnected_gradients``.
         """
         from .backprop import backward
 
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
-        self._used = True
-        unconnected = UnconnectedGradients(unconnected_gradients)
+        if target is None:
+            raise TypeError("Argument `target` should be a list or nested structure of Tensors, "
+                            "Variables or CompositeTensors to be differentiated, but received "
+                            "None.")
+        if sources is None:
+            raise TypeError("Argument `sources` should be a list or nested structure of Tensors "
+                            "or Variables, but received None.")
+        unconnected = _unconnected(unconnected_gradients)
         flat_sources = nest.flatten(sources)
-        keys = []
-        for s in flat_sources:
-            if isinstance(s, Variable):
-                keys.append(_graph_handle(s))
-            elif isinstance(s, Tensor):
-                keys.append(s)
-            else:
-                raise ValueError(f"Attempted to take gradient of a value of type {type(s)}, "
-                                 f"which is not a tensor or variable.")
-        targets = nest.flatten(target)
-        targets = [t.value() if isinstance(t, Variable) else t for t in targets]
-        grads_out = nest.flatten(output_gradients) if output_gradients is not None else None
+        keys = [_source_key(s) for s in flat_sources]
+        targets = [t.value() if isinstance(t, Variable) else t for t in nest.flatten(target)]
+        grads_out = None
+        if output_gradients is not None:
+            grads_out = [None if g is None else g if isinstance(g, Tensor) else
+                         _convert(g, t.dtype) for g, t in zip(nest.flatten(output_gradients),
+                                                              targets)]
+        self._used = True
         was_recording = self._recording
         self._recording = False  # the backward pass is recorded only by outer tapes
         try:
             grads = backward(self._records, targets, keys, grads_out)
         finally:
             self._recording = was_recording
+        if not self._persistent:  # TF drops a used tape's records
+            self._records = []
+            self._recording = False
         result = []
-        for src, key, g in zip(flat_sources, keys, grads):
+        for src, g in zip(flat_sources, grads):
             if g is None and unconnected is UnconnectedGradients.ZERO:
                 from ..ops import array as array_ops
 
-                g = array_ops.zeros_like(src.value() if isinstance(src, Variable) else src)
+                shape = src.shape
+                g = array_ops.zeros(shape.as_list() if shape.is_fully_defined()
+                                    else array_ops.shape(src), src.dtype)
             result.append(g)
         return nest.pack_sequence_as(sources, result)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
-        """d(target)/d(sources) for every element of ``target``: shape target.shape + source.shape."""
+        """d(target)/d(sources) for each element of ``target``: target.shape + source.shape."""
         from .backprop import jacobian
 
-        return jacobian(self, target, sources, unconnected_gradients)
+        self._check_usable()
+        return jacobian(self, target, sources, _unconnected(unconnected_gradients))
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example jacobian: target [b, ...], source [b, ...] -> [b, target..., source...]."""
         from .backprop import batch_jacobian
 
-        return batch_jacobian(self, target, source, unconnected_gradients)
+        self._check_usable()
+        return batch_jacobian(self, target, source, _unconnected(unconnected_gradients))
+
+    def _check_usable(self):
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+
+
+def _unconnected(value):
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}") from None
+
+
+def _source_key(source):
+    """The tensor a source's gradient accumulates on (a variable's handle)."""
+    if isinstance(source, Variable):
+        return _graph_handle(source)
+    if isinstance(source, Tensor):
+        return source
+    raise AttributeError(f"{type(source).__name__!r} object has no attribute '_id'")
+
+
+def _convert(value, dtype):
+    from ..convert import convert_to_tensor
+
+    return convert_to_tensor(value, dtype)
 
 
 def _variable_of(handle):

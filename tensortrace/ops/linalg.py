@@ -977,3 +977,240 @@ def tensor_diag(diagonal, name=None):
 def tensor_diag_part(input, name=None):
     """The diagonal of a tensor of shape ``s + s``."""
     return bind(DiagPart, convert_to_tensor(input))
+
+
+# --- gradients --------------------------------------------------------------------------------
+# Rules written with the public API (so they run eagerly, while tracing and under outer tapes),
+# following TF's linalg_grad.py and math_grad.py (MatMul); tf.norm is differentiated through its
+# composition from reductions, as TF builds it.
+from ..registry import get as _get_op  # noqa: E402
+
+
+def _tf():
+    import tensortrace as tf  # the public API: rules are written with it
+
+    return tf
+
+
+def _skip(op, i):
+    """True when the tape needs no gradient for input i (``op.skip_input_indices``)."""
+    return i in getattr(op, "skip_input_indices", ())
+
+
+def _unbroadcast(dx, x, *others):
+    from ..autodiff.grad_util import unbroadcast
+
+    return unbroadcast(dx, x, *others)
+
+
+def _via_composite(composite):
+    from ..autodiff.grad_util import via_composite
+
+    return via_composite(composite)
+
+
+def _matmul_grad(op, g):
+    """TF's _MatMulGrad: each operand's gradient is a product of g with the other operand."""
+    tf = _tf()
+    a, b = op.inputs
+    ta, tb = op.attrs.get("transpose_a", False), op.attrs.get("transpose_b", False)
+    mm, conj = tf.matmul, tf.math.conj
+    ca, cb = (None if _skip(op, 1) else conj(a)), (None if _skip(op, 0) else conj(b))
+    if not ta and not tb:
+        ga = None if cb is None else mm(g, cb, transpose_b=True)
+        gb = None if ca is None else mm(ca, g, transpose_a=True)
+    elif not ta and tb:
+        ga = None if cb is None else mm(g, cb)
+        gb = None if ca is None else mm(g, ca, transpose_a=True)
+    elif ta and not tb:
+        ga = None if cb is None else mm(cb, g, transpose_b=True)
+        gb = None if ca is None else mm(ca, g)
+    else:
+        ga = None if cb is None else mm(cb, g, transpose_a=True, transpose_b=True)
+        gb = None if ca is None else mm(g, ca, transpose_a=True, transpose_b=True)
+    return ga, gb
+
+def _batch_matmul_grad(op, g):
+    tf = _tf()
+    x, y = op.inputs
+    adj_x, adj_y = op.attrs.get("adj_x", False), op.attrs.get("adj_y", False)
+    mm = tf.matmul
+    if not adj_x and not adj_y:
+        gx, gy = mm(g, y, adjoint_b=True), mm(x, g, adjoint_a=True)
+    elif not adj_x and adj_y:
+        gx, gy = mm(g, y), mm(g, x, adjoint_a=True)
+    elif adj_x and not adj_y:
+        gx, gy = mm(y, g, adjoint_b=True), mm(x, g)
+    else:
+        gx, gy = mm(y, g, adjoint_a=True, adjoint_b=True), mm(g, x, adjoint_a=True,
+                                                              adjoint_b=True)
+    return _batch_sum(gx, x), _batch_sum(gy, y)
+
+def _batch_sum(g, x):
+    """Sum g over the batch dims x was broadcast along (its last two dims are x's)."""
+    return _unbroadcast(g, x)
+
+def _tensordot_grad(op, g):
+    """Contract g with the other operand over its free axes, then put x's axes back in order."""
+    tf = _tf()
+    a, b = op.inputs
+    axes_a, axes_b = list(op.attrs["axes_a"]), list(op.attrs["axes_b"])
+    ra, rb = a.shape.rank, b.shape.rank
+    axes_a, axes_b = [x % ra for x in axes_a], [x % rb for x in axes_b]
+    free_a = [i for i in range(ra) if i not in axes_a]
+    free_b = [i for i in range(rb) if i not in axes_b]
+    na, nb = len(free_a), len(free_b)
+    # g has free_a dims then free_b dims
+    ga = tf.tensordot(g, tf.math.conj(b), [list(range(na, na + nb)), free_b])
+    # ga: free_a + axes_b(order of b's remaining = axes_b sorted by position in b) ...
+    order_b = [i for i in range(rb) if i in axes_b]  # dims of b left in ga, in b's order
+    a_of = {bb: aa for aa, bb in zip(axes_a, axes_b)}
+    current = free_a + [a_of[i] for i in order_b]
+    ga = tf.transpose(ga, [current.index(i) for i in range(ra)])
+    gb = tf.tensordot(tf.math.conj(a), g, [free_a, list(range(na))])
+    order_a = [i for i in range(ra) if i in axes_a]
+    b_of = {aa: bb for aa, bb in zip(axes_a, axes_b)}
+    current = [b_of[i] for i in order_a] + free_b
+    gb = tf.transpose(gb, [current.index(i) for i in range(rb)])
+    return ga, gb
+
+def _matrix_transpose_grad(op, g):
+    return _tf().linalg.matrix_transpose(g, conjugate=op.attrs.get("conjugate", False))
+
+def _matrix_dims(x):
+    """(rows, cols) of x's innermost matrices: ints when static, else scalar tensors."""
+    tf = _tf()
+    dims = x.shape.dims if x.shape.rank is not None else None
+    rows = dims[-2] if dims and dims[-2] is not None else tf.shape(x)[-2]
+    cols = dims[-1] if dims and dims[-1] is not None else tf.shape(x)[-1]
+    return rows, cols
+
+def _trace_grad(op, g):
+    tf = _tf()
+    x = op.inputs[0]
+    rows, cols = _matrix_dims(x)
+    return tf.expand_dims(tf.expand_dims(g, -1), -1) * tf.eye(rows, cols, dtype=x.dtype)
+
+def _static_attr(t):
+    from ..tensor import static_value
+
+    value = static_value(t)
+    if value is None:
+        raise NotImplementedError("this gradient needs the diagonal index k known when traced")
+    return value.tolist()
+
+def _matrix_diag_grad(op, g):
+    k = _static_attr(op.inputs[1])
+    return (_tf().linalg.diag_part(g, k=k, align=op.attrs.get("align", "RIGHT_LEFT")),
+            None, None, None, None)
+
+def _matrix_diag_part_grad(op, g):
+    x = op.inputs[0]
+    rows, cols = _matrix_dims(x)
+    k = _static_attr(op.inputs[1])
+    return (_tf().linalg.diag(g, k=k, num_rows=rows, num_cols=cols,
+                              align=op.attrs.get("align", "RIGHT_LEFT")), None, None)
+
+def _matrix_inverse_grad(op, g):
+    tf = _tf()
+    ainv = op.outputs[0]
+    adj = op.attrs.get("adjoint", False)
+    if adj:
+        return -tf.matmul(ainv, tf.matmul(g, ainv, adjoint_a=True), adjoint_a=False)
+    return -tf.matmul(ainv, tf.matmul(g, ainv, adjoint_b=True), adjoint_a=True)
+
+def _determinant_grad(op, g):
+    tf = _tf()
+    a, det = op.inputs[0], op.outputs[0]
+    inv = tf.linalg.inv(a)
+    return tf.expand_dims(tf.expand_dims(g * det, -1), -1) * tf.linalg.matrix_transpose(
+        inv, conjugate=True)
+
+def _solve_grad(op, g):
+    tf = _tf()
+    a, rhs = op.inputs
+    c = op.outputs[0]
+    adj = op.attrs.get("adjoint", False)
+    grad_b = tf.linalg.solve(a, g, adjoint=not adj)
+    if adj:
+        grad_a = -tf.matmul(c, grad_b, adjoint_b=True)
+    else:
+        grad_a = -tf.matmul(grad_b, c, adjoint_b=True)
+    return _unbroadcast(grad_a, a), _unbroadcast(grad_b, rhs)
+
+def _cholesky_grad(op, g):
+    """TF's _CholeskyGrad (Murray's formula)."""
+    tf = _tf()
+    factor = op.outputs[0]
+    linv = tf.linalg.inv(factor)
+    middle = tf.matmul(factor, g, adjoint_a=True)
+    middle = tf.linalg.band_part(middle, -1, 0) - 0.5 * tf.linalg.diag(
+        tf.linalg.diag_part(middle))
+    grad_a = tf.matmul(tf.matmul(linv, middle, adjoint_a=True), linv)
+    grad_a = 0.5 * (grad_a + tf.linalg.matrix_transpose(grad_a, conjugate=True))
+    return grad_a
+
+def _band_part_grad(op, g):
+    tf = _tf()
+    return tf.linalg.band_part(g, op.inputs[1], op.inputs[2]), None, None
+
+def _diag_grad(op, g):
+    return _tf().linalg.tensor_diag_part(g)
+
+def _diag_part_grad(op, g):
+    return _tf().linalg.tensor_diag(g)
+
+def _l2_normalize_grad(op, g):
+    """y = x / max(||x||, sqrt(eps)): where the norm is above the floor, the gradient is
+    (g - y * sum(g * y)) / norm; below it, g / sqrt(eps)."""
+    tf = _tf()
+    x, y = op.inputs[0], op.outputs[0]
+    axis, eps = op.attrs["axis"], op.attrs["epsilon"]
+    square_sum = tf.reduce_sum(tf.square(x), axis, keepdims=True)
+    norm = tf.sqrt(tf.maximum(square_sum, tf.cast(eps, square_sum.dtype)))
+    projected = g - y * tf.reduce_sum(g * y, axis, keepdims=True)
+    floored = tf.math.less(square_sum, tf.cast(eps, square_sum.dtype))
+    return tf.where(floored, g / norm, projected / norm)
+
+def _norm_composite(x, ord, axis, keepdims, is_matrix):
+    """tf.norm as TF's Python builds it."""
+    tf = _tf()
+    rank = x.shape.rank
+    axes = list(range(rank)) if axis is None else [a % rank for a in axis]
+    if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
+        out = tf.sqrt(tf.reduce_sum(x * tf.math.conj(x), axes, keepdims=True))
+    elif is_matrix and ord in (1, np.inf):
+        r, c = axes if ord == 1 else axes[::-1]
+        out = tf.reduce_max(tf.reduce_sum(tf.abs(x), r, keepdims=True), c, keepdims=True)
+    elif is_matrix:
+        raise NotImplementedError(f"the gradient of the matrix norm ord={ord!r}")
+    elif ord == 1:
+        out = tf.reduce_sum(tf.abs(x), axes, keepdims=True)
+    elif ord == np.inf:
+        out = tf.reduce_max(tf.abs(x), axes, keepdims=True)
+    else:
+        a = tf.abs(x)
+        out = tf.pow(tf.reduce_sum(tf.pow(a, ord), axes, keepdims=True), 1.0 / ord)
+    return out if keepdims else tf.squeeze(out, axes)
+
+
+_GRADS = {
+    "MatMul": _matmul_grad,
+    "BatchMatMulV2": _batch_matmul_grad,
+    "Tensordot": _tensordot_grad,
+    "MatrixTranspose": _matrix_transpose_grad,
+    "Trace": _trace_grad,
+    "MatrixInverse": _matrix_inverse_grad,
+    "MatrixDeterminant": _determinant_grad,
+    "MatrixSolve": _solve_grad,
+    "Cholesky": _cholesky_grad,
+    "MatrixBandPart": _band_part_grad,
+    "Diag": _diag_grad,
+    "DiagPart": _diag_part_grad,
+    "MatrixDiagV3": _matrix_diag_grad,
+    "MatrixDiagPartV3": _matrix_diag_part_grad,
+    "L2Normalize": _l2_normalize_grad,
+    "Norm": _via_composite(_norm_composite),
+}
+for _name, _rule in _GRADS.items():
+    _get_op(_name).grad = _rule

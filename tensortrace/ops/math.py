@@ -1414,3 +1414,202 @@ def _install_operators():
 
 
 _install_operators()
+
+
+# --- gradients ------------------------------------------------------------------------------------
+# Rules are written with the public functions above, so they run eagerly, while tracing, and
+# under outer tapes (higher orders). They follow TF's math_grad.py: complex inputs get conjugated
+# derivatives, and a gradient TF does not define is None (or a LookupError, as TF raises).
+def _unbroadcast(dx, x, *others):
+    global _unbroadcast
+    from ..autodiff.grad_util import unbroadcast
+
+    _unbroadcast = unbroadcast  # bound on first use: autodiff imports the op modules
+    return unbroadcast(dx, x, *others)
+
+
+def _zeros(x):
+    from .array import zeros_like
+
+    return zeros_like(x)
+
+
+def _unary_rule(derivative):
+    """A one-input rule from ``derivative(x, y, dy)``: the input, the output, the upstream."""
+    return lambda op, dy: derivative(op.inputs[0], op.outputs[0], dy)
+
+
+def _binary_rule(dx_fn, dy_fn):
+    """A broadcasting two-input rule from the partial gradients ``d?_fn(x, y, z, dz)``; an input
+    the tape does not need (``op.skip_input_indices``) is not computed."""
+
+    def grad(op, dz):
+        x, y = op.inputs
+        z = op.outputs[0]
+        skip = getattr(op, "skip_input_indices", ())
+        gx = None if dx_fn is None or 0 in skip else _unbroadcast(dx_fn(x, y, z, dz), x, y)
+        gy = None if dy_fn is None or 1 in skip else _unbroadcast(dy_fn(x, y, z, dz), y, x)
+        return gx, gy
+
+    return grad
+
+
+def _no_gradient(name):
+    """TF registers no gradient for ``name``: differentiating through it raises, as in TF."""
+
+    def grad(op, *dys):
+        raise LookupError(f"gradient registry has no entry for: {name}")
+
+    return grad
+
+
+def _one(x):
+    return _constant_like(1, x)
+
+
+def _zero(x):
+    """A scalar 0 of x's dtype: ``where(c, g, _zero(g))`` needs no zeros tensor."""
+    return _constant_like(0, x)
+
+
+def _pow_dy(x, y, z, g):
+    cx = conj(x)
+    zero = _constant_like(0, x)
+    mask = not_equal(cx, zero) if x.dtype.is_complex else greater(cx, zero)
+    safe_x = where(mask, cx, _one(x))
+    log_x = where(mask, log(safe_x), _zeros(x))
+    return g * conj(z) * log_x
+
+
+def _nonzero(x):
+    """1 where x != 0 else 0, in x's dtype."""
+    return cast(not_equal(x, _constant_like(0, x)), x.dtype)
+
+
+def _complex(re, im):
+    from ..autodiff.grad_ops import complex  # tf.complex is defined with the gradient ops
+
+    return complex(re, im)
+
+
+def _angle_grad(x, y, dy):
+    return -_complex(dy, _zeros(dy)) * reciprocal(_complex(imag(x), real(x)))
+
+
+def _complex_abs_grad(x, y, dy):
+    return divide_no_nan(_complex(dy, _zeros(dy)) * x, _complex(y, _zeros(y)))
+
+
+_SQRT_PI = np.sqrt(np.pi)
+_UNARY_GRADS = {
+    NEG:         lambda x, y, g: -g,
+    ABS:         lambda x, y, g: g * sign(x),
+    SIGN:        lambda x, y, g: _zeros(x),
+    SQUARE:      lambda x, y, g: g * (2 * conj(x)),
+    SQRT:        lambda x, y, g: g * 0.5 / conj(y),
+    RSQRT:       lambda x, y, g: g * -0.5 * conj(y) * conj(y) * conj(y),
+    RECIPROCAL:  lambda x, y, g: -g * conj(y) * conj(y),
+    EXP:         lambda x, y, g: g * conj(y),
+    EXPM1:       lambda x, y, g: g * exp(conj(x)),
+    LOG:         lambda x, y, g: g * reciprocal(conj(x)),
+    LOG1P:       lambda x, y, g: g * reciprocal(1 + conj(x)),
+    SIN:         lambda x, y, g: g * cos(conj(x)),
+    COS:         lambda x, y, g: -g * sin(conj(x)),
+    TAN:         lambda x, y, g: square(reciprocal(cos(conj(x)))) * g,
+    ASIN:        lambda x, y, g: g * reciprocal(sqrt(_one(x) - square(conj(x)))),
+    ACOS:        lambda x, y, g: -g * reciprocal(sqrt(_one(x) - square(conj(x)))),
+    ATAN:        lambda x, y, g: g * reciprocal(1 + square(conj(x))),
+    SINH:        lambda x, y, g: g * cosh(conj(x)),
+    COSH:        lambda x, y, g: g * sinh(conj(x)),
+    TANH:        lambda x, y, g: g * (1 - conj(y) * conj(y)),
+    ASINH:       lambda x, y, g: g / cosh(conj(y)),
+    ACOSH:       lambda x, y, g: g / sinh(conj(y)),
+    ATANH:       lambda x, y, g: g * reciprocal(_one(x) - square(conj(x))),
+    SIGMOID:     lambda x, y, g: g * (conj(y) * (1 - conj(y))),
+    ERF:         lambda x, y, g: g * (2 / _SQRT_PI) * exp(-square(x)),
+    ERFC:        lambda x, y, g: g * (-2 / _SQRT_PI) * exp(-square(x)),
+    SOFTPLUS:    lambda x, y, g: g * sigmoid(x),
+    SOFTSIGN:    lambda x, y, g: g / square(1 + abs(x)),
+    CONJ:        lambda x, y, g: conj(g),
+    REAL_PART:   lambda x, y, g: _complex(g, _zeros(g)),
+    IMAG_PART:   lambda x, y, g: _complex(_zeros(g), g),
+    ANGLE:       _angle_grad,
+    COMPLEX_ABS: _complex_abs_grad,
+    FLOOR:       lambda x, y, g: None,
+    CEIL:        lambda x, y, g: None,
+    ROUND:       lambda x, y, g: None,
+    RINT:        lambda x, y, g: None,
+    CAST:        lambda x, y, g: cast(g, x.dtype) if _castable(x.dtype, y.dtype) else None,
+}
+
+_BINARY_GRADS = {  # op: (d/dx, d/dy) as functions of (x, y, z = op(x, y), upstream g)
+    ADD:          (lambda x, y, z, g: g,                    lambda x, y, z, g: g),
+    ADD_STRING:   (lambda x, y, z, g: g,                    lambda x, y, z, g: g),
+    SUB:          (lambda x, y, z, g: g,                    lambda x, y, z, g: -g),
+    MUL:          (lambda x, y, z, g: g * conj(y),          lambda x, y, z, g: conj(x) * g),
+    REAL_DIV:     (lambda x, y, z, g: realdiv(g, conj(y)),
+                   lambda x, y, z, g: g * realdiv(realdiv(-conj(x), conj(y)), conj(y))),
+    DIV_NO_NAN:   (lambda x, y, z, g: divide_no_nan(g, conj(y)),
+                   lambda x, y, z, g: g * divide_no_nan(divide_no_nan(-conj(x), conj(y)),
+                                                        conj(y))),
+    MUL_NO_NAN:   (lambda x, y, z, g: multiply_no_nan(g, y),
+                   lambda x, y, z, g: multiply_no_nan(x, g)),
+    FLOOR_MOD:    (lambda x, y, z, g: g,
+                   lambda x, y, z, g: g * -floordiv(conj(x), conj(y))),
+    POW:          (lambda x, y, z, g: g * conj(y) * pow(conj(x), conj(y) - 1), _pow_dy),
+    MAXIMUM:      (lambda x, y, z, g: where(greater_equal(x, y), g, _zero(g)),
+                   lambda x, y, z, g: where(greater_equal(x, y), _zero(g), g)),
+    MINIMUM:      (lambda x, y, z, g: where(less_equal(x, y), g, _zero(g)),
+                   lambda x, y, z, g: where(less_equal(x, y), _zero(g), g)),
+    SQUARED_DIFFERENCE: (lambda x, y, z, g: (2 * g) * (x - y),
+                         lambda x, y, z, g: -((2 * g) * (x - y))),
+    XLOGY:        (lambda x, y, z, g: xlogy(_nonzero(x), y) * g,
+                   lambda x, y, z, g: xdivy(x, y) * g),
+    XDIVY:        (lambda x, y, z, g: xdivy(_nonzero(x), y) * g,
+                   lambda x, y, z, g: xdivy(-x, y * y) * g),
+    XLOG1PY:      (lambda x, y, z, g: xlog1py(_nonzero(x), y) * g,
+                   lambda x, y, z, g: xdivy(x, y + 1) * g),
+    ATAN2:        (lambda y, x, z, g: x * (g / (square(y) + square(x))),
+                   lambda y, x, z, g: -y * (g / (square(y) + square(x)))),
+    FLOOR_DIV:    (None, None),
+    TRUNCATE_DIV: (None, None),
+}
+
+_FLOATING_GRAD_TYPES = frozenset(FLOAT + COMPLEX)
+
+
+def _castable(src, dst):
+    """TF's Cast gradient flows only between float and complex types."""
+    return src in _FLOATING_GRAD_TYPES and dst in _FLOATING_GRAD_TYPES
+
+
+def _select_grad(op, g):
+    c, x, y = op.inputs
+    zero = _zero(g)
+    skip = getattr(op, "skip_input_indices", ())
+    gx = None if 1 in skip else _unbroadcast(where(c, g, zero), x, c, y)
+    gy = None if 2 in skip else _unbroadcast(where(c, zero, g), y, c, x)
+    return None, gx, gy
+
+
+def _clip_grad(op, g):
+    x, lo, hi = op.inputs
+    zero = _zero(g)
+    below, above = less(x, lo), greater(x, hi)
+    return (where(logical_or(below, above), zero, g),
+            _unbroadcast(where(below, g, zero), lo, x),
+            _unbroadcast(where(above, g, zero), hi, x))
+
+
+def _install_gradients():
+    for opdef, derivative in _UNARY_GRADS.items():
+        opdef.grad = _unary_rule(derivative)
+    for opdef, (dx_fn, dy_fn) in _BINARY_GRADS.items():
+        opdef.grad = _binary_rule(dx_fn, dy_fn)
+    SELECT_V2.grad = _select_grad
+    CLIP_BY_VALUE.grad = _clip_grad
+    ADD_N.grad = lambda op, g: [g] * len(op.inputs)
+    TRUNCATE_MOD.grad = _no_gradient("TruncateMod")
+
+
+_install_gradients()

@@ -1414,3 +1414,300 @@ def max_pool(input, ksize, strides, padding, data_format=None, name=None):
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
     """Average pooling dispatched on the input's rank (3: 1-D, 4: 2-D, 5: 3-D)."""
     return _pool_by_rank("avg", input, ksize, strides, padding, data_format)
+
+
+# --- gradients --------------------------------------------------------------------------------
+# Rules written with the public API (so they run eagerly, while tracing and under outer tapes),
+# following TF's nn_grad.py. Convolutions and pooling are differentiated through their
+# composition from strided slices (static shapes only).
+from ..registry import get as _get_op  # noqa: E402
+
+
+def _tf():
+    import tensortrace as tf  # the public API: rules are written with it
+
+    return tf
+
+
+def _skip(op, i):
+    """True when the tape needs no gradient for input i (``op.skip_input_indices``)."""
+    return i in getattr(op, "skip_input_indices", ())
+
+
+def _unbroadcast(dx, x, *others):
+    from ..autodiff.grad_util import unbroadcast
+
+    return unbroadcast(dx, x, *others)
+
+
+def _via_composite(composite):
+    from ..autodiff.grad_util import via_composite
+
+    return via_composite(composite)
+
+
+def _times(cond, g):
+    """g * cond, as TF's ReluGrad kernels compute it (so an inf gradient gives nan where cond
+    is false, as in TF); cheaper than a select."""
+    return g * _tf().cast(cond, g.dtype)
+
+_ACTIVATIONS = {  # op: d/dx as a function of (x, y, g, attrs)
+    "Relu":  lambda x, y, g, a: _times(_tf().math.greater(y, 0), g),
+    "Relu6": lambda x, y, g, a: _times(_tf().math.logical_and(_tf().math.greater(x, 0),
+                                                             _tf().math.less(x, 6)), g),
+    "LeakyRelu": lambda x, y, g, a: _tf().where(_tf().math.greater(x, 0), g,
+                                                g * a.get("alpha", 0.2)),
+    "Elu":   lambda x, y, g, a: _tf().where(_tf().math.greater(x, 0), g, g * (y + 1)),
+    "Selu":  lambda x, y, g, a: _tf().where(
+        _tf().math.greater(x, 0), g * 1.0507009873554804934193349852946,
+        g * (y + 1.0507009873554804934193349852946 * 1.6732632423543772848170429916717)),
+    "Gelu":  lambda x, y, g, a: g * _gelu_derivative(x, a.get("approximate", False)),
+    "Silu":  lambda x, y, g, a: g * _silu_derivative(x, a.get("beta", 1.0)),
+}
+
+def _gelu_derivative(x, approximate):
+    tf = _tf()
+    if approximate:
+        c = np.sqrt(2 / np.pi)
+        inner = c * (x + 0.044715 * x * x * x)
+        t = tf.tanh(inner)
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x)
+    cdf = 0.5 * (1 + tf.math.erf(x / np.sqrt(2)))
+    pdf = tf.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
+    return cdf + x * pdf
+
+def _silu_derivative(x, beta):
+    s = _tf().sigmoid(beta * x)
+    return s * (1 + beta * x * (1 - s))
+
+def _activation_rule(derivative):
+    return lambda op, g: derivative(op.inputs[0], op.outputs[0], g, op.attrs)
+
+def _softmax_grad(op, g):
+    tf = _tf()
+    y, axis = op.outputs[0], op.attrs.get("axis", -1)
+    return (g - tf.reduce_sum(g * y, axis, keepdims=True)) * y
+
+def _log_softmax_grad(op, g):
+    tf = _tf()
+    y, axis = op.outputs[0], op.attrs.get("axis", -1)
+    return g - tf.exp(y) * tf.reduce_sum(g, axis, keepdims=True)
+
+def _softmax_xent_grad(op, g_loss, g_backprop):
+    """TF's rule: the op's own backprop output times the loss gradient, plus the second-order
+    term through g_backprop; the labels get -log_softmax * g_loss."""
+    tf = _tf()
+    logits, labels = op.inputs
+    axis = op.attrs.get("axis", -1)
+    backprop = op.outputs[1]
+    g = tf.expand_dims(g_loss, axis)
+    grad = g * backprop
+    if not _is_zero(g_backprop):
+        softmax = tf.nn.softmax(logits, axis)
+        grad += (g_backprop - tf.reduce_sum(g_backprop * softmax, axis, keepdims=True)) * softmax
+    grad = _unbroadcast(grad, logits, labels)
+    g_labels = None
+    if not _skip(op, 1) and labels.dtype.is_floating:
+        g_labels = _unbroadcast(g * -tf.nn.log_softmax(logits, axis), labels, logits)
+    return grad, g_labels
+
+def _is_zero(t):
+    """True when t was made as zeros for an unused output (the backward walk's ZerosLike)."""
+    value = getattr(t, "_value", None)
+    if value is not None:
+        return not np.any(value)
+    op = getattr(t, "op", None)
+    return op is not None and op.type == "ZerosLike"
+
+def _sparse_xent_grad(op, g_loss, g_backprop):
+    tf = _tf()
+    logits = op.inputs[0]
+    grad = tf.expand_dims(g_loss, -1) * op.outputs[1]
+    if not _is_zero(g_backprop):
+        softmax = tf.nn.softmax(logits)
+        grad += (g_backprop - tf.reduce_sum(g_backprop * softmax, -1, keepdims=True)) * softmax
+    return grad, None
+
+def _sigmoid_xent_grad(op, g):
+    tf = _tf()
+    logits, labels = op.inputs
+    return g * (tf.sigmoid(logits) - labels), g * -logits
+
+def _l2_loss_grad(op, g):
+    return op.inputs[0] * g
+
+def _bias_add_grad(op, g):
+    tf = _tf()
+    value = op.inputs[0]
+    rank = value.shape.rank
+    if op.attrs.get("data_format", "NHWC") == "NCHW" and rank and rank > 2:
+        axes = [0] + list(range(2, rank))
+    else:
+        axes = list(range(rank - 1)) if rank is not None else None
+    if axes is None:
+        raise NotImplementedError("the gradient of bias_add needs a value of known rank")
+    return g, tf.reduce_sum(g, axes)
+
+def _moments_grad(op, g_mean, g_var):
+    tf = _tf()
+    x = op.inputs[0]
+    axes, keep = op.attrs["axes"], op.attrs.get("keepdims", False)
+    mean = op.outputs[0]
+    from ..autodiff.grad_util import kept_shape, reduced_count, reduced_grad
+
+    n = reduced_count(x, op.outputs[0])
+    n = n if isinstance(n, int) else tf.cast(n, x.dtype)
+    kept_mean = mean if keep else tf.reshape(mean, kept_shape(x, axes))
+    gm = reduced_grad(g_mean / n, x, axes, keep)
+    gv = reduced_grad(g_var * (2.0 / n) if isinstance(n, int) else g_var * 2.0 / n, x, axes,
+                      keep)
+    return gm + gv * (x - kept_mean)
+
+def _batch_norm_grad(op, g):
+    """y = x * inv + (offset - mean * inv), inv = scale / sqrt(variance + eps)."""
+    tf = _tf()
+    x, mean, variance, *rest = op.inputs
+    a = op.attrs
+    offset = rest[0] if a["has_offset"] else None
+    scale = rest[-1] if a["has_scale"] else None
+    rsqrt = tf.math.rsqrt(variance + a["variance_epsilon"])
+    inv = rsqrt * scale if scale is not None else rsqrt
+    gx = _unbroadcast(g * inv, x, mean, variance, *rest)
+    gmean = _unbroadcast(-g * inv, mean, x, variance, *rest)
+    d_inv = _unbroadcast(g * (x - mean), variance, x, mean, *rest)
+    gvar = d_inv * (scale if scale is not None else 1.0) * -0.5 * rsqrt / (
+        variance + a["variance_epsilon"])
+    gvar = _unbroadcast(gvar, variance, x, mean, *rest)
+    out = [gx, gmean, gvar]
+    if offset is not None:
+        out.append(_unbroadcast(g, offset, x, mean, variance, *rest))
+    if scale is not None:
+        out.append(_unbroadcast(g * (x - mean) * rsqrt, scale, x, mean, variance, *rest))
+    return out
+
+def _dropout_grad(op, g):
+    """Kept elements scale their gradient by 1 / (1 - rate); dropped ones get 0. The kept mask
+    is read back from the output (y == x * scale)."""
+    tf = _tf()
+    x, rate = op.inputs
+    y = op.outputs[0]
+    scale = op.attrs.get("scale")
+    if scale is None:
+        scale = 1 / (1 - tf.cast(rate, x.dtype))
+    kept = tf.math.equal(y, x * scale)
+    return tf.where(kept, g * scale, tf.zeros_like(g)), None
+
+def _layout(x, data_format):
+    rank = x.shape.rank
+    last = not data_format.startswith("NC")
+    if rank is None or not x.shape.is_fully_defined():
+        raise NotImplementedError("the gradients of convolutions and pooling need static shapes")
+    axes = tuple(range(1, rank - 1)) if last else tuple(range(2, rank))
+    return rank, last, axes
+
+def _channels_last(x, last):
+    tf = _tf()
+    rank = x.shape.rank
+    return x if last else tf.transpose(x, [0] + list(range(2, rank)) + [1])
+
+def _channels_back(y, last):
+    tf = _tf()
+    rank = y.shape.rank
+    return y if last else tf.transpose(y, [0, rank - 1] + list(range(1, rank - 1)))
+
+def _taps(xp, k, s, d, out):
+    """For each kernel offset, the strided slice of the padded input it meets: [N, *out, C]."""
+    import itertools
+
+    tf = _tf()
+    for tap in itertools.product(*(range(v) for v in k)):
+        begin = [0] + [t * dd for t, dd in zip(tap, d)] + [0]
+        end = [xp.shape[0]] + [t * dd + (o - 1) * ss + 1 for t, dd, o, ss in
+                               zip(tap, d, out, s)] + [xp.shape[-1]]
+        yield tap, tf.strided_slice(xp, begin, end, [1] + list(s) + [1])
+
+def _spatial(x, padding, explicit, k, s, d, axes, pad_value=0.0):
+    """x (channels last) padded as the op pads it, and the output's spatial sizes."""
+    tf = _tf()
+    sizes = x.shape.as_list()[1:-1]
+    pads = _pads(padding, explicit, sizes, k, s, d, axes)  # axes: explicit_paddings' layout
+    out = _out_sizes(sizes, k, s, d, pads, padding)
+    if any(p != (0, 0) for p in pads):
+        x = tf.pad(x, [[0, 0]] + [list(p) for p in pads] + [[0, 0]],
+                   constant_values=pad_value)
+    return x, out, pads
+
+def _conv_composite(depthwise):
+    def composite(x, w, strides, padding, explicit_paddings=(), data_format="NHWC",
+                  dilations=None, **extra):
+        tf = _tf()
+        rank, last, axes = _layout(x, data_format)
+        dilations = dilations or (1,) * rank
+        k = w.shape.as_list()[:-2]
+        s, d = [strides[a] for a in axes], [dilations[a] for a in axes]
+        xl = _channels_last(x, last)
+        cin, cout = w.shape.as_list()[-2:]
+        if not depthwise and xl.shape[-1] != cin:
+            raise NotImplementedError("the gradient of grouped convolutions")
+        xp, out, _ = _spatial(xl, padding, explicit_paddings, k, s, d, axes)
+        terms = []
+        for tap, window in _taps(xp, k, s, d, out):
+            wt = w[tap]
+            if depthwise:
+                terms.append(tf.reshape(tf.expand_dims(window, -1) * wt,
+                                        [-1] + out + [cin * cout]))
+            else:
+                terms.append(tf.tensordot(window, wt, [[rank - 1], [0]]))
+        return _channels_back(tf.add_n(terms), last)
+
+    return composite
+
+def _pool_composite(average):
+    def composite(x, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
+        tf = _tf()
+        _, last, axes = _layout(x, data_format)
+        k, s = [ksize[a] for a in axes], [strides[a] for a in axes]
+        ones = [1] * len(k)
+        xl = _channels_last(x, last)
+        fill = 0.0 if average else -np.inf
+        xp, out, pads = _spatial(xl, padding, explicit_paddings, k, s, ones, axes, fill)
+        windows = tf.stack([w for _, w in _taps(xp, k, s, ones, out)])
+        if average:
+            count = np.ones([1] * (len(k) + 2))
+            for i, (size, kk, ss, (before, _)) in enumerate(zip(xl.shape[1:-1], k, s, pads)):
+                start = np.arange(out[i]) * ss - before
+                n = np.minimum(start + kk, size) - np.maximum(start, 0)
+                shape = [1] * (len(k) + 2)
+                shape[i + 1] = out[i]
+                count = count * n.reshape(shape)
+            y = tf.reduce_sum(windows, 0) / tf.constant(count, x.dtype)
+        else:  # the first maximum of each window takes the gradient, as TF's MaxPoolGrad
+            first = tf.one_hot(tf.argmax(windows, 0), int(np.prod(k)), axis=0, dtype=x.dtype)
+            y = tf.reduce_sum(windows * tf.stop_gradient(first), 0)
+        return _channels_back(y, last)
+
+    return composite
+
+
+_GRADS = {
+    "Softmax": _softmax_grad,
+    "LogSoftmax": _log_softmax_grad,
+    "SoftmaxCrossEntropyWithLogits": _softmax_xent_grad,
+    "SparseSoftmaxCrossEntropyWithLogits": _sparse_xent_grad,
+    "SigmoidCrossEntropyWithLogits": _sigmoid_xent_grad,
+    "L2Loss": _l2_loss_grad,
+    "BiasAdd": _bias_add_grad,
+    "Moments": _moments_grad,
+    "BatchNormalization": _batch_norm_grad,
+    "Dropout": _dropout_grad,
+    "Conv2D": _via_composite(_conv_composite(False)),
+    "Conv3D": _via_composite(_conv_composite(False)),
+    "DepthwiseConv2dNative": _via_composite(_conv_composite(True)),
+    "MaxPool": _via_composite(_pool_composite(False)),
+    "MaxPool3D": _via_composite(_pool_composite(False)),
+    "AvgPool": _via_composite(_pool_composite(True)),
+    "AvgPool3D": _via_composite(_pool_composite(True)),
+}
+_GRADS.update({name: _activation_rule(d) for name, d in _ACTIVATIONS.items()})
+for _name, _rule in _GRADS.items():
+    _get_op(_name).grad = _rule

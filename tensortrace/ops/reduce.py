@@ -405,3 +405,99 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=D.int64, name=None):
     counts = reduce_sum(public("cast")(nonzero, D.int64), axis, keepdims=bool(keepdims))
     dtype = D.as_dtype(dtype)
     return counts if dtype is D.int64 else public("cast")(counts, dtype)
+
+
+# --- gradients --------------------------------------------------------------------------------
+# Written with public ops (see math.py's gradients); they follow TF's math_grad.py.
+def _grad_util():
+    from ..autodiff import grad_util
+
+    return grad_util
+
+
+def _sum_grad(op, dy):
+    x = op.inputs[0]
+    return _grad_util().reduced_grad(dy, x, op.attrs["axis"], op.attrs["keep_dims"])
+
+
+def _mean_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    n = _grad_util().reduced_count(x, y)
+    scaled = dy / n if isinstance(n, int) else dy / public("cast")(n, dy.dtype)
+    return _grad_util().reduced_grad(scaled, x, op.attrs["axis"], op.attrs["keep_dims"])
+
+
+def _kept(t, x, op):
+    """``t`` (shaped like the op's output) with the reduced axes kept as 1s."""
+    if op.attrs["keep_dims"]:
+        return t
+    return reshape(t, _grad_util().kept_shape(x, op.attrs["axis"]))
+
+
+def _extreme_grad(op, dy):
+    """Max/Min: the gradient is shared equally between the elements that tie for the result."""
+    x, axis = op.inputs[0], op.attrs["axis"]
+    y, dy = _kept(op.outputs[0], x, op), _kept(dy, x, op)
+    indicators = public("cast")(public("math.equal")(y, x), dy.dtype)
+    count = reduce_sum(indicators, axis, keepdims=True)
+    return public("math.divide")(indicators, count) * dy
+
+
+def _prod_grad(op, dy):
+    """The product of every other element, as TF computes it: two exclusive cumprods over the
+    reduced axes flattened into one, so zeros need no division."""
+    x, axis = op.inputs[0], op.attrs["axis"]
+    util = _grad_util()
+    rank = x.shape.rank
+    if rank is None:
+        raise NotImplementedError("the gradient of reduce_prod needs an input of known rank")
+    dy = util.reduced_grad(dy, x, axis, op.attrs["keep_dims"])
+    reduced = util.normalized_axes(axis, rank)
+    if not reduced:
+        return dy
+    other = [i for i in range(rank) if i not in reduced]
+    perm = reduced + other
+    permuted = public("transpose")(x, perm)
+    dims = util.static_dims(x)
+    if dims is not None:
+        n_other = int(np.prod([dims[i] for i in other], dtype=np.int64))
+        flat = reshape(permuted, [-1, n_other])
+        back = [dims[i] for i in perm]
+    else:
+        n_other = reduce_prod(public("gather")(shape(x), other)) if other else 1
+        flat = reshape(permuted, public("stack")([-1, n_other]))
+        back = shape(permuted)
+    cumprod_ = public("math.cumprod")
+    left = cumprod_(flat, axis=0, exclusive=True)
+    right = cumprod_(flat, axis=0, exclusive=True, reverse=True)
+    conj = public("math.conj")
+    others = reshape(conj(left) * conj(right), back)
+    inverse = [perm.index(i) for i in range(rank)]
+    return dy * public("transpose")(others, inverse)
+
+
+def _euclidean_norm_grad(op, dy):
+    x = op.inputs[0]
+    y, dy = _kept(op.outputs[0], x, op), _kept(dy, x, op)
+    return public("math.truediv")(x, y / dy)
+
+
+def _cumsum_grad(op, dy):
+    a = op.attrs
+    return cumsum(dy, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
+
+
+def _cumprod_grad(op, dy):
+    x, a = op.inputs[0], op.attrs
+    prod = cumprod(x, a["axis"], exclusive=a["exclusive"], reverse=a["reverse"])
+    out = cumsum(prod * dy, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
+    return public("math.divide_no_nan")(out, x)
+
+
+SUM.grad = _sum_grad
+MEAN.grad = _mean_grad
+MAX.grad = MIN.grad = _extreme_grad
+PROD.grad = _prod_grad
+EUCLIDEAN_NORM.grad = _euclidean_norm_grad
+CUMSUM.grad = _cumsum_grad
+CUMPROD.grad = _cumprod_grad

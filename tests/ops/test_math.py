@@ -874,7 +874,7 @@ def test_ops_without_gradients_are_marked():
     for op in (M.EQUAL, M.NOT_EQUAL, M.LESS, M.GREATER_EQUAL, M.LOGICAL_AND, M.LOGICAL_NOT,
                M.BITWISE_XOR, M.LEFT_SHIFT, M.INVERT, M.IS_NAN, M.WHERE):
         assert op.grad is NON_DIFFERENTIABLE
-    assert M.ADD.grad is None and M.SIGMOID.grad is None
+    assert callable(M.ADD.grad) and callable(M.SIGMOID.grad)
 
 
 def test_inf_and_nan_results_raise_no_numpy_warnings():
