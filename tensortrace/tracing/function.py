@@ -57,9 +57,11 @@ class PolymorphicFunction:
         self._reduce_retracing = reduce_retracing
         self.max_traces = max_traces or DEFAULT_MAX_TRACES
         self._binder = signature.Binder(python_function)
-        self._input_signature = None
+        self._input_signature = None  # per parameter (what traces and calls are matched to)
+        self._flat_signature = None  # as the user gave it
         if input_signature is not None:
-            self._input_signature = _check_input_signature(input_signature, self._binder)
+            self._flat_signature = _check_input_signature(input_signature, self._binder)
+            self._input_signature = _per_parameter(self._flat_signature, self._binder)
         self._keys = {}  # call key -> ConcreteFunction (exact hits)
         self._traces = collections.OrderedDict()  # ConcreteFunction -> None, in LRU order
         self._tracing_count = 0
@@ -218,6 +220,11 @@ class PolymorphicFunction:
                 raise InputSignatureError(self._binding_message(
                     f"Can not cast {value!r} to {spec!r}", args, kwargs))
             return type(spec)(self._fit(s, v, args, kwargs) for s, v in zip(spec, value))
+        if isinstance(spec, dict):
+            return value
+        if not signature.is_subtype(signature.spec_of(value), spec):
+            raise InputSignatureError(self._binding_message(
+                f"{value!r} is not {spec!r}, the value this parameter is fixed to", args, kwargs))
         return value
 
     def _binding_message(self, reason, args, kwargs):
@@ -279,7 +286,7 @@ class PolymorphicFunction:
 
     @property
     def input_signature(self):
-        return self._input_signature
+        return self._flat_signature
 
     @property
     def function_spec(self):
@@ -293,7 +300,7 @@ class PolymorphicFunction:
         if bound is None:
             bound = PolymorphicFunction(
                 types.MethodType(self._python_function, instance), self._name,
-                self._input_signature, self._autograph, self._jit_compile,
+                self._flat_signature, self._autograph, self._jit_compile,
                 self._reduce_retracing, self.max_traces, _bound_to=instance)
             self._instances[id(instance)] = bound
             try:
@@ -342,6 +349,27 @@ def _check_input_signature(input_signature, binder):
         raise TypeError(f"input_signature has {len(sig)} entries but the function has only "
                         f"{len(binder.params)} parameters")
     return sig
+
+
+def _per_parameter(flat, binder):
+    """The input_signature as one spec per parameter: ``*args`` takes the remaining entries,
+    parameters past the signature keep their defaults (fixed, as TF binds them)."""
+    specs, i = [], 0
+    for p in binder.params:
+        if p.kind == p.VAR_POSITIONAL:
+            specs.append(tuple(flat[i:]))
+            i = len(flat)
+        elif p.kind == p.VAR_KEYWORD:
+            specs.append({})
+        elif i < len(flat):
+            specs.append(flat[i])
+            i += 1
+        elif p.default is not p.empty:
+            specs.append(p.default)
+        else:
+            raise TypeError(f"input_signature has no entry for parameter {p.name!r}, which has no "
+                            f"default value")
+    return tuple(specs)
 
 
 def _leaves(s):

@@ -259,3 +259,18 @@ def test_interpreter_and_codegen_agree_bit_for_bit():
     for a, b, e in zip(*results, eager):
         np.testing.assert_array_equal(a, b)
         np.testing.assert_allclose(a, e, rtol=1e-6)
+
+
+def test_input_signature_with_varargs_and_defaults():
+    f = tf.function(lambda *ts: ts[0] + ts[1], input_signature=[tf.TensorSpec([], tf.float32)] * 2)
+    assert f(tf.constant(1.0), 2.0).numpy() == 3.0
+    assert len(f.input_signature) == 2
+
+    @tf.function(input_signature=[tf.TensorSpec([None])])
+    def g(x, training=False):
+        return x * 2.0 if not training else x
+
+    assert g(tf.constant([1.0])).numpy().tolist() == [2.0]
+    with pytest.raises(TypeError):
+        g(tf.constant([1.0]), True)
+    assert g.experimental_get_tracing_count() == 1
