@@ -82,40 +82,9 @@ def _backward_graph(base):
 
 
 def _replay(forward, inputs, captures, graph):
-    """Replay ``forward`` into ``graph`` (as interpreter.inline) under the active tape, with the
-    custom gradients of its tf.custom_gradient calls recorded in place of their Identity ops."""
-    from ..context import bind, state
-    from ..convert import constant
-    from ..registry import get as get_op
-    from .custom_gradient import markers
-    from .tape import record_operation
+    """Replay ``forward`` into ``graph`` under the active tape, noting each forward tensor's
+    replayed copy in ``graph.replayed``."""
+    from ..executor import interpreter
 
-    custom = markers(forward)
-    pending = {id(t) for _, _, outs in custom.values() for t in outs}
-    env = graph.replayed = {}
-    for ph, t in zip(list(forward.inputs) + [ph for _, ph in forward.captures],
-                     list(inputs) + list(captures)):
-        env[id(ph)] = t
-    for op in forward.get_operations():
-        if op.type == "Placeholder":
-            continue
-        if op.type == "Const":
-            env[id(op.outputs[0])] = constant(op.attrs["value"])
-            continue
-        args = [env[id(t)] for t in op.inputs]
-        if id(op.outputs[0]) in pending:  # a custom gradient's output: not through Identity
-            tapes, state.tapes = state.tapes, ()
-            try:
-                out = bind(get_op(op.type), *args, **op.attrs)
-            finally:
-                state.tapes = tapes
-        else:
-            out = bind(get_op(op.type), *args, **op.attrs)
-        for t, v in zip(op.outputs, out if type(out) is tuple else (out,)):
-            env[id(t)] = v
-        entry = custom.get(op.name)
-        if entry is not None:
-            opdef, ins, outs = entry
-            record_operation(opdef, [env.get(id(t), t) for t in ins], {},
-                             tuple(env[id(t)] for t in outs))
-    return [env[id(t)] for t in forward.outputs]
+    graph.replayed = {}
+    return interpreter.inline(forward, inputs, captures, env=graph.replayed)

@@ -32,19 +32,30 @@ def run(graph, feeds):
     return [env[id(t)] for t in graph.outputs]
 
 
-def inline(graph, inputs, captures):
+def inline(graph, inputs, captures, env=None):
     """Replay ``graph`` into the current context (eager, or another graph being traced).
+
+    Under a tape, the ``tf.custom_gradient`` calls traced into ``graph`` are recorded with their
+    custom gradients (not as the Identity ops that mark them in the graph).
 
     Args:
         inputs: tensors standing for ``graph.inputs``.
         captures: tensors standing for the capture placeholders.
+        env: optional dict filled with id(graph tensor) -> its replayed tensor.
 
     Returns:
         The tensors standing for ``graph.outputs``.
     """
+    from ..context import state
     from ..convert import constant
 
-    env = {}
+    env = {} if env is None else env
+    custom = {}
+    if state.tapes:
+        from ..autodiff.custom_gradient import markers
+
+        custom = markers(graph)
+    pending = {id(t) for _, _, outs in custom.values() for t in outs}
     for ph, t in zip(list(graph.inputs) + [ph for _, ph in graph.captures],
                      list(inputs) + list(captures)):
         env[id(ph)] = t
@@ -54,9 +65,22 @@ def inline(graph, inputs, captures):
         if op.type == "Const":
             env[id(op.outputs[0])] = constant(op.attrs["value"])
             continue
-        out = bind(get_op(op.type), *[env[id(t)] for t in op.inputs], **op.attrs)
-        if type(out) is not tuple:
-            out = (out,)
-        for t, v in zip(op.outputs, out):
+        args = [env[id(t)] for t in op.inputs]
+        if pending and id(op.outputs[0]) in pending:  # recorded below, with its own gradient
+            tapes, state.tapes = state.tapes, ()
+            try:
+                out = bind(get_op(op.type), *args, **op.attrs)
+            finally:
+                state.tapes = tapes
+        else:
+            out = bind(get_op(op.type), *args, **op.attrs)
+        for t, v in zip(op.outputs, out if type(out) is tuple else (out,)):
             env[id(t)] = v
+        entry = custom.get(op.name) if custom else None
+        if entry is not None:
+            from ..autodiff.tape import record_operation
+
+            opdef, ins, outs = entry
+            record_operation(opdef, [env.get(id(t), t) for t in ins], {},
+                             tuple(env[id(t)] for t in outs))
     return [env[id(t)] for t in graph.outputs]
