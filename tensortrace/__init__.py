@@ -24,6 +24,7 @@ from .tracing.function import function
 from .autodiff import tape as _tape  # noqa: F401  (tf.GradientTape)
 from . import nest as _nest
 from . import autograph as _autograph  # noqa: F401  (installs the tracing converter)
+from . import data as _data  # noqa: F401  (tf.data)
 
 newaxis = None
 __version__ = "0.1.0"

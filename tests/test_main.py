@@ -35,6 +35,7 @@ RUNNABLE = [
     "graph_basics.py",
     "graph_polymorphism.py",
     "input_signature.py",
+    "loop_over_python_data.py",
     "non_strict_execution.py",
     "polymorphism.py",
     "python_state.py",

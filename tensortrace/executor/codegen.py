@@ -117,7 +117,7 @@ class Emitter:
         else:
             kernel = functools.partial(opdef.kernel, **op.attrs) if op.attrs else opdef.kernel
             call = f"{self.global_value(kernel, 'k', op.type)}({', '.join(args)})"
-        if len(outs) == 1:
+        if len(outs) == 1 and not op.multi:
             self.line(f"{outs[0]} = {call}", indent, op)
         elif outs:
             self.line(f"{', '.join(outs)}, = {call}", indent, op)

@@ -103,7 +103,7 @@ class Operation:
     """One node: ``type`` names an OpDef; ``attrs`` are its static parameters."""
 
     __slots__ = ("name", "type", "inputs", "attrs", "outputs", "control_inputs", "graph",
-                 "source", "__weakref__")
+                 "source", "multi", "__weakref__")
 
     def __init__(self, graph, name, type, inputs, attrs, specs, source=None):
         self.graph = graph
@@ -113,6 +113,7 @@ class Operation:
         self.attrs = attrs
         self.control_inputs = ()
         self.source = source
+        self.multi = len(specs) != 1  # its kernel returns a tuple (set by apply for 1-tuples)
         self.outputs = tuple(SymbolicTensor(self, i, s) for i, s in enumerate(specs))
 
     @property
@@ -212,6 +213,7 @@ class Graph:
         specs = opdef.infer(*inputs, **attrs)
         single = isinstance(specs, TensorSpec)
         op = self.add_op(opdef.name, inputs, attrs, (specs,) if single else specs)
+        op.multi = not single
         if not opdef.stateful:
             _propagate_static(opdef, op, inputs, attrs)
         if _context.state.tapes:

@@ -23,7 +23,7 @@ def copy_op(new, op, inputs):
     copy = Operation.__new__(Operation)
     copy.graph, copy.name, copy.type = new, op.name, op.type
     copy.inputs, copy.attrs = tuple(inputs), op.attrs
-    copy.control_inputs, copy.source = op.control_inputs, op.source
+    copy.control_inputs, copy.source, copy.multi = op.control_inputs, op.source, op.multi
     copy.outputs = tuple(SymbolicTensor(copy, i, t.spec) for i, t in enumerate(op.outputs))
     for t, c in zip(op.outputs, copy.outputs):
         c.static = t.static

@@ -402,7 +402,7 @@ def _is_tensor_array(value):
 
 
 def _is_dataset(value):
-    return hasattr(value, "reduce") and hasattr(value, "element_spec")
+    return hasattr(value, "_for_loop")  # tf.data datasets and their iterators
 
 
 def _len_of(tensor):
@@ -479,22 +479,24 @@ def _tf_indexed_for_stmt(n, element, extra_test, body, get_state, set_state, sym
 
 
 def _dataset_for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, opts):
-    """A loop over a dataset inside a trace: ``dataset.reduce`` carries the state."""
-    if extra_test is not None:
-        raise NotImplementedError("break and return statements are not yet supported in "
-                                  "for ... in dataset loops.")
+    """A loop over a dataset inside a trace: one graph loop fetching elements at run time."""
     init = tuple(get_state())
     checks.verify_loop_init_vars(init, symbol_names)
     structure = list(init)
+    relaxed = [_tf().TensorShape(None)] * len(init)  # TF does not check shapes in these loops
 
-    def reduce_body(flat, element):
+    def loop_body(element, *flat):
         entry = tuple(nest.pack_sequence_as(structure, list(flat)))
         set_state(entry)
         body(element)
         new = tuple(get_state())
-        checks.verify_loop_vars(init, entry, new, symbol_names, [None] * len(init))
+        checks.verify_loop_vars(init, entry, new, symbol_names, relaxed)
         return _loop_vars(new, symbol_names)
 
-    final = ds.reduce(_loop_vars(init, symbol_names), reduce_body)
-    final = tuple(final) if isinstance(final, (list, tuple)) else (final,)
+    def test(*flat):
+        set_state(tuple(nest.pack_sequence_as(structure, list(flat))))
+        return extra_test()
+
+    final = ds._for_loop(loop_body, _loop_vars(init, symbol_names),
+                         None if extra_test is None else test)
     set_state(tuple(nest.pack_sequence_as(structure, list(final))))

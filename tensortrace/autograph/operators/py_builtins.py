@@ -20,6 +20,8 @@ def len_(s):
     """``len(s)``: a Python int when known statically, else a scalar tensor."""
     if _is_tensor_array(s):
         return s.size()
+    if hasattr(s, "_for_loop") and hasattr(s, "cardinality"):
+        return s.cardinality()  # a dataset: TF's len inside a function is its cardinality
     if is_symbolic(s):
         shape = s.shape
         if shape.rank == 0:

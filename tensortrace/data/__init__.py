@@ -1,0 +1,38 @@
+"""``tf.data``: in-memory datasets over NumPy values, iterated eagerly or inside functions.
+
+    ds = tf.data.Dataset.range(5).map(lambda x: x * 2).batch(2)
+"""
+
+import types as _types
+
+from .._export import export_value as _export_value
+from .._export import tf_export as _tf_export
+from . import ops as _ops
+from .dataset import Dataset, Options
+from .iterator import Iterator, NumpyIterator
+from .iterator import Optional as _Optional
+
+AUTOTUNE = -1
+INFINITE_CARDINALITY = _ops.INFINITE
+UNKNOWN_CARDINALITY = _ops.UNKNOWN
+
+
+@_tf_export("data.experimental.cardinality")
+def _cardinality(dataset):
+    """``dataset.cardinality()`` (-1 infinite, -2 unknown)."""
+    return dataset.cardinality()
+
+
+experimental = _types.ModuleType("tensortrace.data.experimental", "tf.data.experimental")
+experimental.AUTOTUNE = AUTOTUNE
+experimental.INFINITE_CARDINALITY = INFINITE_CARDINALITY
+experimental.UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
+experimental.cardinality = _cardinality
+experimental.Optional = _Optional
+
+for _name in ("AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"):
+    _export_value(globals()[_name], "data." + _name)
+_export_value(experimental, "data.experimental")
+
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
+           "NumpyIterator", "Options", "experimental"]

@@ -1,0 +1,269 @@
+"""Iterators over datasets: ``OwnedIterator`` (eager, also usable inside a function through its
+resource handle), the graph iterator of a trace, and the graph loop over a dataset.
+
+    it = iter(dataset); next(it)            # eagerly: tensors
+    dataset._for_loop(body, loop_vars)      # traced: one While op, data fetched at run time
+"""
+
+import numpy as np
+
+from .. import errors, nest
+from .._export import tf_export
+from ..context import bind, state
+from ..shapes import TensorShape
+from ..tensor import Tensor
+from . import ops, structure
+
+_ERROR_THRESHOLD = 32
+_TOO_MANY_GET_NEXT = (
+    "An unusually high number of `tf.data.Iterator.get_next()` calls was detected. This "
+    "suggests that the `for elem in dataset: ...` idiom is used within tf.function with "
+    "AutoGraph disabled. This idiom is only supported when AutoGraph is enabled.")
+
+
+def _attrs(spec):
+    return {"output_types": structure.dtypes_of(spec),
+            "output_shapes": structure.shapes_of(spec)}
+
+
+def _pack(spec, components):
+    if type(components) is not tuple:
+        components = (components,)
+    return components[0] if structure.is_single(spec) else structure.pack(spec, components)
+
+
+def _next(iterator_state):
+    """The next flat element (None at the end); errors name the op as TF's eager ones do."""
+    try:
+        return iterator_state.next()
+    except errors.OpError as e:
+        raise type(e)(None, None, f"{e.message} [Op:IteratorGetNext]") from None
+
+
+@tf_export("data.Iterator")
+class Iterator:
+    """Base of tf.data iterators (for ``isinstance`` checks)."""
+
+    element_spec = property(lambda self: self._spec)
+
+    def __iter__(self):
+        return self
+
+
+class OwnedIterator(Iterator):
+    """An eager iterator. Inside a traced function ``next(it)`` becomes an IteratorGetNext op
+    on the iterator's resource handle, so each call of the function advances it."""
+
+    def __init__(self, dataset):
+        self._spec = dataset.element_spec
+        self._state = ops.IteratorState(ops.DatasetValue(dataset, {}))
+        self._handle = None
+
+    def _resource(self):
+        if self._handle is None:
+            self._handle = ops.handle(self._state)
+        return self._handle
+
+    def __next__(self):
+        if state.graph is not None:
+            return self.get_next()
+        element = _next(self._state)
+        if element is None:
+            raise StopIteration
+        return structure.wrap_element(self._spec, element)
+
+    def get_next(self, name=None):
+        """The next element; OutOfRangeError at the end."""
+        if state.graph is not None:
+            return _pack(self._spec, bind(ops.GET_NEXT, self._resource(), **_attrs(self._spec)))
+        element = _next(self._state)
+        if element is None:
+            raise errors.OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]")
+        return structure.wrap_element(self._spec, element)
+
+    def get_next_as_optional(self):
+        """The next element as a ``tf.experimental.Optional``."""
+        if state.graph is not None:
+            return _GraphOptional(bind(ops.GET_NEXT_AS_OPTIONAL, self._resource(),
+                                       **_attrs(self._spec)), self._spec)
+        return Optional._from_components(_next(self._state), self._spec)
+
+    def _for_loop(self, body, loop_vars, extra_test=None):
+        """``for element in it`` inside a trace (see ``Dataset._for_loop``)."""
+        return for_loop(self._resource(), self._spec, body, loop_vars, extra_test)
+
+    def __repr__(self):
+        return f"<tensortrace.data.OwnedIterator object at {hex(id(self))}>"
+
+
+class GraphIterator(Iterator):
+    """``iter(dataset)`` inside a trace: a MakeDatasetIterator op and get-next ops on it."""
+
+    def __init__(self, variant, spec):
+        self._spec = spec
+        self._variant = variant
+        self._resource = None
+        self._calls = 0
+
+    def _handle(self):
+        if self._resource is None:
+            self._resource = bind(ops.MAKE_ITERATOR, self._variant)
+        return self._resource
+
+    def __next__(self):
+        self._calls += 1
+        if self._calls > _ERROR_THRESHOLD:
+            raise ValueError(_TOO_MANY_GET_NEXT)
+        return self.get_next()
+
+    def get_next(self, name=None):
+        return _pack(self._spec, bind(ops.GET_NEXT, self._handle(), **_attrs(self._spec)))
+
+    def get_next_as_optional(self):
+        return _GraphOptional(bind(ops.GET_NEXT_AS_OPTIONAL, self._handle(),
+                                   **_attrs(self._spec)), self._spec)
+
+    def _for_loop(self, body, loop_vars, extra_test=None):
+        return for_loop(self._handle(), self._spec, body, loop_vars, extra_test)
+
+
+class NumpyIterator:
+    """``as_numpy_iterator()``: the elements as NumPy values, nested like the elements."""
+
+    def __init__(self, dataset):
+        self._iterator = OwnedIterator(dataset)
+        self._spec = dataset.element_spec
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        element = _next(self._iterator._state)
+        if element is None:
+            raise StopIteration
+        values = [_numpy(v) for v in element]
+        return values[0] if structure.is_single(self._spec) else structure.pack(self._spec, values)
+
+    next = __next__
+
+    def __repr__(self):
+        return f"NumpyIterator(iterator={self._iterator!r})"
+
+
+def _numpy(v):
+    """What ``EagerTensor.numpy()`` returns: NumPy scalars (bytes for strings) or arrays."""
+    if type(v) is np.ndarray:
+        return v[()] if v.ndim == 0 else v.copy()
+    return v
+
+
+@tf_export("experimental.Optional")
+class Optional:
+    """An element that may be missing (``tf.experimental.Optional``), eagerly."""
+
+    def __init__(self, components=None, spec=None):
+        self._components = components
+        self._spec = spec
+
+    @classmethod
+    def _from_components(cls, components, spec):
+        return cls(components, spec)
+
+    @staticmethod
+    def empty(element_spec):
+        return Optional(None, element_spec)
+
+    @staticmethod
+    def from_value(value):
+        value = structure.normalize(value)
+        flat = tuple(t._value for t in structure.flatten(value))
+        return Optional(flat, structure.spec_of(value))
+
+    element_spec = property(lambda self: self._spec)
+
+    def has_value(self, name=None):
+        from ..convert import constant
+
+        return constant(self._components is not None)
+
+    def get_value(self, name=None):
+        if self._components is None:
+            raise errors.InvalidArgumentError(None, None, "The optional does not have a value "
+                                              "[Op:OptionalGetValue]")
+        return structure.wrap_element(self._spec, self._components)
+
+
+class _GraphOptional:
+    """An optional element inside a trace: a ``variant`` tensor."""
+
+    def __init__(self, variant, spec):
+        self._variant = variant
+        self._spec = spec
+
+    element_spec = property(lambda self: self._spec)
+
+    def has_value(self, name=None):
+        return bind(ops.HAS_VALUE, self._variant)
+
+    def get_value(self, name=None):
+        return _pack(self._spec, bind(ops.GET_VALUE, self._variant, **_attrs(self._spec)))
+
+
+# --- the graph loop -----------------------------------------------------------------------------
+def for_loop(resource, spec, body, loop_vars, extra_test=None):
+    """A ``tf.while_loop`` over the elements the iterator ``resource`` yields at run time.
+
+    The loop carries the next element as an optional value in front of ``loop_vars``, so its
+    size does not depend on the data. Shapes of loop variables that change across iterations
+    are relaxed, as TF's dataset loops do.
+    """
+    from ..ops.control_flow import while_loop
+
+    attrs = _attrs(spec)
+    loop_vars = tuple(loop_vars)
+
+    def cond(optional, *values):
+        has = bind(ops.HAS_VALUE, optional)
+        if extra_test is None:
+            return has
+        more = extra_test(*values)
+        if not isinstance(more, Tensor):
+            from ..convert import constant
+
+            return has if more else constant(False)
+        from ..ops.math import logical_and
+
+        return logical_and(has, more)
+
+    def step(optional, *values):
+        element = _pack(spec, bind(ops.GET_VALUE, optional, **attrs))
+        new = tuple(body(element, *values))
+        return (bind(ops.GET_NEXT_AS_OPTIONAL, resource, **attrs),) + new
+
+    first = bind(ops.GET_NEXT_AS_OPTIONAL, resource, **attrs)
+    # Exact shapes first; if the body changes a shape, retrace with every dimension unknown,
+    # then with unknown ranks (TF relaxes to the most specific shape; this is coarser).
+    for keep_rank in (None, True, False):
+        invariants = None if keep_rank is None else \
+            (None,) + tuple(_relaxed_invariants(loop_vars, keep_rank))
+        try:
+            out = while_loop(cond, step, (first,) + loop_vars, shape_invariants=invariants)
+            break
+        except ValueError as e:
+            if "enters the loop with shape" not in str(e) or keep_rank is False:
+                raise
+    return tuple(out[1:])
+
+
+def _relaxed_invariants(loop_vars, keep_rank):
+    """Shape invariants with every dimension unknown (and the rank too unless ``keep_rank``)."""
+    def relax(x):
+        if isinstance(x, Tensor):
+            rank = x.shape.rank
+        elif isinstance(x, (int, float, bool, complex, np.generic, np.ndarray)):
+            rank = np.ndim(x)
+        else:
+            return None  # TensorArrays need no invariant
+        return TensorShape(None if rank is None or not keep_rank else [None] * rank)
+
+    return [nest.map_structure(relax, v) if nest.is_nested(v) else relax(v) for v in loop_vars]

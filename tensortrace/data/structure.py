@@ -1,0 +1,163 @@
+"""Element structures of tf.data: tuples, dicts and namedtuples of tensors, with tf.data's rules
+(a list is one tensor, not a structure) and flat component lists in ``tf.nest`` order."""
+
+import numpy as np
+
+from .. import dtypes as D
+from .. import nest
+from ..convert import convert_to_tensor
+from ..shapes import TensorShape
+from ..tensor import EagerTensor, Tensor, TensorSpec
+
+_wrap = EagerTensor._wrap
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+def is_structure(x):
+    """True for the containers tf.data treats as structure (tuples, namedtuples, dicts)."""
+    return isinstance(x, (tuple, dict))
+
+
+def _sorted_keys(d):
+    return sorted(d, key=nest._sort_key)
+
+
+def flatten(structure):
+    """The leaves in ``tf.nest`` order (dicts by sorted key); lists are leaves."""
+    out = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k in _sorted_keys(x):
+                walk(x[k])
+        elif isinstance(x, tuple):
+            for c in x:
+                walk(c)
+        else:
+            out.append(x)
+
+    walk(structure)
+    return out
+
+
+def pack(structure, flat):
+    """``structure`` with its leaves replaced by ``flat`` (dicts keep their key order)."""
+    it = iter(flat)
+
+    def build(x):
+        if isinstance(x, dict):
+            made = {k: build(x[k]) for k in _sorted_keys(x)}
+            return type(x)((k, made[k]) for k in x)
+        if _is_namedtuple(x):
+            return type(x)(*[build(c) for c in x])
+        if isinstance(x, tuple):
+            return tuple(build(c) for c in x)
+        return next(it)
+
+    return build(structure)
+
+
+def same_structure(a, b):
+    """True if ``a`` and ``b`` nest alike (same container types, lengths and keys)."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b)
+                and all(same_structure(a[k], b[k]) for k in a))
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(same_structure(x, y) for x, y in zip(a, b)))
+    return True
+
+
+def map_structure(fn, structure):
+    return pack(structure, [fn(x) for x in flatten(structure)])
+
+
+def normalize(value, name="component"):
+    """A user structure with every leaf a tensor (lists and arrays become one tensor)."""
+    def leaf(x):
+        if isinstance(x, Tensor):
+            return x
+        if hasattr(x, "_as_graph_or_eager_tensor") or hasattr(x, "read_value"):
+            return convert_to_tensor(x)
+        if isinstance(x, TensorSpec) or x is None:
+            raise TypeError(f"Unsupported element of type {type(x).__name__}: {x!r}")
+        return convert_to_tensor(x)
+
+    return map_structure(leaf, value)
+
+
+def spec_of(structure):
+    """The TensorSpec structure describing a structure of tensors."""
+    return map_structure(lambda t: TensorSpec(t.shape, t.dtype), structure)
+
+
+def is_single(spec):
+    return isinstance(spec, TensorSpec)
+
+
+def dtypes_of(spec):
+    return tuple(s.dtype for s in flatten(spec))
+
+
+def shapes_of(spec):
+    """The flat shapes as op attrs: tuples of int/None, or None for an unknown rank."""
+    return tuple(None if s.shape.rank is None else tuple(s.shape.dims) for s in flatten(spec))
+
+
+def batched(spec, size):
+    """``spec`` with a leading dimension of ``size`` (None for unknown)."""
+    return map_structure(lambda s: TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype),
+                         spec)
+
+
+def unbatched(spec):
+    def one(s):
+        if s.shape.rank == 0:
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        if s.shape.rank is None:
+            return TensorSpec(None, s.dtype)
+        return TensorSpec(s.shape[1:], s.dtype)
+
+    return map_structure(one, spec)
+
+
+def relaxed(a, b):
+    """The most specific spec structure compatible with both (same structure and dtypes)."""
+    flat = [TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
+            for x, y in zip(flatten(a), flatten(b))]
+    return pack(a, flat)
+
+
+def structure_text(spec):
+    """How TF prints an element_spec: ``(TensorSpec(...), TensorSpec(...))``, dicts in order."""
+    if isinstance(spec, dict):
+        return "{" + ", ".join(f"{k!r}: {structure_text(v)}" for k, v in spec.items()) + "}"
+    if _is_namedtuple(spec):
+        inner = ", ".join(f"{f}={structure_text(v)}" for f, v in zip(spec._fields, spec))
+        return f"{type(spec).__name__}({inner})"
+    if isinstance(spec, tuple):
+        inner = ", ".join(structure_text(v) for v in spec)
+        return f"({inner},)" if len(spec) == 1 else f"({inner})"
+    return repr(spec)
+
+
+def row(arr, i):
+    """Row ``i`` of a component: a NumPy scalar, or an array (0-d for strings, never bytes)."""
+    return arr[i, ...] if arr.dtype == object else arr[i]
+
+
+def wrap_element(spec, components):
+    """Eager tensors packed like ``spec`` from flat component values."""
+    if type(spec) is TensorSpec:
+        return _wrap(components[0])
+    return pack(spec, [_wrap(c) for c in components])
+
+
+def zeros_value(dtype):
+    """The default padding value of a dtype (0, False or b"")."""
+    if dtype == D.string:
+        return np.array(b"", dtype=object)
+    return np.zeros((), dtype._np)
