@@ -25,6 +25,7 @@ from .autodiff import tape as _tape  # noqa: F401  (tf.GradientTape)
 from . import nest as _nest
 from . import autograph as _autograph  # noqa: F401  (installs the tracing converter)
 from . import data as _data  # noqa: F401  (tf.data)
+from . import saving as _saving  # noqa: F401  (tf.saved_model)
 
 newaxis = None
 __version__ = "0.1.0"
