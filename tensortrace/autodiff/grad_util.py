@@ -19,6 +19,18 @@ def _ops():
     return _OPS
 
 
+def public():
+    """The public API (``tensortrace`` itself): grad rules are written with it."""
+    import tensortrace
+
+    return tensortrace
+
+
+def skip(op, i):
+    """True when the tape needs no gradient for input i (``op.skip_input_indices``)."""
+    return i in getattr(op, "skip_input_indices", ())
+
+
 def static_dims(x):
     """x's shape as a list of ints when fully known, else None."""
     value = getattr(x, "_value", None)

@@ -1420,12 +1420,7 @@ _install_operators()
 # Rules are written with the public functions above, so they run eagerly, while tracing, and
 # under outer tapes (higher orders). They follow TF's math_grad.py: complex inputs get conjugated
 # derivatives, and a gradient TF does not define is None (or a LookupError, as TF raises).
-def _unbroadcast(dx, x, *others):
-    global _unbroadcast
-    from ..autodiff.grad_util import unbroadcast
-
-    _unbroadcast = unbroadcast  # bound on first use: autodiff imports the op modules
-    return unbroadcast(dx, x, *others)
+from ..autodiff.grad_util import unbroadcast as _unbroadcast  # noqa: E402
 
 
 def _zeros(x):

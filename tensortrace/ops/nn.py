@@ -1423,27 +1423,10 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
 from ..registry import get as _get_op  # noqa: E402
 
 
-def _tf():
-    import tensortrace as tf  # the public API: rules are written with it
-
-    return tf
-
-
-def _skip(op, i):
-    """True when the tape needs no gradient for input i (``op.skip_input_indices``)."""
-    return i in getattr(op, "skip_input_indices", ())
-
-
-def _unbroadcast(dx, x, *others):
-    from ..autodiff.grad_util import unbroadcast
-
-    return unbroadcast(dx, x, *others)
-
-
-def _via_composite(composite):
-    from ..autodiff.grad_util import via_composite
-
-    return via_composite(composite)
+from ..autodiff.grad_util import public as _tf  # noqa: E402
+from ..autodiff.grad_util import skip as _skip  # noqa: E402
+from ..autodiff.grad_util import unbroadcast as _unbroadcast  # noqa: E402
+from ..autodiff.grad_util import via_composite as _via_composite  # noqa: E402
 
 
 def _times(cond, g):
