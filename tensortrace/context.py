@@ -8,19 +8,20 @@ graph under construction to append an operation; in both cases it records the op
     <tf.Tensor: shape=(), dtype=int32, numpy=3>
 """
 
+import threading
+
 import numpy as np
 
 from . import errors
 from .tensor import EagerTensor, Tensor
 
 
-class _State:
+class _State(threading.local):
     """What ``bind`` consults: the graph being built (None when eager) and the active tapes.
 
-    One process-wide state, not thread-local: the hot path reads two attributes of it.
+    Per thread, as TF's context is: a function traced in one thread never captures the eager ops
+    another thread runs meanwhile (about 20 ns more per read than a plain object).
     """
-
-    __slots__ = ("graph", "tapes")
 
     def __init__(self):
         self.graph = None
