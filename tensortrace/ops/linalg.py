@@ -11,7 +11,7 @@ from ..convert import convert_to_tensor, operand
 from ..errors import invalid_argument
 from ..registry import define_op
 from ..shapes import TensorShape
-from ..tensor import Tensor, TensorSpec, static_value
+from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
 from ._rules import ALL, NUMERIC, c_name, check_dtypes, make_check
 
 
@@ -244,6 +244,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             tracing.
         InvalidArgumentError: for shapes or dtypes the op rejects at run time.
     """
+    if (type(a) is EagerTensor and type(b) is EagerTensor and a._value.ndim == 2 == b._value.ndim
+            and not (transpose_a or transpose_b or adjoint_a or adjoint_b or output_type)):
+        return bind(MatMul, a, b)  # the eager hot path: two matrices, no flags
     for t, adj, which in ((transpose_a, adjoint_a, "a"), (transpose_b, adjoint_b, "b")):
         if t and adj:
             raise ValueError(f"Only one of `transpose_{which}` and `adjoint_{which}` can be "
