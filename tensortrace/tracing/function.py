@@ -18,6 +18,8 @@ import logging
 import types
 import weakref
 
+import numpy as np
+
 from .. import config
 from ..context import state
 from ..convert import convert_to_tensor
@@ -101,6 +103,8 @@ class PolymorphicFunction:
             if self._input_signature is not None:
                 raise InputSignatureError(self._binding_message(e, args, kwargs)) from None
             raise
+        if any(type(v) is np.ndarray for v in values):  # NumPy arrays are passed as tensors
+            values = tuple(convert_to_tensor(v) if type(v) is np.ndarray else v for v in values)
         key = tuple(map(signature.key_of, values))
         concrete = self._keys.get(key)
         if concrete is None or self._pending_initializer is not None:

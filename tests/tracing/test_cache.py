@@ -274,3 +274,11 @@ def test_input_signature_with_varargs_and_defaults():
     with pytest.raises(TypeError):
         g(tf.constant([1.0]), True)
     assert g.experimental_get_tracing_count() == 1
+
+
+def test_numpy_arrays_are_passed_as_tensors():
+    f = tf.function(lambda x: x * 2)
+    assert f(tf.constant([1.0])).numpy().tolist() == [2.0]
+    assert f(np.array([3.0], np.float32)).numpy().tolist() == [6.0]
+    assert f.experimental_get_tracing_count() == 1
+    assert f(np.array([1, 2])).dtype == tf.int64
