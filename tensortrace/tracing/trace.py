@@ -4,6 +4,8 @@ makes a graph the current context), and collect its outputs.
     graph = trace(f, binder, specs, "f")   # placeholders named after f's parameters
 """
 
+import numpy as np
+
 from .. import nest
 from ..context import state
 from ..convert import convert_to_tensor
@@ -101,8 +103,8 @@ def _collect_outputs(graph, result):
     def convert(x):
         if isinstance(x, Variable):
             return x.value()
-        if isinstance(x, (bool, int, float, str, bytes)):  # TF returns Python scalars as tensors
-            return convert_to_tensor(x)
+        if isinstance(x, (bool, int, float, str, bytes, np.generic, np.ndarray)):
+            return convert_to_tensor(x)  # TF returns Python and NumPy values as tensors
         if isinstance(x, Tensor) and getattr(x, "graph", None) is not graph:
             return graph.capture(x)
         return x
