@@ -8,11 +8,12 @@ from ..registry import NON_DIFFERENTIABLE
 
 
 def differentiable(t):
-    """Gradients flow into float, complex and resource (variable) tensors only, as in TF."""
+    """Gradients flow into float, complex, resource (variable) and variant (TensorList) tensors
+    only, as in TF."""
     kind = getattr(getattr(t, "_value", None), "dtype", None)
     if not isinstance(kind, np.dtype):  # not an eager array (a variable handle, a graph tensor)
         d = t.dtype
-        return d.is_floating or d.is_complex or d.name == "resource"
+        return d.is_floating or d.is_complex or d.name in ("resource", "variant")
     return kind.kind in "fc" or kind == _BFLOAT16
 
 
@@ -28,6 +29,10 @@ _BFLOAT16 = _bfloat16()
 def _sum(grads):
     if len(grads) == 1:
         return grads[0]
+    if grads[0].dtype.name == "variant":  # TensorList gradients add element by element
+        from ..ops.tensor_array import add_lists
+
+        return add_lists(grads)
     from ..ops.math import add_n
 
     return add_n(grads)
@@ -83,8 +88,8 @@ def backward(records, targets, sources, output_gradients=None):
             continue
         if rule is None:
             raise LookupError(f"gradient registry has no entry for: {record.opdef.name}")
-        dys = [d if d is not None else array_ops.zeros_like(o)
-               for d, o in zip(dys, record.outputs)]
+        dys = [d if d is not None or o.dtype.name == "variant" else array_ops.zeros_like(o)
+               for d, o in zip(dys, record.outputs)]  # a list's missing gradient stays None
         record.skip_input_indices = tuple(
             i for i, x in enumerate(record.inputs)
             if id(x) not in reached or not differentiable(x))

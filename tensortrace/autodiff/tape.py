@@ -119,7 +119,8 @@ class GradientTape:
             if isinstance(t, Variable):
                 self._watch_variable(t)
             elif isinstance(t, Tensor):
-                if t.dtype.is_floating or t.dtype.is_complex or t.dtype.name == "resource":
+                if t.dtype.is_floating or t.dtype.is_complex or \
+                        t.dtype.name in ("resource", "variant"):
                     self._watched[id(t)] = t
                 else:
                     logger.warning("The dtype of the watched tensor must be floating (e.g. "

@@ -812,3 +812,43 @@ for _opdef in (WHILE, STATELESS_WHILE):
     _opdef.meta["codegen"] = _emit_while
 for _opdef in (IF, STATELESS_IF):
     _opdef.meta["codegen"] = _emit_if
+
+
+# --- gradients (tensortrace/autodiff/control_flow_grad.py builds them) --------------------------
+def _if_grad(record, *dys):
+    """An If of the branches' backward graphs."""
+    from ..autodiff.control_flow_grad import cond_grad
+
+    def make(pred, graphs, captured, tout, shapes):
+        opdef = IF if _stateful(graphs) else STATELESS_IF
+        return bind(opdef, pred, *captured, then_branch=graphs[0], else_branch=graphs[1],
+                    Tout=tout, output_shapes=shapes)
+
+    attrs = record.attrs
+    return cond_grad(record, dys, (attrs["then_branch"], attrs["else_branch"]), make)
+
+
+def _case_grad(record, *dys):
+    """A Case of the branches' backward graphs."""
+    from ..autodiff.control_flow_grad import cond_grad
+
+    def make(index, graphs, captured, tout, shapes):
+        opdef = CASE if _stateful(graphs) else STATELESS_CASE
+        return bind(opdef, index, *captured, branches=tuple(graphs), Tout=tout,
+                    output_shapes=shapes)
+
+    return cond_grad(record, dys, record.attrs["branches"], make)
+
+
+def _while_grad(record, *dys):
+    """A While running the body's backward graph over the saved iterations, in reverse."""
+    from ..autodiff.control_flow_grad import while_grad
+
+    return while_grad(record, dys)
+
+
+for _opdefs, _rule in (((IF, STATELESS_IF), _if_grad), ((CASE, STATELESS_CASE), _case_grad),
+                       ((WHILE, STATELESS_WHILE), _while_grad)):
+    for _opdef in _opdefs:
+        _opdef.grad = _rule
+        _opdef.meta["reads_variables"] = True  # a tape watches the variables its bodies read

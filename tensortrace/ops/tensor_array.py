@@ -215,6 +215,11 @@ class TensorListFromTensor:
             raise invalid_argument("Tensor must be at least a vector, but saw shape: []")
         return TensorList(_rows(arr), arr.dtype, _merge(element_shape, arr.shape[1:]))
 
+    def grad(op, dlist):
+        tensor = op.inputs[0]
+        stacked = _stack_list(dlist, tensor.dtype, _dims(_rest(tensor.shape)))
+        return _leading(stacked, tensor)
+
 
 @_list_op
 @define_op("TensorListSetItem")
@@ -227,7 +232,8 @@ class TensorListSetItem:
 
     def kernel(lst, index, item, resize_if_index_out_of_bounds=False):
         dtype, shape = lst.element_dtype, lst.element_shape
-        if item.dtype is not dtype and item.dtype != dtype:
+        if item.dtype is not dtype and item.dtype != dtype and \
+                not (dtype is None and type(item) is TensorList):  # a list of lists
             raise _dtype_error(item.dtype, dtype)
         item_shape = item.shape  # arrays and NumPy scalars both have one
         if shape is not None and item_shape != shape and _merge(shape, item_shape) is None:
@@ -249,6 +255,15 @@ class TensorListSetItem:
         if not 0 <= i < n and not (resize_if_index_out_of_bounds and i >= n):
             raise invalid_argument(f"Trying to modify element {i} in a list with {n} elements.")
         return _set(lst, store, i, item, new)
+
+    def grad(op, dlist):
+        _, index, item = op.inputs
+        attrs = op.attrs
+        list_grad = bind(SET_ITEM, dlist, index, _zeros_like(item), **attrs)
+        if 2 in op.skip_input_indices:
+            return list_grad, None, None
+        return list_grad, None, bind(GET_ITEM, dlist, index, element_dtype=item.dtype,
+                                     element_shape=_dims(item.shape))
 
 
 @_list_op
@@ -277,6 +292,10 @@ class TensorListGetItem:
                                       "list element is set.")
         raise invalid_argument(f"Trying to access element {int(index)} in a list with "
                                f"{len(items)} elements.")
+
+    def grad(op, ditem):
+        lst, index = op.inputs
+        return _one_item(lst, index, ditem), None
 
 
 def _stacked(lst, element_shape, num_elements):
@@ -340,6 +359,9 @@ class TensorListStack:
     def kernel(lst, element_dtype, element_shape, num_elements=-1):
         return _stacked(lst, element_shape, num_elements)
 
+    def grad(op, dtensor):
+        return bind(FROM_TENSOR, dtensor, element_shape=_dims(_rest(dtensor.shape)))
+
 
 @_list_op
 @define_op("TensorListGather")
@@ -374,6 +396,15 @@ class TensorListGather:
         out = np.stack(_filled_items(lst, element_shape, picked))
         return out.reshape(idx.shape + out.shape[1:])
 
+    def grad(op, dtensor):
+        lst, indices = op.inputs
+        rank = indices.shape.rank
+        shape = None if rank is None or dtensor.shape.rank is None else \
+            tuple(dtensor.shape.dims[rank:])
+        empty = bind(RESERVE, bind(LENGTH, lst), element_shape=shape,
+                     element_dtype=dtensor.dtype)
+        return bind(SCATTER, empty, dtensor, indices), None
+
 
 @_list_op
 @define_op("TensorListScatterIntoExistingList")
@@ -400,6 +431,14 @@ class TensorListScatterIntoExistingList:
         for j, i in enumerate(idx):
             new[i] = rows[j]
         return TensorList(new, lst.element_dtype, lst.element_shape)
+
+    def grad(op, dlist):
+        _, tensor, indices = op.inputs
+        list_grad = bind(SCATTER, dlist, _zeros_like(tensor), indices)
+        if 1 in op.skip_input_indices:
+            return list_grad, None, None
+        return list_grad, bind(GATHER, dlist, indices, element_dtype=tensor.dtype,
+                               element_shape=_dims(_rest(tensor.shape))), None
 
 
 @_list_op
@@ -436,6 +475,11 @@ class TensorListConcatV2:
                                    f"{' vs. '.join(map(_shape_text, shapes))}") from None
         return out, np.array([len(x) for x in items], np.int64)
 
+    def grad(op, dtensor, dlengths):
+        shape = op.attrs["element_shape"]
+        return bind(SPLIT, dtensor, op.outputs[1],
+                    element_shape=None if shape is None else (None,) + tuple(shape[1:]))
+
 
 @_list_op
 @define_op("TensorListSplit")
@@ -455,6 +499,13 @@ class TensorListSplit:
                                    f"{_shape_text(arr.shape)}")
         pieces = np.split(arr, np.cumsum(sizes)[:-1])
         return TensorList(pieces, arr.dtype, _merge(element_shape, (None,) + arr.shape[1:]))
+
+    def grad(op, dlist):
+        tensor = op.inputs[0]
+        rest = _rest(tensor.shape)
+        shape = None if rest.rank is None else (None,) + tuple(rest.dims)
+        joined = bind(CONCAT, dlist, element_dtype=tensor.dtype, element_shape=shape)[0]
+        return _leading(joined, tensor), None
 
 
 @define_op("TensorListLength")
@@ -480,6 +531,156 @@ SCATTER = TensorListScatterIntoExistingList
 CONCAT = TensorListConcatV2
 SPLIT = TensorListSplit
 LENGTH = TensorListLength
+
+
+# --- gradients: TF's list_ops rules; a list's gradient is a list (unwritten elements are zeros)
+def _rest(shape):
+    """An element's shape: ``shape`` without its first dim (unknown for an unknown rank)."""
+    return TensorShape(None) if shape.rank is None else TensorShape(shape.dims[1:])
+
+
+def _zeros_like(x):
+    """Zeros like ``x``: a constant when its shape is static (so x itself is not needed)."""
+    from .array import zeros_like
+
+    if state.graph is not None and x.shape.is_fully_defined() and x.dtype != D.variant:
+        return _zeros(x.shape.as_list(), x.dtype)
+    return zeros_like(x)
+
+
+def _leading(rows, tensor):
+    """The first rows of ``rows``, as many as ``tensor`` has: a list's gradient may be longer
+    than the list (written past its end by a dynamic-size TensorArray; TF resizes it back)."""
+    n = tensor.shape.dims[0] if tensor.shape.rank else None
+    if n is not None and rows.shape.rank and rows.shape.dims[0] == n:
+        return rows
+    if n is None:
+        from .array import shape
+
+        n = shape(tensor)[0]
+    return rows[:n]
+
+
+def _one_item(lst, index, item):
+    """The gradient list of a read: ``item`` at ``index`` in a list as long as ``lst``."""
+    empty = bind(RESERVE, bind(LENGTH, lst), element_shape=_dims(item.shape),
+                 element_dtype=item.dtype)
+    return bind(SET_ITEM, empty, index, item)
+
+
+def _stack_list(lst, element_dtype, element_shape, num_elements=-1):
+    return bind(STACK, lst, element_dtype=element_dtype, element_shape=element_shape,
+                num_elements=num_elements)
+
+
+def _is_empty_list(t):
+    """True if ``t`` is known to be a list with no element written (a zero gradient)."""
+    value = getattr(t, "_value", None)
+    if isinstance(value, TensorList):
+        return all(x is None for x in value.items)
+    op = getattr(t, "op", None)
+    return op is not None and op.type == "TensorListReserve"
+
+
+def _single_item(t):
+    """(index, item) when ``t`` is one item written into an empty list (a read's gradient)."""
+    op = getattr(t, "op", None)
+    if op is not None and op.type == "TensorListSetItem" and _is_empty_list(op.inputs[0]):
+        return op.inputs[1], op.inputs[2]
+    return None
+
+
+def element_dtype(t, depth=32):
+    """The element dtype of the list tensor ``t``, found from the ops around it (None if not)."""
+    value = getattr(t, "_value", None)
+    if isinstance(value, TensorList):
+        return None if value.element_dtype is None else D.from_numpy(value.element_dtype)
+    for _ in range(depth):
+        op = getattr(t, "op", None)
+        if op is None:
+            return None
+        kind = op.type
+        if kind == "TensorListReserve":
+            return op.attrs["element_dtype"]
+        if kind in ("TensorListFromTensor", "TensorListSplit"):
+            return op.inputs[0].dtype
+        if kind == "TensorListSetItem":
+            return op.inputs[2].dtype
+        if kind == "TensorListScatterIntoExistingList":
+            return op.inputs[1].dtype
+        found = _dtype_from_consumers(t)
+        if found is not None:
+            return found
+        t = _list_source(t, op)
+        if t is None:
+            return None
+    return None
+
+
+def _dtype_from_consumers(t):
+    graph = getattr(t, "graph", None)
+    for op in graph.get_operations() if graph is not None else ():
+        if op.inputs and op.inputs[0] is t:
+            if "element_dtype" in op.attrs:
+                return op.attrs["element_dtype"]
+            if op.type == "TensorListSetItem":
+                return op.inputs[2].dtype
+            if op.type == "TensorListScatterIntoExistingList":
+                return op.inputs[1].dtype
+    return None
+
+
+def _list_source(t, op):
+    """The tensor ``t`` was passed on from: a loop's input, a branch's output, an outer value."""
+    kind = op.type
+    if kind in ("TensorListSetItem", "TensorListScatterIntoExistingList", "Identity"):
+        return op.inputs[0]
+    if kind in ("While", "StatelessWhile"):
+        return op.inputs[t.value_index + bool(op.attrs.get("has_maximum_iterations"))]
+    if kind in ("If", "StatelessIf"):
+        return op.attrs["then_branch"].outputs[t.value_index]
+    if kind in ("Case", "StatelessCase"):
+        return op.attrs["branches"][0].outputs[t.value_index]
+    if kind == "Placeholder":
+        for value, ph in t.graph.captures:
+            if ph is t:
+                return value
+    return None
+
+
+def zero_list_like(lst, dtype, element_shape):
+    """A zero gradient for the list ``lst``: as many unwritten elements, or (when the element
+    shape is not static, so unwritten elements could not be read) written zeros."""
+    if _known(element_shape):
+        return bind(RESERVE, bind(LENGTH, lst), element_shape=element_shape,
+                    element_dtype=dtype)
+    zeros = _zeros_like(_stack_list(lst, dtype, element_shape))
+    return bind(FROM_TENSOR, zeros, element_shape=element_shape)
+
+
+def add_lists(lists):
+    """The sum of list gradients, element by element (unwritten elements are zeros). A read's
+    gradient adds in place, so a loop that reads a list costs O(1) per read."""
+    written = [g for g in lists if not _is_empty_list(g)]
+    if not written:
+        return lists[0]
+    total = written[0]
+    for g in written[1:]:
+        total = _add_two(total, g)
+    return total
+
+
+def _add_two(a, b):
+    for x, y in ((a, b), (b, a)):
+        hit = _single_item(y)
+        if hit is not None:
+            index, item = hit
+            old = bind(GET_ITEM, x, index, element_dtype=item.dtype,
+                       element_shape=_dims(item.shape))
+            return bind(SET_ITEM, x, index, old + item)
+    dtype = element_dtype(a) or element_dtype(b)
+    total = _stack_list(a, dtype, None) + _stack_list(b, dtype, None)
+    return bind(FROM_TENSOR, total, element_shape=_dims(_rest(total.shape)))
 
 
 # --- TensorArray --------------------------------------------------------------------------------

@@ -268,7 +268,9 @@ COVERED_ELSEWHERE = {"ReadVariableOp", "SumToShape", "StridedSliceGrad", "Trunca
 def test_every_op_with_a_rule_is_checked_against_finite_differences():
     from .test_nn_grads import CASES as NN_CASES
 
-    seen = set().union(*(op_types(c) for c in CASES + NONE_GRADS + NN_CASES))
+    from .test_control_flow_grads import CASES as CF_CASES
+
+    seen = set().union(*(op_types(c) for c in CASES + NONE_GRADS + NN_CASES + CF_CASES))
     assert _rules() - seen - COVERED_ELSEWHERE == set()
 
 
