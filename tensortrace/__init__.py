@@ -26,6 +26,7 @@ from . import nest as _nest
 from . import autograph as _autograph  # noqa: F401  (installs the tracing converter)
 from . import data as _data  # noqa: F401  (tf.data)
 from . import saving as _saving  # noqa: F401  (tf.saved_model)
+from . import initializers as _initializers  # noqa: F401  (tf.*_initializer)
 
 newaxis = None
 __version__ = "0.1.0"

@@ -1,1 +1,251 @@
-"""(being written)"""
+"""Higher-order functions over the first dimension: ``tf.map_fn``, ``tf.scan``, ``tf.foldl``,
+``tf.foldr`` and ``tf.vectorized_map``, built as TF builds them, on ``tf.while_loop`` and
+``tf.TensorArray`` (a Python loop eagerly, one While op while tracing; gradients come from
+theirs)."""
+
+from .. import dtypes as D
+from .. import nest
+from .._export import tf_export
+from ..context import state
+from ..convert import convert_to_tensor
+from ..graph.ir import Graph
+from ..shapes import TensorShape
+from ..tensor import TensorSpec
+from .array import shape as _shape
+from .array import stack, unstack, zeros
+from .control_flow import while_loop
+from .tensor_array import TensorArray
+
+
+def _check_callable(fn):
+    if not callable(fn):
+        name = getattr(fn, "__name__", None)
+        if name is None:  # TF formats fn.__name__ and fails this way for non-functions
+            raise AttributeError(f"'{type(fn).__name__}' object has no attribute '__name__'")
+        raise TypeError(f"{name} is not callable. Please provide a callable function.")
+
+
+def _read_variables(elems):
+    return nest.map_structure(
+        lambda x: convert_to_tensor(x) if hasattr(type(x), "_as_graph_or_eager_tensor") else x,
+        elems)
+
+
+def _length(first):
+    """The static length of the first dimension, else a scalar tensor."""
+    n = first.shape.with_rank_at_least(1).dims
+    return n[0] if n is not None and n[0] is not None else _shape(first)[0]
+
+
+def _static_length(flat):
+    """The first dimension all of ``flat`` share statically (None when unknown)."""
+    n = None
+    for t in flat:
+        dims = t.shape.with_rank_at_least(1).dims
+        m = None if dims is None else dims[0]
+        if n is not None and m is not None and n != m:
+            raise ValueError(f"Dimensions {n} and {m} are not compatible")
+        n = n if m is None else m
+    return n
+
+
+def _unstacked(flat, n):
+    return [TensorArray(t.dtype, size=n, dynamic_size=False, infer_shape=True).unstack(t)
+            for t in flat]
+
+
+def _with_first_dim(tensors, n_static):
+    """Give traced results the static first dimension of ``elems`` (TF's set_shape)."""
+    for r in tensors:
+        if not hasattr(r, "numpy") and r.shape.rank:
+            r.set_shape(TensorShape([n_static]).concatenate(r.shape[1:]))
+    return tensors
+
+
+def _spec_of(signature):
+    """A ``fn_output_signature`` leaf (a DType or TensorSpec) as a TensorSpec."""
+    if isinstance(signature, TensorSpec):
+        return signature
+    return TensorSpec(None, D.as_dtype(signature))
+
+
+@tf_export("map_fn")
+def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False,
+           infer_shape=True, name=None, fn_output_signature=None):
+    """Apply ``fn`` to each slice of ``elems`` along its first dimension and stack the results.
+
+    ``elems`` may be a nested structure of tensors sharing their first dimension; ``fn`` gets
+    the same structure of slices. Its result must have the structure (and dtypes) of ``elems``
+    unless ``fn_output_signature`` (dtypes or TensorSpecs, nested) says otherwise.
+
+    Raises:
+        ValueError: for scalar or missing ``elems``, or a result of another structure.
+    """
+    if fn_output_signature is None:
+        fn_output_signature = dtype
+    _check_callable(fn)
+    elems = _read_variables(elems)
+    elems_flat = nest.flatten(elems)
+    if not elems_flat:
+        raise ValueError(f"elems must be a Tensor or (possibly nested) sequence of Tensors. Got "
+                         f"{elems}, which does not contain any Tensors.")
+    elems_flat = [convert_to_tensor(t) for t in elems_flat]
+    if elems_flat[0].shape.rank == 0:
+        raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
+    if fn_output_signature is None:
+        result_specs = [TensorSpec(None, t.dtype) for t in elems_flat]
+        result_structure = elems
+    else:
+        result_specs = [_spec_of(s) for s in nest.flatten(fn_output_signature)]
+        result_structure = fn_output_signature
+    n_static = _static_length(elems_flat)
+    n = n_static if n_static is not None else _shape(elems_flat[0])[0]
+    elems_ta = _unstacked(elems_flat, n)
+    results_ta = [TensorArray(s.dtype, size=n, dynamic_size=False, infer_shape=infer_shape,
+                              element_shape=s.shape) for s in result_specs]
+
+    def compute(i, tas):
+        value = nest.pack_sequence_as(elems, [ta.read(i) for ta in elems_ta])
+        result = fn(value)
+        nest.assert_same_structure(fn_output_signature or elems, result)
+        return i + 1, [ta.write(i, r) for ta, r in zip(tas, nest.flatten(result))]
+
+    i = convert_to_tensor(0)
+    _, results_ta = while_loop(lambda i, _: i < n, compute, (i, results_ta),
+                               parallel_iterations=parallel_iterations or 10,
+                               maximum_iterations=n)
+    results = _with_first_dim([r.stack() for r in results_ta], n_static)
+    return nest.pack_sequence_as(result_structure, results)
+
+
+@tf_export("scan")
+def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,
+         infer_shape=True, reverse=False, name=None):
+    """The successive values of ``a = fn(a, x)`` over the slices ``x`` of ``elems``, stacked.
+
+    Without ``initializer`` the first slice is the first accumulator (and the first output).
+    ``reverse`` scans from the last slice to the first.
+    """
+    _check_callable(fn)
+    input_nested = nest.is_nested(elems)
+    elems_flat = [convert_to_tensor(e) for e in (nest.flatten(elems) if input_nested else
+                                                [elems])]
+
+    def pack_input(xs):
+        return nest.pack_sequence_as(elems, xs) if input_nested else xs[0]
+
+    template = elems if initializer is None else initializer
+    output_nested = nest.is_nested(template)
+
+    def flatten_output(x):
+        return nest.flatten(x) if output_nested else [x]
+
+    def pack_output(xs):
+        return nest.pack_sequence_as(template, xs) if output_nested else xs[0]
+
+    n_static = _static_length(elems_flat)
+    n = n_static if n_static is not None else _shape(elems_flat[0])[0]
+    elems_ta = [TensorArray(e.dtype, size=n, dynamic_size=False, element_shape=e.shape[1:],
+                            infer_shape=True).unstack(e) for e in elems_flat]
+    if initializer is None:
+        a_flat = [ta.read(n - 1 if reverse else 0) for ta in elems_ta]
+        start = 1
+    else:
+        a_flat = [convert_to_tensor(a) for a in flatten_output(initializer)]
+        start = 0
+    accs_ta = [TensorArray(a.dtype, size=n, dynamic_size=False, infer_shape=infer_shape,
+                           element_shape=a.shape if infer_shape else None) for a in a_flat]
+    if initializer is None:
+        accs_ta = [ta.write(n - 1 if reverse else 0, a) for ta, a in zip(accs_ta, a_flat)]
+
+    def compute(i, a_flat, tas):
+        x = pack_input([ta.read(i) for ta in elems_ta])
+        a_out = fn(pack_output(a_flat), x)
+        nest.assert_same_structure(template, a_out)
+        flat_out = flatten_output(a_out)
+        tas = [ta.write(i, v) for ta, v in zip(tas, flat_out)]
+        return (i - 1 if reverse else i + 1), flat_out, tas
+
+    if reverse:
+        initial, cond = n - 1 - start, (lambda i, _1, _2: i >= 0)
+    else:
+        initial, cond = start, (lambda i, _1, _2: i < n)
+    _, _, results_ta = while_loop(cond, compute, (convert_to_tensor(initial), a_flat, accs_ta),
+                                  parallel_iterations=parallel_iterations, maximum_iterations=n)
+    return pack_output(_with_first_dim([r.stack() for r in results_ta], n_static))
+
+
+def _fold(fn, elems, initializer, parallel_iterations, from_right):
+    _check_callable(fn)
+    elems_flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
+    n = _length(elems_flat[0])
+    elems_ta = nest.pack_sequence_as(elems, _unstacked(elems_flat, n))
+
+    def read(i):
+        return nest.map_structure(lambda ta: ta.read(i), elems_ta)
+
+    if from_right:
+        i, a = (n - 1, read(n - 1)) if initializer is None else (n, initializer)
+
+        def compute(i, a):
+            i -= 1
+            return [i, fn(a, read(i))]
+
+        cond = lambda i, a: i > 0
+    else:
+        i, a = (1, read(0)) if initializer is None else (0, initializer)
+
+        def compute(i, a):
+            return [i + 1, fn(a, read(i))]
+
+        cond = lambda i, a: i < n
+    _, result = while_loop(cond, compute, [convert_to_tensor(i), a],
+                           parallel_iterations=parallel_iterations, maximum_iterations=n)
+    return result
+
+
+@tf_export("foldl")
+def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,
+          name=None):
+    """``fn(...fn(fn(initializer, x0), x1)..., xn)`` over the slices of ``elems``; without
+    ``initializer`` the first slice starts the fold."""
+    return _fold(fn, elems, initializer, parallel_iterations, from_right=False)
+
+
+@tf_export("foldr")
+def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,
+          name=None):
+    """``foldl`` from the last slice to the first."""
+    return _fold(fn, elems, initializer, parallel_iterations, from_right=True)
+
+
+def _output_signature(fn, elems):
+    """The dtypes and shapes of ``fn``'s result on one slice, found by tracing it into a scratch
+    graph (vectorized_map, unlike map_fn, takes no output signature)."""
+    scratch = Graph("vectorized_map_signature", outer=state.graph)
+    with scratch.as_default():
+        slices = nest.map_structure(
+            lambda t: scratch.placeholder(TensorSpec(t.shape[1:], t.dtype), "elem"), elems)
+        result = fn(slices)
+    return nest.map_structure(lambda r: TensorSpec(convert_to_tensor(r).shape,
+                                                   convert_to_tensor(r).dtype), result)
+
+
+@tf_export("vectorized_map")
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """``fn`` applied to each slice of ``elems``, results stacked, with no output signature
+    needed. TF vectorizes the loop; here eagerly it is a Python loop, and while tracing
+    ``map_fn``'s loop with the signature found by tracing ``fn`` once."""
+    elems = nest.map_structure(convert_to_tensor, _read_variables(elems))
+    flat = nest.flatten(elems)
+    if state.graph is not None or any(t.shape.rank == 0 for t in flat):
+        if any(t.shape.rank == 0 for t in flat):
+            raise IndexError("list index out of range")
+        return map_fn(fn, elems, fn_output_signature=_output_signature(fn, elems))
+    n = max(int(t.shape[0]) for t in flat)
+    if n == 0:
+        return nest.map_structure(lambda s: zeros([0] + s.shape.as_list(), s.dtype),
+                                  _output_signature(fn, elems))
+    columns = [unstack(t) if int(t.shape[0]) == n else [t[0]] * n for t in flat]
+    outs = [fn(nest.pack_sequence_as(elems, list(row))) for row in zip(*columns)]
+    return nest.map_structure(lambda *xs: stack([convert_to_tensor(x) for x in xs]), *outs)

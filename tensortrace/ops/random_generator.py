@@ -1,0 +1,299 @@
+"""``tf.random.Generator``: a random stream whose state lives in a ``tf.Variable``, so it works
+eagerly and inside ``tf.function`` and advances on every call (also of a traced function).
+
+As in TF, each draw is one ``RngReadAndSkip`` op (return the state, advance its counter by 256
+per value drawn) followed by a stateless op seeded from the state it returned; the values are
+NumPy's, not TF's Philox numbers, but the same seed gives the same sequence.
+
+    >>> g = tf.random.Generator.from_seed(1)
+    >>> g.normal([2]).shape, g.state.numpy()
+    (TensorShape([2]), array([513,   0,   0]))
+"""
+
+import enum
+
+import numpy as np
+
+from .. import dtypes as D
+from .._export import tf_export
+from ..context import bind
+from ..convert import convert_to_tensor
+from ..errors import invalid_argument
+from ..registry import NON_DIFFERENTIABLE, define_op
+from ..tensor import Tensor, TensorSpec
+from .array import concat, reshape, stack, unstack, zeros, zeros_like
+from .indexing import gather
+from .math import cast
+from .random import stateless_normal, stateless_truncated_normal, stateless_uniform
+from .reduce import reduce_prod
+from .utility import init_scope
+
+_MASK64 = (1 << 64) - 1
+_SKIP_PER_VALUE = 256  # TF reserves 256 counter values for every value drawn
+
+
+@tf_export("random.Algorithm", "random.experimental.Algorithm")
+class Algorithm(enum.Enum):
+    """The counter-based generator a ``Generator`` models (its state size depends on it)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+def _unsupported(alg):
+    if isinstance(alg, int):
+        names = (1, 2, 3)
+    elif isinstance(alg, str):
+        names = ("philox", "threefry", "auto_select")
+    else:
+        names = (Algorithm.PHILOX, Algorithm.THREEFRY, Algorithm.AUTO_SELECT)
+    return (f"Argument `alg` got unsupported value {alg}. Supported values are {names[0]} for "
+            f"the Philox algorithm, {names[1]} for the ThreeFry algorithm, and {names[2]} for "
+            "auto-selection.")
+
+
+def _alg_to_int(alg):
+    if isinstance(alg, Algorithm):
+        return alg.value
+    if isinstance(alg, int):
+        return alg
+    if isinstance(alg, str):
+        canon = alg.strip().lower().replace("-", "").replace("_", "")
+        found = {"philox": 1, "threefry": 2, "autoselect": 3}.get(canon)
+        if found is None:
+            raise ValueError(_unsupported(alg))
+        return found
+    raise TypeError(f"Can't convert argument `alg` (of value {alg} and type {type(alg)}) to int.")
+
+
+def _state_size(alg):
+    if alg not in (1, 2, 3):
+        raise ValueError(_unsupported(alg))
+    return 2 if alg == 2 else 3
+
+
+def _counter_size(alg):
+    return _state_size(alg) - 1
+
+
+@define_op("RngReadAndSkip", stateful=True)
+class RngReadAndSkip:
+    """The state of the generator variable ``resource`` (padded to 3 words), after which its
+    counter moves on by ``256 * delta``."""
+
+    grad = NON_DIFFERENTIABLE
+
+    def infer(resource, alg, delta):
+        return TensorSpec([3], D.int64)
+
+    def kernel(resource, alg, delta):
+        state = resource._array
+        size = _state_size(int(alg))
+        if state is None or state.shape != (size,) or state.dtype != np.int64:
+            raise invalid_argument(f"The size of the state must be {size}; got "
+                                   f"{None if state is None else state.size}")
+        words = [int(w) & _MASK64 for w in state]
+        counter = words[0] + (words[1] << 64 if size == 3 else 0)
+        counter += _SKIP_PER_VALUE * int(delta)
+        new = [counter & _MASK64] + ([(counter >> 64) & _MASK64] if size == 3 else [])
+        resource._array = np.array(new + words[-1:], np.uint64).astype(np.int64)
+        return np.concatenate([state, np.zeros(3 - size, np.int64)])
+
+
+def _make_1d_state(size, seed):
+    """TF's state from a seed: an int is split into 64-bit words (low first); anything else is
+    cast to int64, flattened, cut to ``size`` and zero-padded on the left."""
+    if isinstance(seed, int):
+        words = []
+        for _ in range(size):
+            words.append(seed & _MASK64)
+            seed >>= 64
+        return np.array(words, np.uint64).astype(np.int64)
+    seed = cast(convert_to_tensor(seed), D.int64)
+    seed = reshape(seed, [-1])[:size]
+    pad = size - int(seed.shape[0])
+    return concat([zeros([max(pad, 0)], D.int64), seed], 0)
+
+
+@tf_export("random.create_rng_state", "random.experimental.create_rng_state")
+def create_rng_state(seed, alg):
+    """The generator state (int64 vector) that ``seed`` stands for under ``alg``."""
+    return convert_to_tensor(_make_1d_state(_state_size(_alg_to_int(alg)), seed))
+
+
+def _state_tensor(state):
+    if isinstance(state, (list, tuple)) and not any(isinstance(s, Tensor) for s in state):
+        state = [s - (1 << 64) if isinstance(s, int) and s >= 1 << 63 else s for s in state]
+    return cast(convert_to_tensor(state), D.int64)
+
+
+def _shape_arg(shape):
+    if isinstance(shape, (list, tuple)) and not shape:
+        return convert_to_tensor(shape, D.int64)
+    return convert_to_tensor(shape)
+
+
+@tf_export("random.Generator", "random.experimental.Generator")
+class Generator:
+    """A random number generator with its state in a variable (``tf.random.Generator``).
+
+    Create one with ``from_seed``, ``from_non_deterministic_state``, ``from_state`` or
+    ``from_key_counter``; ``normal``, ``uniform``, ``truncated_normal`` and
+    ``uniform_full_int`` draw values and advance the state; ``make_seeds`` and ``split`` make
+    seeds and independent generators.
+    """
+
+    @classmethod
+    def from_state(cls, state, alg):
+        return cls(state=state, alg=alg)
+
+    @classmethod
+    def from_seed(cls, seed, alg=None):
+        """A generator whose sequence is determined by ``seed``."""
+        alg = _alg_to_int(Algorithm.PHILOX if alg is None else alg)
+        return cls(state=create_rng_state(seed, alg), alg=alg)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None):
+        """A generator seeded from the operating system's entropy."""
+        alg = _alg_to_int(Algorithm.PHILOX if alg is None else alg)
+        words = np.random.default_rng().integers(-(1 << 63), (1 << 63) - 1, _state_size(alg),
+                                                 dtype=np.int64, endpoint=True)
+        return cls(state=words, alg=alg)
+
+    @classmethod
+    def from_key_counter(cls, key, counter, alg):
+        alg = _alg_to_int(alg)
+        counter, key = _state_tensor(counter), _state_tensor(key)
+        counter.shape.assert_is_compatible_with([_state_size(alg) - 1])
+        key.shape.assert_is_compatible_with([])
+        return cls(state=concat([counter, reshape(key, [1])], 0), alg=alg)
+
+    def __init__(self, copy_from=None, state=None, alg=None):
+        from ..variables import Variable
+
+        if copy_from is not None:
+            if alg is not None or state is not None:
+                raise ValueError("Generator: give either `copy_from` or `state` and `alg`")
+            self._alg = copy_from.algorithm
+            self._state_var = self._variable(copy_from.state)
+            return
+        if alg is None or state is None:
+            raise ValueError("Generator needs both `state` and `alg` (or use from_seed)")
+        self._alg = _alg_to_int(alg)
+        if isinstance(state, Variable):
+            state.shape.assert_is_compatible_with([_state_size(self._alg)])
+            self._state_var = state
+            return
+        state = _state_tensor(state)
+        state.shape.assert_is_compatible_with([_state_size(self._alg)])
+        self._state_var = self._variable(state)
+
+    @staticmethod
+    def _variable(value):
+        from ..variables import Variable
+
+        return Variable(value, dtype=D.int64, trainable=False, name="StateVar")
+
+    # --- state -----------------------------------------------------------------------------
+    @property
+    def state(self):
+        """The state variable (int64: counter words, then the key)."""
+        return self._state_var
+
+    @property
+    def algorithm(self):
+        return self._alg
+
+    @property
+    def key(self):
+        """The key: the state's last word."""
+        return self._state_var.value()[-1]
+
+    def reset(self, state):
+        state = _state_tensor(state)
+        state.shape.assert_is_compatible_with([_state_size(self._alg)])
+        self._state_var.assign(state)
+
+    def reset_from_seed(self, seed):
+        self._state_var.assign(create_rng_state(seed, self._alg))
+
+    def reset_from_key_counter(self, key, counter):
+        counter, key = _state_tensor(counter), _state_tensor(key)
+        counter.shape.assert_is_compatible_with([_state_size(self._alg) - 1])
+        key.shape.assert_is_compatible_with([])
+        self._state_var.assign(concat([counter, reshape(key, [1])], 0))
+
+    def skip(self, delta):
+        """Advance the counter by ``256 * delta``; returns the state before (padded to 3)."""
+        return bind(RngReadAndSkip, self._state_var.handle, convert_to_tensor(self._alg, D.int32),
+                    cast(convert_to_tensor(delta), D.uint64))
+
+    def _seed(self, shape):
+        """A stateless seed from the state as it was before this draw, which advances it."""
+        old = self.skip(reduce_prod(shape))
+        return gather(old, [0, _counter_size(self._alg)])
+
+    # --- drawing ---------------------------------------------------------------------------
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=D.float32, name=None):
+        """Normal values; the state advances."""
+        shape = _shape_arg(shape)
+        mean, stddev = convert_to_tensor(mean, dtype), convert_to_tensor(stddev, dtype)
+        return stateless_normal(shape, self._seed(shape), mean, stddev, dtype)
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=D.float32, name=None):
+        """Normal values redrawn beyond two standard deviations; the state advances."""
+        shape = _shape_arg(shape)
+        mean, stddev = convert_to_tensor(mean, dtype), convert_to_tensor(stddev, dtype)
+        return stateless_truncated_normal(shape, self._seed(shape), mean, stddev, dtype)
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=D.float32, name=None):
+        """Uniform values in ``[minval, maxval)``; integer dtypes need both bounds or neither
+        (the full range)."""
+        dtype = D.as_dtype(dtype)
+        if dtype.is_integer and (minval is None) != (maxval is None):
+            raise ValueError(f"For integer dtype {dtype}, minval and maxval must be both `None` "
+                             f"or both non-`None`; got minval={minval} and maxval={maxval}")
+        if not dtype.is_integer and maxval is None:
+            maxval = 1
+        shape = _shape_arg(shape)
+        if dtype.is_integer and minval is None:
+            return self.uniform_full_int(shape, dtype)
+        minval, maxval = convert_to_tensor(minval, dtype), convert_to_tensor(maxval, dtype)
+        return stateless_uniform(shape, self._seed(shape), minval, maxval, dtype)
+
+    def uniform_full_int(self, shape, dtype=D.uint64, name=None):
+        """Integers over the whole range of ``dtype``."""
+        shape = _shape_arg(shape)
+        return stateless_uniform(shape, self._seed(shape), None, None, D.as_dtype(dtype))
+
+    def make_seeds(self, count=1):
+        """``count`` seeds for the stateless ops: an int64 tensor of shape ``[2, count]``."""
+        keys = self.uniform_full_int([count], D.int64)
+        return stack([keys, zeros_like(keys)])
+
+    def split(self, count=1):
+        """``count`` new generators, each keyed from this one (which advances)."""
+        keys = self.uniform_full_int([count], D.int64)
+        size = _state_size(self._alg)
+        return [Generator(state=concat([zeros([size - 1], D.int64), reshape(k, [1])], 0),
+                          alg=self._alg) for k in unstack(keys, num=count)]
+
+
+_GLOBAL = [None]
+
+
+@tf_export("random.get_global_generator", "random.experimental.get_global_generator")
+def get_global_generator():
+    """The process-wide generator (nondeterministically seeded on first use)."""
+    if _GLOBAL[0] is None:
+        with init_scope():
+            _GLOBAL[0] = Generator.from_non_deterministic_state()
+    return _GLOBAL[0]
+
+
+@tf_export("random.set_global_generator", "random.experimental.set_global_generator")
+def set_global_generator(generator):
+    """Replace the global generator (functions traced earlier keep the old one)."""
+    _GLOBAL[0] = generator
