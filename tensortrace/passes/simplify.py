@@ -1,5 +1,6 @@
 """Peephole rewrites to cheaper ops with the same values (on optimized graphs only):
 
+- Identity(x) is x (TF passes every output through one).
 - ``x[i]`` traced as StridedSlice(x, Pack(i), Pack(i + ...), [1], shrink_axis_mask=1) becomes
   IndexAxis0(x, i): one NumPy index instead of packing and decoding a slice spec.
 """
@@ -29,6 +30,9 @@ def run(graph):
     changed = []
 
     def replace(op, inputs, new):
+        if op.type == "Identity":
+            changed.append(op)
+            return [inputs[0]]
         if op.type != "StridedSlice":
             return None
         if _scalar_index(op) is None:

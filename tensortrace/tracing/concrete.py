@@ -132,15 +132,25 @@ class ConcreteFunction:
             InvalidArgumentError: when a tensor's dtype or shape does not fit its input.
         """
         try:
-            values = self._binder.bind(args, kwargs)
-        except TypeError as e:
+            values = self._call_binder().bind(args, kwargs)
+            flat = []
+            for spec, value in zip(self._specs, values):
+                self._flat_checked(spec, value, flat)
+        except TypeError as e:  # Python's binding errors and _BindingError
             raise TypeError(
                 f"Binding inputs to tf.function failed due to `{e}`. Received args: {args} and "
                 f"kwargs: {kwargs} for signature: {self._function_type_text()}.") from None
-        flat = []
-        for spec, value in zip(self._specs, values):
-            self._flat_checked(spec, value, flat)
         return self._call_flat(flat)
+
+    def _call_binder(self):
+        """The Python binder, with the traced Python literals as defaults (optional args)."""
+        binder = self.__dict__.get("_literal_binder")
+        if binder is None:
+            literals = {p.name: spec for p, spec in zip(self._binder.params, self._specs)
+                        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                        and isinstance(spec, signature._LITERALS)}
+            binder = self._literal_binder = self._binder.with_defaults(literals)
+        return binder
 
     def _flat_checked(self, spec, value, out):
         if isinstance(spec, VariableSpec):
@@ -169,6 +179,9 @@ class ConcreteFunction:
         elif type(spec) is dict:
             for k in sorted(spec, key=repr):
                 self._flat_checked(spec[k], value[k], out)
+        elif isinstance(spec, signature._LITERALS) and not (
+                type(value) is type(spec) and value == spec):
+            raise _BindingError(f"Can not cast {value!r} to {signature.describe(spec)}")
 
     def _input_error(self, index, spec, detail):
         return errors.InvalidArgumentError(
@@ -249,6 +262,10 @@ class ConcreteFunction:
         captures = [v if isinstance(v, Tensor) else v for v, _ in self.graph.captures]
         outs = interpreter.inline(self.graph, inputs, captures)
         return self._pack(outs)
+
+
+class _BindingError(TypeError):
+    pass
 
 
 def _pack(structure, values):

@@ -171,6 +171,20 @@ class Binder:
         self.simple = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) for p in params)
         self.n = len(params)
 
+    def with_defaults(self, defaults):
+        """A binder whose parameters default to ``defaults`` (name -> value) where Python allows
+        it (a ConcreteFunction's Python-literal arguments may be left out, as in TF)."""
+        params = [p.replace(default=defaults[p.name]) if p.name in defaults else p
+                  for p in self.params]
+        try:
+            signature = self.signature.replace(parameters=params)
+        except ValueError:  # a default before a parameter without one: keep them required
+            return self
+        binder = object.__new__(Binder)
+        binder.__dict__.update(self.__dict__)
+        binder.signature, binder.params = signature, params
+        return binder
+
     def bind(self, args, kwargs):
         """The parameter values in order (defaults filled in), as a tuple.
 

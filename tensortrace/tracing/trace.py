@@ -98,15 +98,17 @@ def trace(python_function, binder, specs, name, allow_variable_creation=True, au
 
 
 def _collect_outputs(graph, result):
-    """Outputs as graph tensors: variables are read, eager tensors captured."""
+    """Outputs as graph tensors: variables are read, eager tensors captured, and each output
+    passes through its own Identity op, as in TF (``Identity:0``, ``Identity_1:0`` ...)."""
+    from ..ops.array import identity
 
     def convert(x):
         if isinstance(x, Variable):
-            return x.value()
-        if isinstance(x, (bool, int, float, str, bytes, np.generic, np.ndarray)):
-            return convert_to_tensor(x)  # TF returns Python and NumPy values as tensors
-        if isinstance(x, Tensor) and getattr(x, "graph", None) is not graph:
-            return graph.capture(x)
-        return x
+            x = x.value()
+        elif isinstance(x, (bool, int, float, str, bytes, np.generic, np.ndarray)):
+            x = convert_to_tensor(x)  # TF returns Python and NumPy values as tensors
+        elif isinstance(x, Tensor) and getattr(x, "graph", None) is not graph:
+            x = graph.capture(x)
+        return identity(x) if isinstance(x, Tensor) else x
 
     return nest.map_structure(convert, result) if nest.is_nested(result) else convert(result)

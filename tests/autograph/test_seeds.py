@@ -110,7 +110,7 @@ def test_while_loop_prints_each_iteration(capfd):
     assert code.splitlines()[0] == "def tf__tanh_loop(x):"
     assert "ag__.while_stmt" in code
     assert [op.type for op in tanh_loop.get_concrete_function(tf.constant(start)).graph
-            .get_operations()] == ["Placeholder", "While"]
+            .get_operations()] == ["Placeholder", "While", "Identity"]
 
 
 # --- "Better performance with tf.function": dynamic_rnn with a TensorArray ----------------------

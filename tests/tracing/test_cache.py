@@ -282,3 +282,16 @@ def test_numpy_arrays_are_passed_as_tensors():
     assert f(np.array([3.0], np.float32)).numpy().tolist() == [6.0]
     assert f.experimental_get_tracing_count() == 1
     assert f(np.array([1, 2])).dtype == tf.int64
+
+
+def test_concrete_function_outputs_and_literal_arguments():
+    @tf.function
+    def f(x, n):
+        return x * n
+
+    cf = f.get_concrete_function(tf.TensorSpec([None]), 3)
+    assert [t.name for t in cf.outputs] == ["Identity:0"]
+    assert cf(tf.ones([2])).numpy().tolist() == [3.0, 3.0]  # the traced literal may be omitted
+    assert cf(tf.ones([2]), n=3).numpy().tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match="Can not cast 4 to Literal\\[3\\]"):
+        cf(tf.ones([2]), 4)

@@ -269,6 +269,6 @@ def test_graph_def_counts_nodes():
 
     g = f.get_concrete_function(tf.TensorSpec([], tf.float32)).graph
     nodes = g.as_graph_def().node
-    assert [n.op for n in nodes] == ["Placeholder", "Const", "Mul", "Const", "AddV2"]
+    assert [n.op for n in nodes] == ["Placeholder", "Const", "Mul", "Const", "AddV2", "Identity"]
     assert nodes[2].input == ["x", "Const"]
     assert "Mul" in str(g)

@@ -1,0 +1,90 @@
+"""Custom gradients (``tf.custom_gradient``) of saved functions: each gradient function is traced
+into a graph at save time (TF's ``experimental_custom_gradients``, on by default) and registered
+again on load, so gradients of a loaded function use it.
+
+The traced gradient graph takes the upstream gradients as inputs and captures the forward
+tensors, constants and variables the gradient function uses; on load it is replayed where the
+gradient is needed (the backward graph maps forward tensors to their replayed copies).
+"""
+
+from ..autodiff import custom_gradient
+from ..convert import convert_to_tensor
+from ..executor import interpreter
+from ..graph import ir
+from ..registry import OpDef
+from ..tensor import Tensor, TensorSpec
+from .format import FormatError, UnsaveableError, expect
+from .verify import verify
+
+
+def encode(graph, writer, where):
+    """The custom gradients recorded while ``graph`` was traced, as a JSON list.
+
+    Raises:
+        UnsaveableError: when a gradient function cannot be traced into a graph.
+    """
+    entries = []
+    for marker, (opdef, inputs, outputs) in custom_gradient.markers(graph).items():
+        if any(getattr(t, "graph", None) is not graph for t in list(inputs) + list(outputs)):
+            raise UnsaveableError(f"Cannot save {where}: the custom gradient at {marker!r} "
+                                  "reads tensors from outside the function.")
+        grad_graph, connected = _trace(graph, opdef, outputs, f"{where} custom gradient")
+        entries.append({"marker": marker, "inputs": [t.name for t in inputs],
+                        "outputs": [t.name for t in outputs], "connected": connected,
+                        "graph": writer.encode(grad_graph, where, holder=None)})
+    return entries
+
+
+def _trace(graph, opdef, outputs, where):
+    grad_graph = ir.Graph(f"{opdef.name}_grad", outer=graph)
+    with grad_graph.as_default():
+        dys = [grad_graph.placeholder(TensorSpec(t.shape, t.dtype), "dy") for t in outputs]
+        try:
+            grads = opdef.grad(None, *dys)
+        except Exception as e:  # noqa: BLE001 - reported with the function's name
+            raise UnsaveableError(f"Cannot save {where}: tracing it failed with "
+                                  f"{type(e).__name__}: {e}") from None
+        flat = []
+        for g in grads:
+            if g is None:
+                continue
+            g = g if isinstance(g, Tensor) else convert_to_tensor(g)
+            flat.append(g if getattr(g, "graph", None) is grad_graph else grad_graph.capture(g))
+    grad_graph.inputs = dys
+    grad_graph.outputs = grad_graph.structured_outputs = flat
+    return grad_graph, [g is not None for g in grads]
+
+
+def restore(graph, docs, reader, where):
+    """Register the saved custom gradients of the loaded ``graph``."""
+    tensors = {t.name: t for op in graph.get_operations() for t in op.outputs}
+    for doc in expect(docs, list, f"{where}: custom gradients"):
+        doc = expect(doc, dict, f"{where}: custom gradient")
+        marker = expect(doc.get("marker"), str, f"{where}: custom gradient marker")
+        inputs = [_tensor(tensors, n, where) for n in expect(doc.get("inputs"), list, where)]
+        outputs = [_tensor(tensors, n, where) for n in expect(doc.get("outputs"), list, where)]
+        connected = [expect(c, bool, where) for c in expect(doc.get("connected"), list, where)]
+        grad_graph = reader.decode(doc.get("graph"), f"{where} custom gradient {marker!r}",
+                                   ir.Graph, outer=graph, outer_tensors=tensors)
+        verify(grad_graph, f"{where} custom gradient {marker!r}")
+        if len(connected) != len(inputs) or sum(connected) != len(grad_graph.outputs) or \
+                len(grad_graph.inputs) != len(outputs):
+            raise FormatError(f"{where}: custom gradient {marker!r} does not fit its op")
+        opdef = OpDef(f"{marker}_custom_gradient", infer=None, kernel=None,
+                      grad=_rule(grad_graph, connected))
+        custom_gradient._MARKERS.setdefault(graph, {})[marker] = (opdef, inputs, outputs)
+
+
+def _rule(grad_graph, connected):
+    def grad(record, *dys):
+        grads = iter(interpreter.inline(grad_graph, list(dys),
+                                        [value for value, _ in grad_graph.captures]))
+        return [next(grads) if c else None for c in connected]
+
+    return grad
+
+
+def _tensor(tensors, name, where):
+    if not isinstance(name, str) or name not in tensors:
+        raise FormatError(f"{where}: custom gradient tensor {name!r} is not in the function")
+    return tensors[name]

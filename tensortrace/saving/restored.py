@@ -1,0 +1,153 @@
+"""What ``tf.saved_model.load`` returns: user objects holding the saved attributes, and restored
+functions that dispatch over their saved concrete functions as the originals did.
+
+    loaded = tf.saved_model.load(path)
+    loaded.f(x)            # the most specific saved trace that accepts x, else a ValueError
+    loaded.sub.v.assign(1.0)
+"""
+
+import inspect
+import pprint
+
+from .. import nest
+from ..convert import convert_to_tensor
+from ..tensor import Tensor, TensorSpec
+from ..tracing import signature
+from ..tracing.function import InputSignatureError, PolymorphicFunction
+from ..variables import Variable, VariableSpec
+from .format import is_namedtuple
+
+
+class _UserObject:
+    """An object restored from a SavedModel: the functions, variables and objects saved as its
+    attributes (TF's ``_UserObject``; a plain trackable, not a tf.Module)."""
+
+
+def stub(name, parameters):
+    """A Python function standing for a loaded function's signature; calling it means a call
+    matched no saved trace (the loaded model has no Python source to trace)."""
+
+    def restored_function_body(*args, **kwargs):
+        raise ValueError(f"The loaded function {name!r} has no Python source: it can only run "
+                         "its saved concrete functions.")
+
+    restored_function_body.__signature__ = inspect.Signature(parameters)
+    restored_function_body.__name__ = restored_function_body.__qualname__ = name
+    return restored_function_body
+
+
+class RestoredFunction(PolymorphicFunction):
+    """A loaded tf.function: calls run the saved concrete function matching the arguments (the
+    most specific one, as tf.function dispatches; then, as TF does, one the arguments convert
+    to); it never traces."""
+
+    def __init__(self, name, parameters, input_signature, concrete_functions):
+        super().__init__(stub(name, parameters), name=name, input_signature=input_signature,
+                         autograph=False)
+        for cf in concrete_functions:
+            self._traces[cf] = None
+        self._has_traced = bool(concrete_functions)
+
+    @property
+    def concrete_functions(self):
+        return list(self._traces)
+
+    def _call(self, args, kwargs):
+        try:
+            values = self._binder.bind(args, kwargs)
+        except TypeError as e:
+            if self._input_signature is not None:
+                raise InputSignatureError(self._binding_message(e, args, kwargs)) from None
+            raise
+        key = tuple(map(signature.key_of, values))
+        concrete = self._keys.get(key)
+        if concrete is None:
+            concrete, values = self._lookup_or_trace(key, values, args, kwargs)
+        else:
+            self._hits += 1
+        return concrete._call_values(values)
+
+    def _lookup_or_trace(self, key, values, args, kwargs):
+        self._misses += 1
+        if not self._traces:
+            raise ValueError("Found zero restored functions for caller function.")
+        given = values
+        if self._input_signature is not None:
+            values = self._fit_signature(values, args, kwargs)
+            specs = self._input_signature
+        else:
+            specs = tuple(map(signature.spec_of, values))
+        concrete = self._find(specs)
+        if concrete is not None:
+            if _same_leaves(given, values):  # a key stands for values used as they are
+                self._remember(key, concrete, values)
+            return concrete, values
+        for cf in self._traces:
+            converted = _convert(cf._specs, values)
+            if converted is not _FAIL:
+                return cf, converted
+        raise ValueError(self._no_match(values))
+
+    def _trace(self, specs):
+        raise ValueError(f"Could not find a concrete function of the loaded function "
+                         f"{self._name!r} for the arguments {specs}: a loaded function cannot "
+                         f"trace new graphs.\n\n{self.pretty_printed_concrete_signatures()}")
+
+    def _no_match(self, values):
+        args, kwargs = self._binder.split(values)
+        options = []
+        for i, cf in enumerate(self._traces, 1):
+            positional, keyword = cf.structured_input_signature
+            options.append(f"Option {i}:\n  {_positional(positional)}\n  Keyword arguments: "
+                           f"{keyword}")
+        return ("Could not find matching concrete function to call loaded from the SavedModel. "
+                f"Got:\n  {_positional(args)}\n  Keyword arguments: {kwargs}\n\n Expected these "
+                f"arguments to match one of the following {len(options)} option(s):\n\n"
+                + "\n\n".join(options))
+
+    def __repr__(self):
+        return f"<RestoredFunction {self._name} at 0x{id(self):X}>"
+
+
+def _positional(args):
+    return f"Positional arguments ({len(args)} total):\n    * " + "\n    * ".join(
+        pprint.pformat(a) for a in args)
+
+
+def _same_leaves(a, b):
+    x, y = nest.flatten(a), nest.flatten(b)
+    return len(x) == len(y) and all(p is q for p, q in zip(x, y))
+
+
+_FAIL = object()
+
+
+def _convert(spec, value):
+    """``value`` converted to fit ``spec`` (TF's second dispatch pass), or _FAIL."""
+    if isinstance(spec, VariableSpec):
+        fits = isinstance(value, Variable) and value.dtype == spec.dtype and \
+            spec.shape.is_compatible_with(value.shape)
+        return value if fits else _FAIL
+    if isinstance(spec, TensorSpec):
+        if isinstance(value, Variable):
+            value = value.value()
+        if not isinstance(value, Tensor):
+            try:
+                value = convert_to_tensor(value, dtype=spec.dtype)
+            except (TypeError, ValueError):
+                return _FAIL
+        fits = value.dtype == spec.dtype and spec.shape.is_compatible_with(value.shape)
+        return value if fits else _FAIL
+    if isinstance(spec, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+            return _FAIL
+        items = [_convert(s, v) for s, v in zip(spec, value)]
+        if any(i is _FAIL for i in items):
+            return _FAIL
+        return type(spec)(*items) if is_namedtuple(spec) else type(spec)(items)
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or value.keys() != spec.keys():
+            return _FAIL
+        items = {k: _convert(spec[k], value[k]) for k in spec}
+        return _FAIL if any(i is _FAIL for i in items.values()) else items
+    return value if signature.is_subtype(signature.spec_of(value), spec) else _FAIL
