@@ -63,7 +63,12 @@ class PolymorphicFunction:
         self._flat_signature = None  # as the user gave it
         if input_signature is not None:
             self._flat_signature = _check_input_signature(input_signature, self._binder)
-            self._input_signature = _per_parameter(self._flat_signature, self._binder)
+            params = self._binder.params
+            if _bound_to is None and params and params[0].name in ("self", "cls") and \
+                    len(self._flat_signature) < len(params):
+                pass  # a method in a class body: the signature applies once bound (__get__)
+            else:
+                self._input_signature = _per_parameter(self._flat_signature, self._binder)
         self._keys = {}  # call key -> ConcreteFunction (exact hits)
         self._traces = collections.OrderedDict()  # ConcreteFunction -> None, in LRU order
         self._tracing_count = 0
@@ -103,7 +108,9 @@ class PolymorphicFunction:
             if self._input_signature is not None:
                 raise InputSignatureError(self._binding_message(e, args, kwargs)) from None
             raise
-        if any(type(v) is np.ndarray for v in values):  # NumPy arrays are passed as tensors
+        if self._input_signature is not None:  # convert first: keys are of the fitted values
+            values = self._fit_signature(values, args, kwargs)
+        elif any(type(v) is np.ndarray for v in values):  # NumPy arrays are passed as tensors
             values = tuple(convert_to_tensor(v) if type(v) is np.ndarray else v for v in values)
         key = tuple(map(signature.key_of, values))
         concrete = self._keys.get(key)

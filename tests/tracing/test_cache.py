@@ -295,3 +295,16 @@ def test_concrete_function_outputs_and_literal_arguments():
     assert cf(tf.ones([2]), n=3).numpy().tolist() == [3.0, 3.0]
     with pytest.raises(TypeError, match="Can not cast 4 to Literal\\[3\\]"):
         cf(tf.ones([2]), 4)
+
+
+def test_input_signature_on_methods_and_python_lists():
+    class Doubler(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None])])
+        def __call__(self, x):
+            return x * 2.0
+
+    d = Doubler()
+    assert d(tf.constant([1.0])).numpy().tolist() == [2.0]
+    assert d([2.0, 3.0]).numpy().tolist() == [4.0, 6.0]
+    assert d([2.0, 3.0]).numpy().tolist() == [4.0, 6.0]  # a cache hit with a Python list
+    assert d.__call__.experimental_get_tracing_count() == 1
