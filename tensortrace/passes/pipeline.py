@@ -4,8 +4,17 @@ from . import cse, fold, prune, simplify
 
 PASSES = [fold, simplify, cse, prune]
 
+#: Verify the graph before and after every pass (tests turn it on; it costs a re-run of infer).
+DEBUG = False
+
 
 def optimize(graph):
+    if DEBUG:
+        from ..graph.verify import verify
+
+        verify(graph, f"traced graph {graph.name!r}")
     for p in PASSES:
         graph, _ = p.run(graph)
+        if DEBUG:
+            verify(graph, f"graph {graph.name!r} after {p.__name__.rsplit('.', 1)[-1]}")
     return graph

@@ -14,7 +14,7 @@ from ..graph import ir
 from ..registry import OpDef
 from ..tensor import Tensor, TensorSpec
 from .format import FormatError, UnsaveableError, expect
-from .verify import verify
+from ..graph.verify import verify
 
 
 def encode(graph, writer, where):

@@ -19,7 +19,7 @@ from .format import ArrayReader, FormatError, decode, decode_dtype, decode_shape
 from .graphs import GraphReader, op_types
 from .restored import RestoredFunction, _UserObject, stub
 from .signatures import SignatureFunction, SignatureMap
-from .verify import GraphVerificationError, verify
+from ..graph.verify import GraphVerificationError, verify
 
 _P = inspect.Parameter
 _KINDS = {k.name: k for k in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.VAR_POSITIONAL,

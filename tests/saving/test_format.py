@@ -11,7 +11,7 @@ import tensortrace as tf
 from tensortrace import dtypes as D
 from tensortrace.graph.ir import Graph
 from tensortrace.saving import format as F
-from tensortrace.saving.verify import GraphVerificationError, verify
+from tensortrace.graph.verify import GraphVerificationError, verify
 from tensortrace.variables import VariableSpec
 
 Pair = collections.namedtuple("Pair", "a b")

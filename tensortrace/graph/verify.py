@@ -1,11 +1,12 @@
-"""Graph invariants, checked on every loaded graph before anything runs: ops in topological order,
+"""Graph invariants, checked on every loaded graph before anything runs (and after every trace
+and pass when ``tensortrace.passes.pipeline.DEBUG`` is set): ops in topological order,
 every input defined in the same graph, unique names, feeds that are placeholders, and every op's
 ``infer`` agreeing with the dtypes and shapes its outputs carry.
 
     verify(graph)   # raises GraphVerificationError (a ValueError) naming the graph and the op
 """
 
-from ..graph.ir import subgraphs
+from .ir import subgraphs
 from ..registry import all_ops
 from ..tensor import TensorSpec
 
@@ -34,10 +35,10 @@ class _Verifier:
         raise GraphVerificationError(f"{self.where}{inner}: {message}")
 
     def graph(self, graph):
-        defined, names = set(), set()
+        # Passes share unchanged ops between a graph and its rewrite (``op.graph`` then names the
+        # original), so membership is checked by the op list, not by ``op.graph``.
+        defined, names, members = set(), set(), {id(op) for op in graph.get_operations()}
         for op in graph.get_operations():
-            if op.graph is not graph:
-                self.fail(graph, f"op {op.name!r} belongs to another graph")
             if op.name in names:
                 self.fail(graph, f"two ops are named {op.name!r}")
             names.add(op.name)
@@ -46,7 +47,7 @@ class _Verifier:
                     self.fail(graph, f"op {op.name!r} ({op.type}) reads {t.name!r}, which is not "
                               "defined earlier in this graph")
             for c in op.control_inputs:
-                if c.name not in names or c is op or c.graph is not graph:
+                if c.name not in names or c is op or id(c) not in members:
                     self.fail(graph, f"op {op.name!r} has control input {c.name!r}, which is not "
                               "an earlier op of this graph")
             for _, sub in subgraphs(op.attrs):
