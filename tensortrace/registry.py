@@ -102,6 +102,7 @@ def define_op(name, *, stateful=False, expr=None):
             stateful=ns.get("stateful", stateful),
             check=ns.get("check"),
             doc=cls.__doc__ or "",
+            meta={"message": ns["message"]} if "message" in ns else {},
         ))
 
     return wrap

@@ -48,6 +48,11 @@ class CompiledGraph:
         """Turn an exception raised inside the graph into TF's error, naming op and user line."""
         op = self._failing_op(e)
         message = e.message if isinstance(e, errors.OpError) else _describe(e)
+        if op is not None and not isinstance(e, errors.OpError):
+            from ..registry import get as get_op
+
+            reword = get_op(op.type).meta.get("message")  # an expr's NumPy error, in TF's words
+            message = (reword and reword(e, op)) or message
         where = ""
         if op is not None:
             where = f"\n\nDetected at node '{op.name}' ({op.type})"

@@ -6,9 +6,10 @@ from ..registry import NON_DIFFERENTIABLE, define_op
 from ..tensor import TensorSpec
 
 
-@define_op("IndexAxis0")
+@define_op("IndexAxis0", expr="{0}[{1}]")
 class IndexAxis0:
-    """``x[i]`` for a scalar index: StridedSlice(x, Pack(i), ..., shrink_axis_mask=1)."""
+    """``x[i]`` for a scalar index: StridedSlice(x, Pack(i), ..., shrink_axis_mask=1). Compiled
+    code indexes inline; ``message`` gives NumPy's IndexError TF's wording."""
 
     def infer(x, i):
         return TensorSpec(x.shape[1:], x.dtype)
@@ -20,3 +21,9 @@ class IndexAxis0:
             raise invalid_argument(f"slice index {int(i)} of dimension 0 out of bounds.") from None
 
     grad = NON_DIFFERENTIABLE  # optimized graphs are never differentiated
+
+    def message(error, op):
+        if isinstance(error, IndexError):
+            index = str(error).split()[1] if str(error).startswith("index ") else "?"
+            return f"slice index {index} of dimension 0 out of bounds."
+        return None
