@@ -262,7 +262,13 @@ def _truncate_mod(x, y):
 
 
 def _pow(x, y):
-    if x.dtype.kind == "i" and np.any(y < 0):
+    if type(y) is not np.ndarray or y.ndim == 0:  # a scalar exponent, usually a constant
+        if x.dtype.kind == "i" and y < 0:
+            raise invalid_argument("Integers to negative integer powers are not allowed")
+        if y == 2 and x.dtype.kind != "c":
+            return x * x  # what np.power computes for 2, without its general path
+        return np.power(x, y)
+    if x.dtype.kind == "i" and (y < 0).any():
         raise invalid_argument("Integers to negative integer powers are not allowed")
     return np.power(x, y)
 

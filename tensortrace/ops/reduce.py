@@ -118,6 +118,9 @@ def _mean(x, axes, keep):
     if dtype.kind in "iu":  # TF sums integers wide, then truncates toward zero
         wide = np.int64 if dtype.kind == "i" else np.uint64
         total = np.add.reduce(x, axis=axes, dtype=wide, keepdims=keep)
+        if total.ndim == 0 and n:  # a whole reduction: Python ints are exact and faster
+            t = int(total)
+            return dtype.type(t // n if t >= 0 else -(-t // n))
         if n == 0:
             return np.zeros_like(total, dtype=dtype)[()]
         quotient = np.abs(total) // n if dtype.kind == "i" else total // n
