@@ -5,7 +5,6 @@
     (tf.int32, tf.float32, tf.float64)
 """
 
-import numbers
 
 import numpy as np
 

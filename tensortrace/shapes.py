@@ -87,7 +87,7 @@ class TensorShape:
             raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
 
     def is_subtype_of(self, other):
-        """True if every shape this one admits is admitted by ``other`` (``other`` is more general)."""
+        """True if every shape this one admits is admitted by ``other`` (the more general)."""
         other = as_shape(other)
         if other._dims is None:
             return True

@@ -273,4 +273,5 @@ class VariableSpec(TensorSpec):
     __slots__ = ()
 
     def __repr__(self):
-        return f"VariableSpec(shape={self._shape}, dtype={self._dtype!r}, trainable=True, alias_id=None)"
+        return (f"VariableSpec(shape={self._shape}, dtype={self._dtype!r}, trainable=True, "
+                "alias_id=None)")

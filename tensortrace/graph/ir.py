@@ -19,7 +19,7 @@ import numpy as np
 from .. import context as _context
 from ..errors import OperatorNotAllowedInGraphError
 from ..registry import get as get_op
-from ..shapes import TensorShape, as_shape
+from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

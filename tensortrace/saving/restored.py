@@ -10,8 +10,7 @@ import inspect
 import pprint
 
 from .. import nest
-from ..convert import convert_to_tensor
-from ..tensor import Tensor, TensorSpec
+from ..tensor import TensorSpec
 from ..tracing import signature
 from ..tracing.function import InputSignatureError, PolymorphicFunction
 from ..variables import Variable, VariableSpec
@@ -129,15 +128,8 @@ def _convert(spec, value):
             spec.shape.is_compatible_with(value.shape)
         return value if fits else _FAIL
     if isinstance(spec, TensorSpec):
-        if isinstance(value, Variable):
-            value = value.value()
-        if not isinstance(value, Tensor):
-            try:
-                value = convert_to_tensor(value, dtype=spec.dtype)
-            except (TypeError, ValueError):
-                return _FAIL
-        fits = value.dtype == spec.dtype and spec.shape.is_compatible_with(value.shape)
-        return value if fits else _FAIL
+        tensor = signature.as_tensor_for(spec, value)
+        return tensor if tensor is not None and signature.fits(spec, tensor) else _FAIL
     if isinstance(spec, (list, tuple)):
         if not isinstance(value, (list, tuple)) or len(value) != len(spec):
             return _FAIL

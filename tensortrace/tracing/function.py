@@ -13,7 +13,6 @@ otherwise a trace specialized to exactly this call is made.
 
 import collections
 import functools
-import inspect
 import logging
 import types
 import weakref
@@ -21,10 +20,8 @@ import weakref
 import numpy as np
 
 from .. import config
-from ..context import state
 from ..convert import convert_to_tensor
-from ..tensor import EagerTensor, Tensor, TensorSpec
-from ..variables import Variable, VariableSpec
+from ..tensor import TensorSpec
 from . import signature
 from .concrete import ConcreteFunction
 from .trace import trace
@@ -213,14 +210,11 @@ class PolymorphicFunction:
 
     def _fit(self, spec, value, args, kwargs):
         if isinstance(spec, TensorSpec):
-            if isinstance(value, Variable):
-                value = value.value()
-            if not isinstance(value, Tensor):
-                try:
-                    value = convert_to_tensor(value, dtype=spec.dtype)
-                except (TypeError, ValueError):
-                    value = convert_to_tensor(value)
-            if value.dtype != spec.dtype or not spec.shape.is_compatible_with(value.shape):
+            tensor = signature.as_tensor_for(spec, value)
+            if tensor is None:
+                value = convert_to_tensor(value)  # raises TF's conversion error
+            value = tensor
+            if not signature.fits(spec, value):
                 got = TensorSpec(value.shape, value.dtype)
                 raise InputSignatureError(self._binding_message(
                     f"Can not cast {got!r} to {TensorSpec(spec.shape, spec.dtype)!r}", args,
@@ -419,7 +413,8 @@ def _advice(old, new):
         return (f"every new Python {type(new).__name__} value traces a new graph: pass it as a "
                 f"tensor (tf.constant({new!r})) if it does not change the graph's structure.")
     if isinstance(new, (list, tuple, dict)):
-        return "a Python structure of different length or contents traces a new graph: pass a tensor."
+        return ("a Python structure of different length or contents traces a new graph: pass a "
+                "tensor.")
     return ("a different Python object traces a new graph (objects are matched by identity): "
             "reuse the same object, or pass tensors.")
 

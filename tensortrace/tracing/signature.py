@@ -98,12 +98,34 @@ def spec_of(value):
     return value
 
 
+def as_tensor_for(spec, value):
+    """``value`` as a tensor for a TensorSpec input (variables read, Python values converted to
+    the spec's dtype when they can be, else to their own), or None when it is no tensor at all.
+    The caller decides whether the result fits ``spec``."""
+    from ..convert import convert_to_tensor
+
+    if isinstance(value, Variable):
+        value = value.value()
+    if isinstance(value, Tensor):
+        return value
+    for dtype in (spec.dtype, None):
+        try:
+            return convert_to_tensor(value, dtype=dtype)
+        except (TypeError, ValueError):
+            pass
+    return None
+
+
+def fits(spec, tensor):
+    return tensor.dtype == spec.dtype and spec.shape.is_compatible_with(tensor.shape)
+
+
 def is_subtype(spec, general):
     """True if every call matching ``spec`` also matches ``general`` (a trace's spec)."""
     if isinstance(general, TensorSpec):
         return (isinstance(spec, TensorSpec) and type(spec) is type(general)
                 and spec.dtype == general.dtype and spec.shape.is_subtype_of(general.shape))
-    if type(general) in (list, tuple) or (isinstance(general, tuple) and hasattr(general, "_fields")):
+    if isinstance(general, tuple) or type(general) is list:  # lists, tuples, namedtuples
         return (type(spec) is type(general) and len(spec) == len(general)
                 and all(is_subtype(a, b) for a, b in zip(spec, general)))
     if type(general) is dict:
