@@ -9,8 +9,8 @@ records whose inputs it watches, so only the computation between sources and tar
 """
 
 import enum
-import logging
 
+from .._logging import logger
 from .. import nest
 from .._export import tf_export
 from ..context import state
@@ -18,7 +18,6 @@ from ..tensor import Tensor
 from ..variables import Variable
 from . import custom_gradient, grad_ops  # noqa: F401  (register their ops and public names)
 
-logger = logging.getLogger("tensortrace")
 
 
 class TapeRecord:

@@ -9,9 +9,8 @@ import types
 import weakref
 
 from .._export import tf_export
+from .._logging import logger
 from . import conversion, errors, rules
-
-logger = logging.getLogger("tensortrace")
 
 _CONVERTED = weakref.WeakKeyDictionary()  # original function -> converted function
 _AS_IS = object()  # a function that cannot be converted

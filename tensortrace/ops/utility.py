@@ -4,7 +4,6 @@ clipping, ``bitcast``, ``repeat``, ``bincount``, ``matvec``, ``embedding_lookup`
 ``confusion_matrix`` and the threading/device-placement switches of ``tf.config``."""
 
 import contextlib
-import logging
 import time
 
 import numpy as np
@@ -184,8 +183,10 @@ def device(device_name):
 
 @tf_export("get_logger")
 def get_logger():
-    """The ``tensorflow`` logger (Python's ``logging``)."""
-    return logging.getLogger("tensorflow")
+    """The logger tensortrace writes its warnings to (Python's ``logging``)."""
+    from .._logging import logger
+
+    return logger
 
 
 # --- EnsureShape ---------------------------------------------------------------------------------

@@ -5,8 +5,8 @@ functions' graphs, variables and constants, and write the model atomically.
 """
 
 import inspect
-import logging
 
+from .._logging import logger
 from .. import nest
 from ..module import Module
 from ..tracing.concrete import ConcreteFunction
@@ -19,7 +19,6 @@ from .format import FORMAT, VERSION, ArrayWriter, UnsaveableError, encode
 from .graphs import GraphWriter
 from .restored import _UserObject
 
-logger = logging.getLogger("tensortrace")
 
 TRACKABLE = (Module, _UserObject)
 

@@ -13,12 +13,12 @@ otherwise a trace specialized to exactly this call is made.
 
 import collections
 import functools
-import logging
 import types
 import weakref
 
 import numpy as np
 
+from .._logging import logger
 from .. import config
 from ..convert import convert_to_tensor
 from ..tensor import TensorSpec
@@ -26,7 +26,6 @@ from . import signature
 from .concrete import ConcreteFunction
 from .trace import trace
 
-logger = logging.getLogger("tensortrace")
 
 #: Traces kept per function before the least recently used one is dropped.
 DEFAULT_MAX_TRACES = 128

@@ -117,7 +117,7 @@ def test_init_scope_runs_eagerly_inside_a_trace_and_pauses_tapes():
 
 
 def test_get_logger():
-    assert U.get_logger() is logging.getLogger("tensorflow")
+    assert U.get_logger() is logging.getLogger("tensortrace")  # where our warnings go
 
 
 # --- ensure_shape -----------------------------------------------------------------------------
