@@ -65,6 +65,7 @@ class Emitter:
         self.namespace = {"np": np}
         self.lines = []
         self.line_ops = {}  # 1-based line number -> op (for runtime error mapping)
+        self.overrides = {}  # id(op) -> emit(em, op, args, outs, indent): set by an enclosing op
 
     def fresh(self, base):
         return _identifier(base, self.used)
@@ -109,7 +110,7 @@ class Emitter:
                 for j in range(len(op.outputs))]
         for t, ident in zip(op.outputs, outs):
             self.names[id(t)] = ident
-        emit = opdef.meta.get("codegen")
+        emit = self.overrides.get(id(op)) or opdef.meta.get("codegen")
         if emit is not None and emit(self, op, args, outs, indent):
             return
         if opdef.expr is not None and len(outs) == 1 and not op.attrs:

@@ -106,6 +106,22 @@ _new = object.__new__
 _MIN_HANDOVERS = 32
 
 
+# --- a loop's private accumulator (see control_flow._accumulate_in_place) ---------------------
+def private_items(lst):
+    """A fresh Python list of ``lst``'s items, for a compiled loop to write in place."""
+    return list(lst.items)
+
+
+def from_items(items, like):
+    """The TensorList holding ``items``, with ``like``'s element dtype and shape."""
+    return TensorList(items, like.element_dtype, like.element_shape)
+
+
+def set_item_error(index, size):
+    raise invalid_argument(f"Trying to modify element {int(index)} in a list with {size} "
+                           "elements.")
+
+
 _VARIANT = TensorSpec((), D.variant)
 
 
