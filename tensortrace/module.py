@@ -74,32 +74,32 @@ class Module:
         return tuple(self._flatten(lambda x: isinstance(x, Module)))
 
     def _flatten(self, predicate, recursive=True):
-        seen, out = set(), []
-
-        def walk(value, depth):
-            if id(value) in seen:
-                return
-            if isinstance(value, (_variables.Variable, Module)):
-                seen.add(id(value))
-                if predicate(value):
-                    out.append(value)
-                if isinstance(value, Module) and (recursive or depth == 0):
-                    for k in sorted(vars(value)):
-                        if k not in value._TF_MODULE_IGNORED_PROPERTIES:
-                            walk(vars(value)[k], depth + 1)
-                return
-            if isinstance(value, dict):
-                for k in sorted(value, key=repr):
-                    walk(value[k], depth)
-            elif isinstance(value, (list, tuple, set, frozenset)):
-                for v in value:
-                    walk(v, depth)
-
-        seen.add(id(self))
-        for k in sorted(vars(self)):
-            if k not in self._TF_MODULE_IGNORED_PROPERTIES:
-                walk(vars(self)[k], 0)
+        """TF's order: this module's leaves (attributes sorted by name, containers flattened as
+        tf.nest does), then each submodule found, recursively; every object at most once."""
+        seen, out = {id(self)}, []
+        self._flatten_into(predicate, recursive, seen, out, [])
         return out
+
+    def _flatten_into(self, predicate, recursive, seen, out, stack):
+        if id(self) in stack:
+            recursive = False
+        found = []
+        attrs = vars(self)
+        for k in sorted(attrs):
+            if k in self._TF_MODULE_IGNORED_PROPERTIES:
+                continue
+            for leaf in _leaves(attrs[k]):
+                if id(leaf) in seen:
+                    continue
+                seen.add(id(leaf))
+                if predicate(leaf):
+                    out.append(leaf)
+                if recursive and isinstance(leaf, Module):
+                    found.append(leaf)
+        stack.append(id(self))
+        for sub in found:
+            sub._flatten_into(predicate, recursive, seen, out, stack)
+        stack.pop()
 
     @classmethod
     def with_name_scope(cls, method):
@@ -112,8 +112,22 @@ class Module:
         wrapped.__name__ = method.__name__
         return wrapped
 
-    def __repr__(self):
-        return f"<{type(self).__module__}.{type(self).__name__} object at {hex(id(self))}>"
+
+
+def _leaves(value):
+    """``value``'s leaves as tf.nest flattens them (dicts by sorted key)."""
+    if isinstance(value, dict):
+        try:
+            keys = sorted(value)
+        except TypeError:
+            keys = list(value)
+        for k in keys:
+            yield from _leaves(value[k])
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
 
 
 @contextlib.contextmanager

@@ -6,6 +6,8 @@
 Dicts flatten in sorted-key order, as in TensorFlow.
 """
 
+import collections
+
 from .tensor import Tensor
 
 
@@ -39,10 +41,13 @@ def _flatten_into(x, out):
 
 
 def _rebuild(template, children):
-    if isinstance(template, dict):
-        keys = sorted(template, key=_sort_key)
-        return type(template)((k, c) for k, c in zip(keys, children)) if type(template) is not dict \
-            else dict(zip(keys, children))
+    if isinstance(template, dict):  # children come in sorted-key order; keep the dict's order
+        by_key = dict(zip(sorted(template, key=_sort_key), children))
+        if isinstance(template, collections.defaultdict):
+            out = collections.defaultdict(template.default_factory)
+            out.update((k, by_key[k]) for k in template)
+            return out
+        return type(template)((k, by_key[k]) for k in template)
     if hasattr(template, "_fields"):
         return type(template)(*children)
     return type(template)(children)
@@ -55,10 +60,19 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
         ValueError: if the number of leaves differs.
     """
     flat = list(flat_sequence)
+    if not is_nested(structure):
+        if len(flat) != 1:
+            raise ValueError(f"The target structure is of type `{type(structure)}`\n  "
+                             f"{structure}\nHowever the input is a sequence "
+                             f"({type(flat_sequence)}) of length {len(flat)}.\n  "
+                             f"{flat_sequence}\nnest cannot guarantee that it is safe to map one "
+                             f"to the other.")
+        return flat[0]
     count = len(flatten(structure))
     if count != len(flat):
         raise ValueError(f"Could not pack sequence. Structure had {count} atoms, but "
-                         f"flat_sequence had {len(flat)} items.")
+                         f"flat_sequence had {len(flat)} items.  Structure: {structure}, "
+                         f"flat_sequence: {flat_sequence}.")
     it = iter(flat)
 
     def build(x):
@@ -71,31 +85,69 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
 
 def map_structure(func, *structures, **kwargs):
     """Apply ``func`` leafwise across structures of the same shape."""
+    if not callable(func):
+        raise TypeError(f"func must be callable, got: {func}")
     if not structures:
         raise ValueError("Must provide at least one structure")
+    check_types = kwargs.pop("check_types", True)
+    kwargs.pop("expand_composites", None)
+    if kwargs:
+        raise ValueError(f"Only valid keyword arguments are `check_types` and "
+                         f"`expand_composites`, not: `{'`, `'.join(kwargs)}`")
     for s in structures[1:]:
-        assert_same_structure(structures[0], s)
+        assert_same_structure(structures[0], s, check_types=check_types)
     flats = [flatten(s) for s in structures]
     return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
 
 
+class _Dot:
+    def __repr__(self):
+        return "."
+
+
+_DOT = _Dot()
+
+
+def _describe(x):
+    return f"type={type(x).__name__} str={x}"
+
+
+def _same_sequence_type(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        return True  # TF: any two mappings
+    return type(a) is type(b)
+
+
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
-    """Raise ValueError (or TypeError for differing types) unless the structures match."""
+    """Raise ValueError (or TypeError for differing types) unless the structures match, with
+    TF's message."""
+
+    def fail(error, detail):
+        dots = [map_structure(lambda _: _DOT, n) if is_nested(n) else "." for n in (nest1, nest2)]
+        raise error(f"The two structures don't have the same nested structure.\n\n"
+                    f"First structure: {_describe(nest1)}\n\nSecond structure: "
+                    f"{_describe(nest2)}\n\nMore specifically: {detail}\n"
+                    f"Entire first structure:\n{dots[0]}\nEntire second structure:\n{dots[1]}")
 
     def walk(a, b):
         if is_nested(a) != is_nested(b):
-            raise ValueError(f"The two structures don't have the same nested structure.\n\n"
-                             f"First structure: {nest1}\n\nSecond structure: {nest2}")
+            seq, other = (a, b) if is_nested(a) else (b, a)
+            fail(ValueError, f'Substructure "{_describe(seq)}" is a sequence, while substructure '
+                             f'"{_describe(other)}" is not')
         if not is_nested(a):
             return
-        if check_types and type(a) is not type(b):
-            raise TypeError(f"The two structures don't have the same sequence type. Input "
-                            f"structure has type {type(a)}, while shallow structure has type "
-                            f"{type(b)}.")
+        if check_types and not _same_sequence_type(a, b):
+            fail(TypeError, f"The two namedtuples don't have the same sequence type. First "
+                            f"structure {_describe(a)} has type {type(a).__name__}, while second "
+                            f"structure {_describe(b)} has type {type(b).__name__}")
+        if isinstance(a, dict) and isinstance(b, dict) and set(a) != set(b):
+            fail(ValueError, f"The two dictionaries don't have the same set of keys. First "
+                             f"structure has keys {_describe(list(a))}, while second structure "
+                             f"has keys {_describe(list(b))}")
         ca, cb = _children(a), _children(b)
-        if len(ca) != len(cb) or (isinstance(a, dict) and set(a) != set(b)):
-            raise ValueError(f"The two structures don't have the same number of elements.\n\n"
-                             f"First structure: {nest1}\n\nSecond structure: {nest2}")
+        if len(ca) != len(cb):
+            fail(ValueError, f"The two structures don't have the same number of elements. First "
+                             f"structure: {_describe(a)}. Second structure: {_describe(b)}")
         for x, y in zip(ca, cb):
             walk(x, y)
 

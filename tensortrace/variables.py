@@ -8,9 +8,13 @@ Inside ``tf.function`` a variable is captured as a resource input; creating one 
 while the function's first trace runs (TF's rule).
 """
 
+import enum
+import weakref
+
 import numpy as np
 
 from . import dtypes as D
+from ._export import export_value
 from .context import bind, state
 from .convert import convert_to_tensor
 from .ops import state as state_ops
@@ -51,6 +55,28 @@ class VariableCreationError(ValueError):
     pass
 
 
+class VariableSynchronization(enum.Enum):
+    """``tf.VariableSynchronization``: when a distributed variable is synchronized."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregationV2(enum.Enum):
+    """``tf.VariableAggregation``: how a distributed variable's updates are combined."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+export_value(VariableSynchronization, "VariableSynchronization")
+export_value(VariableAggregationV2, "VariableAggregation")
+
+
 class Variable:
     """A tensor-like container of a mutable value (``tf.Variable``)."""
 
@@ -61,7 +87,8 @@ class Variable:
                  import_scope=None, constraint=None, synchronization=None, aggregation=None,
                  shape=None, experimental_enable_variable_lifting=True):
         if initial_value is None:
-            raise ValueError("The `initial_value` arg (None) must be specified.")
+            raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except "
+                             "when you are not providing a `variable_def`. You provided neither.")
         for hook in Variable._creation_hooks:
             hook(self)
         if callable(initial_value):
@@ -72,6 +99,8 @@ class Variable:
         self._trainable = True if trainable is None else bool(trainable)
         self._name = _scoped_name(name or "Variable")
         self._constraint = constraint
+        self._synchronization = synchronization or VariableSynchronization.AUTO
+        self._aggregation = aggregation or VariableAggregationV2.NONE
         self._handle = ResourceHandle._wrap(self)
         self._array = None
         if isinstance(initial_value, Variable):
@@ -121,6 +150,15 @@ class Variable:
     handle = property(lambda self: self._handle)
     constraint = property(lambda self: self._constraint)
     device = property(lambda self: "/job:localhost/replica:0/task:0/device:CPU:0")
+    synchronization = property(
+        lambda self: getattr(self, "_synchronization", VariableSynchronization.AUTO))
+    aggregation = property(lambda self: getattr(self, "_aggregation", VariableAggregationV2.NONE))
+
+    @property
+    def initial_value(self):
+        if state.graph is None:
+            raise RuntimeError("This property is not supported when eager execution is enabled.")
+        raise NotImplementedError("initial_value of a variable inside a tf.function")
 
     @property
     def name(self):
@@ -169,7 +207,7 @@ class Variable:
             var_ops = {_ASSIGN: lambda old, new: new, _ASSIGN_ADD: np.add, _ASSIGN_SUB: np.subtract}
             old = self._array if opdef is not _ASSIGN else None
             self._array = state_ops._checked(self, var_ops[opdef](old, value._value), "assign")
-            return self if read_value else None
+            return _UnreadVariable(self) if read_value else None
         bind(opdef, self._handle, value)
         return self.value() if read_value else None
 
@@ -181,6 +219,63 @@ class Variable:
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         return self._write(_ASSIGN_SUB, delta, read_value)
+
+    # --- sparse reads and updates (TF's, built from gather and tensor_scatter ops) -----------
+    def sparse_read(self, indices, name=None):
+        from .ops import indexing
+
+        return indexing.gather(self.value(), indices)
+
+    def gather_nd(self, indices, name=None):
+        from .ops import indexing
+
+        return indexing.gather_nd(self.value(), indices)
+
+    def _scatter_nd(self, kind, indices, updates, read_value=True):
+        from .ops import indexing
+
+        new = getattr(indexing, f"tensor_scatter_nd_{kind}")(self.value(), indices, updates)
+        return self.assign(new, read_value=read_value)
+
+    def _scatter(self, kind, sparse_delta, read_value=True):
+        from .ops import array
+
+        indices = convert_to_tensor(sparse_delta.indices)
+        values = sparse_delta.values
+        if indices.shape.rank == 0:  # one slice: as a batch of one
+            indices, values = array.reshape(indices, [1]), array.expand_dims(values, 0)
+        indices = array.expand_dims(indices, -1)
+        return self._scatter_nd(kind, indices, values, read_value)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        return self._scatter_nd("update", indices, updates)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        return self._scatter_nd("add", indices, updates)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        return self._scatter_nd("sub", indices, updates)
+
+    def scatter_nd_max(self, indices, updates, name=None):
+        return self._scatter_nd("max", indices, updates)
+
+    def scatter_nd_min(self, indices, updates, name=None):
+        return self._scatter_nd("min", indices, updates)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("update", sparse_delta)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("add", sparse_delta)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("sub", sparse_delta)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("max", sparse_delta)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("min", sparse_delta)
 
     def is_initialized(self):
         return bind(get_op("VarIsInitializedOp"), self._handle)
@@ -231,6 +326,29 @@ class Variable:
     __array_priority__ = 100
 
 
+class _UnreadVariable(Variable):
+    """What an eager ``assign*`` returns, as in TF: the same variable (its value read on use)
+    printed under the name ``UnreadVariable``."""
+
+    def __init__(self, parent):  # noqa: D107 - shares the parent's handle and value
+        self._parent = parent.__dict__.get("_parent", parent)
+
+    def __getattr__(self, name):  # everything but the name is the parent's
+        if name == "_parent":
+            raise AttributeError(name)
+        return getattr(self._parent, name)
+
+    _array = property(lambda self: self._parent._array,
+                      lambda self, value: setattr(self._parent, "_array", value))
+
+    @property
+    def name(self):
+        return "UnreadVariable"
+
+    def __deepcopy__(self, memo):
+        return self._parent.__deepcopy__(memo)
+
+
 def _forward(operator):
     def method(self, *args):
         return getattr(self.value(), operator)(*args)
@@ -241,6 +359,67 @@ def _forward(operator):
 
 for _op in Tensor.OVERLOADABLE_OPERATORS - {"__eq__", "__ne__"}:
     setattr(Variable, _op, _forward(_op))
+
+
+# --- v[...].assign(value): TF's sliced variable ----------------------------------------------
+_slice_sources = {}  # id(sliced graph tensor) -> (variable, slice spec), while it lives
+
+
+class _SlicedEagerTensor(EagerTensor):
+    """``v[...]`` read eagerly: a tensor that can also ``assign`` to that slice of ``v``."""
+
+    __slots__ = ()
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        var, spec = _slice_sources[id(self)]
+        return _assign_slice(var, spec, value, read_value)
+
+
+def _sliced_symbolic_class():
+    from .graph.ir import SymbolicTensor
+
+    if not _SLICED_SYMBOLIC:
+        class _SlicedSymbolicTensor(SymbolicTensor):
+            """``v[...]`` inside a trace: a graph tensor that can ``assign`` to the slice."""
+
+            __slots__ = ()
+            assign = _SlicedEagerTensor.assign
+
+        _SLICED_SYMBOLIC.append(_SlicedSymbolicTensor)
+    return _SLICED_SYMBOLIC[0]
+
+
+_SLICED_SYMBOLIC = []
+
+
+def _variable_getitem(self, slice_spec):
+    t = self.value()[slice_spec]
+    # the op's output itself gains ``assign`` (same layout; tapes keep seeing the same tensor)
+    cls = _SlicedEagerTensor if type(t) is EagerTensor else _sliced_symbolic_class()
+    if type(t) is cls.__base__:
+        t.__class__ = cls
+        _slice_sources[id(t)] = (self, slice_spec)
+        weakref.finalize(t, _slice_sources.pop, id(t), None)
+    return t
+
+
+def _assign_slice(var, spec, value, read_value):
+    """Assign ``value`` to ``var[spec]``: scatter it at the slice's flat indices (TF's
+    strided-slice assign, built from ops that work eagerly and in graphs)."""
+    from .ops import array, indexing
+
+    full = var.value()
+    shape = array.shape(full)
+    flat_index = array.reshape(array.range(array.size(full)), shape)[spec]
+    value = convert_to_tensor(value, dtype=var.dtype)
+    value = array.broadcast_to(value, array.shape(flat_index))
+    updated = indexing.tensor_scatter_nd_update(
+        array.reshape(full, [-1]), array.reshape(flat_index, [-1, 1]),
+        array.reshape(value, [-1]))
+    return var.assign(array.reshape(updated, shape), read_value=read_value)
+
+
+Variable.__getitem__ = _variable_getitem
 
 
 def _variable_eq(self, other):
@@ -268,10 +447,21 @@ def _scoped_name(name):
 
 
 class VariableSpec(TensorSpec):
-    """The trace type of a variable argument: its shape and dtype."""
+    """The trace type of a variable argument: its shape, dtype and, in a trace, ``alias_id``
+    (variables passed in one call are numbered in order; the same variable twice shares one)."""
 
-    __slots__ = ()
+    __slots__ = ("alias_id",)
+
+    def __init__(self, shape, dtype=D.float32, trainable=True, alias_id=None):
+        super().__init__(shape, dtype)
+        self.alias_id = alias_id
+
+    def __eq__(self, other):
+        return TensorSpec.__eq__(self, other) and self.alias_id == other.alias_id
+
+    def __hash__(self):
+        return hash((self._dtype, self.alias_id))
 
     def __repr__(self):
         return (f"VariableSpec(shape={self._shape}, dtype={self._dtype!r}, trainable=True, "
-                "alias_id=None)")
+                f"alias_id={self.alias_id})")

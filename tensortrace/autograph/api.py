@@ -27,8 +27,11 @@ def _convert_plain(fn):
     try:
         new = conversion.convert_function(fn)
     except conversion.ConversionError as e:
-        log = logger.info if "no source" in str(e) or "not found" in str(e) else logger.warning
-        log("AutoGraph could not transform %s and will run it as-is. Cause: %s", fn, e)
+        quiet = ("no source", "not found", "generators")  # TF leaves these alone silently
+        log = logger.info if any(q in str(e) for q in quiet) else logger.warning
+        log("AutoGraph could not transform %s and will run it as-is.\nCause: %s\nTo silence "
+            "this warning, decorate the function with "
+            "@tf.autograph.experimental.do_not_convert", fn, e)
         _CONVERTED[fn] = _AS_IS  # not fn itself: the value would keep the weak key alive
         return fn
     _CONVERTED[fn] = new

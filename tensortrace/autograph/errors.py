@@ -8,6 +8,9 @@ from . import conversion, rules
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARK = "ag_error_metadata"
+# call-dispatch frames between two user frames that do not end a run of them
+_TRANSPARENT = {os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+                for name in ("api.py", "conversion.py", os.path.join("operators", "__init__.py"))}
 
 
 def annotate(error):
@@ -23,7 +26,7 @@ def annotate(error):
         source = linecache.getline(filename, lineno).strip()
         if source:
             lines.append(f"        {source}")
-        lines.append("")
+    lines.append("")  # TF: no blank line between frames, one after the last
     message = _message(error).replace("\n", "\n    ")  # TF indents the whole message
     lines.append(f"    {type(error).__name__}: {message}")
     _set_message(error, "\n".join(lines) + "\n")
@@ -60,9 +63,11 @@ def _set_message(error, text):
 
 
 def _user_frames(tb):
-    """(filename, line, function, converted) for frames of converted or other user code."""
+    """(filename, line, function, converted) for the innermost run of converted or other user
+    frames: as in TF, library frames in between (control flow, tf.cond, map_fn, ...) end a run,
+    so a loop or if header is not listed above the body line that failed."""
     frames = []
-    seen_converted = False
+    seen_converted = broken = False
     while tb is not None:
         code = tb.tb_frame.f_code
         name = conversion.CONVERTED_CODES.get(code)
@@ -73,8 +78,12 @@ def _user_frames(tb):
             entry = (code.co_filename, tb.tb_lineno, code.co_name, False)
         else:
             entry = None
-        if entry is not None and (not frames or frames[-1][:3] != entry[:3]):
-            frames.append(entry)
+            broken = broken or (bool(frames) and code.co_filename not in _TRANSPARENT)
+        if entry is not None:
+            if broken:
+                frames, broken = [], False
+            if not frames or frames[-1][:3] != entry[:3]:
+                frames.append(entry)
         tb = tb.tb_next
     return frames
 

@@ -26,6 +26,16 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _STATIC_LIMIT = 64  # fold values at trace time only for small tensors (shape arithmetic)
 
 
+# TF's advice, verbatim, for Python control flow on a symbolic tensor
+_RESOLUTIONS = (
+    " You can attempt the following resolutions to the problem: If you are running in Graph "
+    "mode, use Eager execution mode or decorate this function with @tf.function. If you are "
+    "using AutoGraph, you can try decorating this function with @tf.function. If that does not "
+    "work, then you may be using an unsupported feature or your source code may not be visible "
+    "to AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/"
+    "autograph/g3doc/reference/limitations.md#access-to-source-code for more information.")
+
+
 class SymbolicTensor(Tensor):
     """The ``index``-th output of ``op``: a shape and dtype, and a value only when run."""
 
@@ -72,14 +82,11 @@ class SymbolicTensor(Tensor):
 
     def __bool__(self):
         raise OperatorNotAllowedInGraphError(
-            f"Using a symbolic `tf.Tensor` ({self.name}) as a Python `bool` is not allowed. "
-            "Inside tf.function, write the condition as a Python `if`/`while` in a function "
-            "AutoGraph converts, or use tf.cond / tf.while_loop.")
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed." + _RESOLUTIONS)
 
     def __iter__(self):
         raise OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed. Use a `for` "
-            "loop in a function AutoGraph converts, or tf.unstack / tf.while_loop.")
+            "Iterating over a symbolic `tf.Tensor` is not allowed." + _RESOLUTIONS)
 
     def __len__(self):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please "

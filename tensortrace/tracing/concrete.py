@@ -59,6 +59,17 @@ class ConcreteFunction:
         return self.graph.structured_outputs
 
     @property
+    def output_shapes(self):
+        """The outputs' TensorShapes, in the structure of ``structured_outputs``."""
+        return nest.map_structure(lambda t: t.shape if isinstance(t, Tensor) else None,
+                                  self.graph.structured_outputs)
+
+    @property
+    def output_dtypes(self):
+        return nest.map_structure(lambda t: t.dtype if isinstance(t, Tensor) else None,
+                                  self.graph.structured_outputs)
+
+    @property
     def captured_inputs(self):
         return [v.handle if isinstance(v, Variable) else v for v, _ in self.graph.captures]
 
@@ -79,7 +90,7 @@ class ConcreteFunction:
             elif p.kind == p.KEYWORD_ONLY:
                 kwargs[p.name] = named
             elif p.kind == p.VAR_KEYWORD:
-                kwargs.update(spec)
+                kwargs.update({k: _named(v, k) for k, v in spec.items()})
             else:
                 args.append(named)
         return tuple(args), kwargs
@@ -139,8 +150,22 @@ class ConcreteFunction:
         except TypeError as e:  # Python's binding errors and _BindingError
             raise TypeError(
                 f"Binding inputs to tf.function failed due to `{e}`. Received args: {args} and "
-                f"kwargs: {kwargs} for signature: {self._function_type_text()}.") from None
+                f"kwargs: {kwargs} for signature: {self._function_type_text()}."
+                f"{self._flat_fallback_error(args, kwargs)}") from None
         return self._call_flat(flat)
+
+    def _flat_fallback_error(self, args, kwargs):
+        """TF then tries the flat signature (the tensor parameters, positionally); its error."""
+        names = [p.name for p, s in zip(self._binder.params, self._specs)
+                 if isinstance(s, TensorSpec) and p.kind == p.POSITIONAL_OR_KEYWORD]
+        if kwargs or len(args) == len(names):
+            return ""
+        head = f"{self._function_name}({', '.join(names)})"
+        if len(args) > len(names):
+            why = f"takes {len(names)} positional arguments, got {len(args)}."
+        else:
+            why = f"missing required arguments: {', '.join(names[len(args):])}."
+        return f"\nFallback to flat signature also failed due to: {head} {why}"
 
     def _call_binder(self):
         """The Python binder, with the traced Python literals as defaults (optional args)."""
@@ -155,6 +180,10 @@ class ConcreteFunction:
     def _flat_checked(self, spec, value, out):
         if isinstance(spec, VariableSpec):
             out.append(value)
+        elif isinstance(spec, signature.DatasetSpec):
+            if not signature.is_subtype(signature.spec_of(value), spec):
+                raise _BindingError(f"Can not cast {value!r} to {spec!r}")
+            out.append(value._variant())
         elif isinstance(spec, TensorSpec):
             index = len(out)
             if not isinstance(value, Tensor):
@@ -180,7 +209,7 @@ class ConcreteFunction:
             for k in sorted(spec, key=repr):
                 self._flat_checked(spec[k], value[k], out)
         elif isinstance(spec, signature._LITERALS) and not (
-                type(value) is type(spec) and value == spec):
+                signature._same_kind(value, spec) and value == spec):
             raise _BindingError(f"Can not cast {value!r} to {signature.describe(spec)}")
 
     def _input_error(self, index, spec, detail):
@@ -275,14 +304,17 @@ def _pack(structure, values):
 
 
 def _named(spec, name):
+    """``spec`` with its TensorSpecs named by their path, as TF names them (``xs_0``, ``d_a``)."""
     if isinstance(spec, VariableSpec):
         return spec
     if isinstance(spec, TensorSpec):
         return TensorSpec(spec.shape, spec.dtype, spec.name or name)
     if type(spec) in (list, tuple):
-        return type(spec)(_named(s, name) for s in spec)
+        return type(spec)(_named(s, f"{name}_{i}") for i, s in enumerate(spec))
+    if isinstance(spec, tuple) and hasattr(spec, "_fields"):
+        return type(spec)(*(_named(s, f"{name}_{f}") for f, s in zip(spec._fields, spec)))
     if type(spec) is dict:
-        return {k: _named(v, name) for k, v in spec.items()}
+        return {k: _named(v, f"{name}_{k}") for k, v in spec.items()}
     return spec
 
 
@@ -311,6 +343,7 @@ class _FunctionType:
         self.parameters = {p.name: p for p in cf._binder.params}
 
     def __repr__(self):
-        return self._cf._function_type_text()
+        return self._cf.pretty_printed_signature()
 
-    __str__ = __repr__
+    def __str__(self):
+        return self._cf._function_type_text()

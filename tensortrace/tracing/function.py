@@ -13,6 +13,7 @@ otherwise a trace specialized to exactly this call is made.
 
 import collections
 import functools
+import inspect
 import types
 import weakref
 
@@ -29,9 +30,46 @@ from .trace import trace
 
 #: Traces kept per function before the least recently used one is dropped.
 DEFAULT_MAX_TRACES = 128
-_RETRACE_WINDOW = 5
+# TF's frequent-tracing detector: warn when _RETRACE_THRESHOLD traces fall within the last
+# _CALL_HISTORY calls of one Python function (shared by every tf.function wrapping it), at most
+# _MAX_WARNINGS times
+_RETRACE_THRESHOLD = 5
+_CALL_HISTORY = 10
+_MAX_WARNINGS = 2
+
+
+class _TracingDetector:
+    __slots__ = ("calls_per_trace", "recent_calls", "warnings")
+
+    def __init__(self):
+        self.calls_per_trace, self.recent_calls, self.warnings = [], 0, 0
+
+
+_detectors = weakref.WeakKeyDictionary()
+
+
+def _detector_for(python_function):
+    key = getattr(python_function, "__func__", python_function)
+    try:
+        detector = _detectors.get(key)
+        if detector is None:
+            detector = _detectors[key] = _TracingDetector()
+    except TypeError:  # not weak-referenceable
+        detector = _TracingDetector()
+    return detector
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses traces evictions size max_traces")
+
+
+_NUMPY = (np.ndarray, np.generic)
+
+
+class _CapturedDefault:
+    def __repr__(self):
+        return "<captured_default_value>"
+
+
+_CAPTURED = _CapturedDefault()
 
 
 class InputSignatureError(TypeError, ValueError):
@@ -69,7 +107,8 @@ class PolymorphicFunction:
         self._traces = collections.OrderedDict()  # ConcreteFunction -> None, in LRU order
         self._tracing_count = 0
         self._hits = self._misses = self._evictions = 0
-        self._history = collections.deque(maxlen=_RETRACE_WINDOW)
+        self._detector = _detector_for(python_function)
+        self._hits_seen = 0
         self._last_explanation = None
         self._pending_initializer = None
         self._has_traced = False
@@ -91,7 +130,6 @@ class PolymorphicFunction:
                 concrete = self._keys.get(key)
                 if concrete is not None and self._pending_initializer is None:
                     self._hits += 1
-                    self._history.append(False)
                     return concrete._call_values(args)
         return self._call(args, kwargs)
 
@@ -103,18 +141,17 @@ class PolymorphicFunction:
         except TypeError as e:
             if self._input_signature is not None:
                 raise InputSignatureError(self._binding_message(e, args, kwargs)) from None
-            raise
+            raise TypeError(self._binding_message(e, args, kwargs)) from None
         if self._input_signature is not None:  # convert first: keys are of the fitted values
             values = self._fit_signature(values, args, kwargs)
-        elif any(type(v) is np.ndarray for v in values):  # NumPy arrays are passed as tensors
-            values = tuple(convert_to_tensor(v) if type(v) is np.ndarray else v for v in values)
+        elif any(isinstance(v, _NUMPY) for v in values):  # NumPy values are passed as tensors
+            values = tuple(convert_to_tensor(v) if isinstance(v, _NUMPY) else v for v in values)
         key = tuple(map(signature.key_of, values))
         concrete = self._keys.get(key)
         if concrete is None or self._pending_initializer is not None:
             concrete, values = self._lookup_or_trace(key, values, args, kwargs)
         else:
             self._hits += 1
-            self._history.append(False)
         return concrete._call_values(values)
 
     def _lookup_or_trace(self, key, values, args, kwargs):
@@ -123,16 +160,14 @@ class PolymorphicFunction:
             values = self._fit_signature(values, args, kwargs)
             specs = self._input_signature
         else:
-            specs = tuple(map(signature.spec_of, values))
+            specs = signature.with_alias_ids(tuple(map(signature.spec_of, values)), values)
         concrete = self._find(specs)
         traced = concrete is None
         if traced:
             if self._reduce_retracing:
                 specs = self._generalize(specs)
             concrete = self._trace(specs)
-        self._history.append(traced)
-        if traced:
-            self._warn_if_retracing_often()
+        self._count_call(traced)
         self._remember(key, concrete, values)
         init = self._pending_initializer
         if init is not None:  # the first trace, which also initializes the variables it made
@@ -228,23 +263,56 @@ class PolymorphicFunction:
             return value
         if not signature.is_subtype(signature.spec_of(value), spec):
             raise InputSignatureError(self._binding_message(
-                f"{value!r} is not {spec!r}, the value this parameter is fixed to", args, kwargs))
+                f"Can not cast {value!r} to {signature.describe(spec)}", args, kwargs))
         return value
 
     def _binding_message(self, reason, args, kwargs):
-        params = ", ".join(f"{p.name}: {signature.describe(s)}" for p, s in
-                           zip(self._binder.params, self._input_signature or ()))
+        if self._input_signature is None:  # TF prints the Python signature, defaults hidden
+            params = str(self._binder.signature.replace(parameters=[
+                p.replace(default=_CAPTURED, annotation=p.empty) if p.default is not p.empty
+                else p.replace(annotation=p.empty) for p in self._binder.params],
+                return_annotation=inspect.Signature.empty))[1:-1]
+        else:
+            params = ", ".join(
+                f"{p.name}: {signature.describe(s)}"
+                + (f" = {_CAPTURED!r}" if p.default is not p.empty else "")
+                for p, s in zip(self._binder.params, self._input_signature))
         return (f"Binding inputs to tf.function failed due to `{reason}`. Received args: {args} "
                 f"and kwargs: {kwargs} for signature: ({params}).")
 
     # --- diagnostics ------------------------------------------------------------------------
-    def _warn_if_retracing_often(self):
-        h = self._history
-        if len(h) == _RETRACE_WINDOW and all(h):
+    def _count_call(self, traced):
+        """TF's frequent-tracing detector; cache hits are counted lazily (the hot path only
+        increments ``_hits``)."""
+        d = self._detector
+        calls = d.calls_per_trace
+        untraced = self._hits - self._hits_seen + (not traced)
+        self._hits_seen = self._hits
+        if untraced:
+            if not calls:
+                calls.append(0)
+            calls[-1] += untraced
+            d.recent_calls += untraced
+        if not traced:
+            return
+        d.recent_calls += 1
+        calls.append(1)
+        while calls and d.recent_calls - calls[0] > _CALL_HISTORY:
+            d.recent_calls -= calls.pop(0)
+        if len(calls) >= _RETRACE_THRESHOLD and d.warnings < _MAX_WARNINGS:
+            d.warnings += 1
             logger.warning(
-                "%d out of the last %d calls to %s triggered tf.function retracing. %s",
-                _RETRACE_WINDOW, _RETRACE_WINDOW, self._python_function,
-                self._last_explanation or "")
+                "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is "
+                "expensive and the excessive number of tracings could be due to (1) creating "
+                "@tf.function repeatedly in a loop, (2) passing tensors with different shapes, "
+                "(3) passing Python objects instead of tensors. For (1), please define your "
+                "@tf.function outside of the loop. For (2), @tf.function has "
+                "reduce_retracing=True option that can avoid unnecessary retracing. For (3), "
+                "please refer to https://www.tensorflow.org/guide/function"
+                "#controlling_retracing and https://www.tensorflow.org/api_docs/python/tf/"
+                "function for  more details.%s", len(calls), d.recent_calls,
+                self._python_function,
+                " " + self._last_explanation if self._last_explanation else "")
 
     def explain_retracing(self):
         """Why the most recent trace happened: which argument changed, and what to do.
@@ -272,7 +340,11 @@ class PolymorphicFunction:
         if self._input_signature is not None:
             specs = self._input_signature
         else:
-            specs = tuple(map(signature.spec_of, self._binder.bind(args, kwargs)))
+            try:
+                values = self._binder.bind(args, kwargs)
+            except TypeError as e:
+                raise TypeError(self._binding_message(e, args, kwargs)) from None
+            specs = signature.with_alias_ids(tuple(map(signature.spec_of, values)), values)
         concrete = self._find(specs)
         if concrete is None:
             if self._reduce_retracing:
@@ -342,12 +414,11 @@ def _identity_objects(values):
 
 def _check_input_signature(input_signature, binder):
     sig = tuple(input_signature)
-    for s in sig:
-        for leaf in _leaves(s):
-            if not isinstance(leaf, TensorSpec):
-                raise TypeError(f"input_signature must be a possibly nested sequence of "
-                                f"TensorSpec objects, got invalid args {leaf!r} with type "
-                                f"{type(leaf)}.")
+    invalid = [leaf for s in sig for leaf in _leaves(s) if not isinstance(leaf, TensorSpec)]
+    if invalid:
+        raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec "
+                        f"objects, got invalid args {invalid} with types "
+                        f"{[type(x) for x in invalid]}.")
     if len(sig) > len(binder.params) and not any(
             p.kind == p.VAR_POSITIONAL for p in binder.params):
         raise TypeError(f"input_signature has {len(sig)} entries but the function has only "
@@ -371,8 +442,7 @@ def _per_parameter(flat, binder):
         elif p.default is not p.empty:
             specs.append(p.default)
         else:
-            raise TypeError(f"input_signature has no entry for parameter {p.name!r}, which has no "
-                            f"default value")
+            raise TypeError(f"input_signature missing type constraint for {p.name}")
     return tuple(specs)
 
 

@@ -16,6 +16,8 @@ from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
 
 _LITERALS = (int, float, bool, str, bytes, complex, type(None))
+# TF keys Python numbers by value alone: 1, 1.0 and True share one trace (the first one made)
+_NUMBERS = (int, float, bool)
 
 
 def key_of(value):
@@ -24,6 +26,8 @@ def key_of(value):
     if t is EagerTensor:
         v = value._value
         return (v.dtype, v.shape)
+    if t in _NUMBERS:
+        return ("number", value)
     if t in _LITERALS:
         return (t, value)
     if isinstance(value, Tensor):
@@ -34,13 +38,57 @@ def key_of(value):
         return (dict,) + tuple((k, key_of(value[k])) for k in sorted(value, key=repr))
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return (t,) + tuple(map(key_of, value))
-    if isinstance(value, Variable):
-        return ("variable", value.dtype, _dims(value.shape))
+    if isinstance(value, Variable):  # the id: calls aliasing variables differently differ
+        return ("variable", value.dtype, _dims(value.shape), id(getattr(value, "_parent", value)))
     if isinstance(value, np.ndarray):
         return (value.dtype, value.shape)
-    if isinstance(value, np.generic):
-        return (type(value), value.item())
+    if isinstance(value, np.generic):  # NumPy scalars are passed as tensors, as in TF
+        return (value.dtype, ())
+    if isinstance(value, _dataset_class()):
+        return ("dataset", _element_key(value.element_spec))
     return ("id", id(value))
+
+
+_DATASET = []
+
+
+def _dataset_class():
+    """tf.data.Dataset, imported late (the data package imports tracing)."""
+    if not _DATASET:
+        from ..data.dataset import Dataset
+
+        _DATASET.append(Dataset)
+    return _DATASET[0]
+
+
+def _element_key(spec):
+    if isinstance(spec, TensorSpec):
+        return (type(spec), spec.dtype, _dims(spec.shape))
+    if isinstance(spec, (list, tuple)):
+        return (type(spec),) + tuple(map(_element_key, spec))
+    if isinstance(spec, dict):
+        return (dict,) + tuple((k, _element_key(spec[k])) for k in sorted(spec, key=repr))
+    return (type(spec), repr(spec))
+
+
+class DatasetSpec:
+    """The trace type of a ``tf.data.Dataset`` argument: its element spec (TF keys datasets by
+    it, so datasets of one element spec share a trace)."""
+
+    __slots__ = ("element_spec", "_key")
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+        self._key = _element_key(element_spec)
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
 
 
 def _dims(shape):
@@ -71,7 +119,9 @@ class IdentitySpec:
     def __hash__(self):
         return self._id
 
-    def __repr__(self):
+    def __repr__(self):  # as TF prints a Weakref trace type
+        if isinstance(self._ref, weakref.ref):
+            return f"Weakref[{self._ref!r}])"  # sic: TF prints the stray parenthesis
         return f"<{self.type_name} object at {hex(self._id)}>"
 
 
@@ -83,7 +133,7 @@ def spec_of(value):
         return TensorSpec(value.shape, value.dtype)
     if isinstance(value, Variable):
         return VariableSpec(value.shape, value.dtype)
-    if isinstance(value, np.ndarray):
+    if isinstance(value, (np.ndarray, np.generic)):
         from ..dtypes import from_numpy
 
         return TensorSpec(value.shape, from_numpy(value.dtype))
@@ -93,9 +143,31 @@ def spec_of(value):
         return type(value)(*(spec_of(v) for v in value))
     if type(value) is dict:
         return {k: spec_of(v) for k, v in value.items()}
+    if isinstance(value, _dataset_class()):
+        return DatasetSpec(value.element_spec)
     if key_of(value)[0] == "id":
         return IdentitySpec(value)
     return value
+
+
+def with_alias_ids(specs, values):
+    """``specs`` with each VariableSpec numbered by its variable's first appearance in
+    ``values`` (TF's alias ids)."""
+    ids = {}
+
+    def walk(spec, value):
+        if isinstance(spec, VariableSpec):
+            var = getattr(value, "_parent", value)
+            return VariableSpec(spec.shape, spec.dtype, alias_id=ids.setdefault(id(var), len(ids)))
+        if type(spec) in (list, tuple) and isinstance(value, (list, tuple)):
+            return type(spec)(walk(s, v) for s, v in zip(spec, value))
+        if isinstance(spec, tuple) and hasattr(spec, "_fields"):
+            return type(spec)(*(walk(s, v) for s, v in zip(spec, value)))
+        if type(spec) is dict and isinstance(value, dict):
+            return {k: walk(spec[k], value[k]) for k in spec}
+        return spec
+
+    return tuple(walk(s, v) for s, v in zip(specs, values))
 
 
 def as_tensor_for(spec, value):
@@ -124,16 +196,36 @@ def is_subtype(spec, general):
     """True if every call matching ``spec`` also matches ``general`` (a trace's spec)."""
     if isinstance(general, TensorSpec):
         return (isinstance(spec, TensorSpec) and type(spec) is type(general)
-                and spec.dtype == general.dtype and spec.shape.is_subtype_of(general.shape))
+                and spec.dtype == general.dtype and spec.shape.is_subtype_of(general.shape)
+                and getattr(general, "alias_id", None) in (None, getattr(spec, "alias_id", None)))
     if isinstance(general, tuple) or type(general) is list:  # lists, tuples, namedtuples
         return (type(spec) is type(general) and len(spec) == len(general)
                 and all(is_subtype(a, b) for a, b in zip(spec, general)))
     if type(general) is dict:
         return (type(spec) is dict and spec.keys() == general.keys()
                 and all(is_subtype(spec[k], general[k]) for k in general))
+    if isinstance(general, DatasetSpec):
+        return isinstance(spec, DatasetSpec) and _element_subtype(spec.element_spec,
+                                                                   general.element_spec)
     if isinstance(spec, TensorSpec):
         return False
-    return type(spec) is type(general) and (spec is general or _literal_eq(spec, general))
+    return _same_kind(spec, general) and (spec is general or _literal_eq(spec, general))
+
+
+def _element_subtype(spec, general):
+    if isinstance(general, dict):
+        return (isinstance(spec, dict) and spec.keys() == general.keys()
+                and all(_element_subtype(spec[k], general[k]) for k in general))
+    if isinstance(general, (list, tuple)):
+        return (type(spec) is type(general) and len(spec) == len(general)
+                and all(_element_subtype(a, b) for a, b in zip(spec, general)))
+    if isinstance(general, TensorSpec):
+        return is_subtype(spec, general)
+    return _element_key(spec) == _element_key(general)
+
+
+def _same_kind(a, b):
+    return type(a) is type(b) or (type(a) in _NUMBERS and type(b) in _NUMBERS)
 
 
 def _literal_eq(a, b):
@@ -148,7 +240,11 @@ def supertype(a, b):
     if isinstance(a, TensorSpec) and isinstance(b, TensorSpec):
         if type(a) is not type(b) or a.dtype != b.dtype:
             return None
-        return type(a)(a.shape.most_specific_compatible_shape(b.shape), a.dtype)
+        shape = a.shape.most_specific_compatible_shape(b.shape)
+        if isinstance(a, VariableSpec):
+            return VariableSpec(shape, a.dtype, alias_id=a.alias_id) \
+                if a.alias_id == b.alias_id else None
+        return type(a)(shape, a.dtype)
     if type(a) in (list, tuple) and type(a) is type(b):
         if len(a) != len(b):
             return None
@@ -158,7 +254,7 @@ def supertype(a, b):
     if type(a) is dict and type(b) is dict and a.keys() == b.keys():
         parts = {k: supertype(a[k], b[k]) for k in a}
         return None if any(parts[k] is None and a[k] is not None for k in a) else parts
-    if type(a) is type(b) and _literal_eq(a, b):
+    if _same_kind(a, b) and _literal_eq(a, b):
         return a
     return None
 
@@ -171,10 +267,13 @@ def describe(spec):
         inner = ", ".join(describe(s) for s in spec)
         return f"{type(spec).__name__.capitalize()}[{inner}]"
     if type(spec) is dict:
-        return "Dict[" + ", ".join(f"{k!r}: {describe(v)}" for k, v in spec.items()) + "]"
+        return "Dict[" + ", ".join(f"[{k!r}, {describe(v)}]" for k, v in spec.items()) + "]"
+    if isinstance(spec, tuple) and hasattr(spec, "_fields"):  # namedtuples, as TF prints them
+        inner = ", ".join(f"[{f!r}, {describe(v)}]" for f, v in zip(spec._fields, spec))
+        return f"{type(spec).__name__}[{inner}]"
     if isinstance(spec, _LITERALS):
         return f"Literal[{spec!r}]"
-    if isinstance(spec, IdentitySpec):
+    if isinstance(spec, (IdentitySpec, DatasetSpec)):
         return repr(spec)
     return f"<{type(spec).__name__} object at {hex(id(spec))}>"
 
@@ -249,8 +348,10 @@ def flat_inputs(value, out):
             flat_inputs(value[k], out)
     elif isinstance(value, Variable):
         out.append(value)
-    elif isinstance(value, np.ndarray):
+    elif isinstance(value, (np.ndarray, np.generic)):
         out.append(value)
+    elif isinstance(value, _dataset_class()):
+        out.append(value._variant())  # fed to the trace's variant placeholder
     return out
 
 

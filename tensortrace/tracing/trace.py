@@ -12,7 +12,7 @@ from ..convert import convert_to_tensor
 from ..graph.ir import Graph
 from ..tensor import Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
-from .signature import IdentitySpec
+from .signature import DatasetSpec, IdentitySpec
 
 #: Set by the AutoGraph package: converter(fn) -> converted fn. None means no conversion.
 converter = None
@@ -67,6 +67,11 @@ def _placeholders(graph, spec, name):
         return made
     if isinstance(spec, IdentitySpec):
         return spec.get()
+    if isinstance(spec, DatasetSpec):
+        from .dataset_arg import DatasetArgument
+
+        return DatasetArgument(graph.placeholder(TensorSpec((), "variant"), name),
+                               spec.element_spec)
     return spec
 
 

@@ -180,14 +180,17 @@ def _py_while_stmt(test, body):
         body()
 
 
+_SEE_LIMITATIONS = (
+    "\nSee https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
+    "g3doc/reference/limitations.md#consistency-of-control-flow-types for more info.")
 _WHILE_TURNED_TENSOR = (
     "The condition of while loop started as non-Tensor, then changed to Tensor. This may happen "
     "either because variables changed type, or when a break or return statement inside the "
     "loop depends on a Tensor condition. In both cases, changing to a TF loop should remove the "
-    "error.")
+    "error." + _SEE_LIMITATIONS)
 _FOR_TURNED_TENSOR = (
     "break and return statements which depend on a TF condition are not supported in Python "
-    "for loops. Did you intend to make it a TF loop?")
+    "for loops. Did you intend to make it a TF loop?" + _SEE_LIMITATIONS)
 
 
 def _python_bool(value, message):
