@@ -272,7 +272,8 @@ def test_errors_inside_a_branch_happen_only_when_it_runs():
     (lambda x: tf.cond(x, lambda: 1, lambda: 2), tf.errors.InvalidArgumentError,
      "Input 'pred' passed int32 expected bool"),
     (lambda x: tf.cond(x > 0, 1, lambda: 2), TypeError, "'true_fn' must be callable."),
-    (lambda x: tf.cond(x > 0, lambda: 1, None), TypeError, "'false_fn' must be callable."),
+    (lambda x: tf.cond(x > 0, lambda: 1, None), TypeError,
+     "cond(): 'false_fn' argument required"),
     (lambda x: tf.cond(x > 0, lambda: 1, lambda: 2.0), TypeError,
      ("true_fn and false_fn arguments to tf.cond must have the same number, type, and overall "
       "structure of return values.")),
@@ -707,3 +708,44 @@ def test_graph_printer_shows_the_sub_graphs():
     f = function(lambda x: tf.cond(x > 0, lambda: x + 1, lambda: x - 1))
     text = str(f.get_concrete_function(tf.constant(1)).graph)
     assert "StatelessIf(%Greater" in text and "then_branch:" in text and "else_branch:" in text
+
+
+def test_cond_missing_branch_and_case_assert_messages():
+    # TF 2.21 names the missing argument; the eager Assert shows the condition's str().
+    with pytest.raises(TypeError, match=r"^cond\(\): 'true_fn' argument required$"):
+        tf.cond(tf.constant(True), false_fn=lambda: 1)
+    with pytest.raises(TypeError, match=r"^cond\(\): 'false_fn' argument required$"):
+        tf.cond(tf.constant(True), lambda: 1)
+    x = tf.constant(5)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.case([(tf.less(x, 1), lambda: tf.constant(17))])
+    assert str(info.value).startswith(
+        "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: "
+        "b'Input error: None of conditions evaluated as True:'")
+
+
+def test_a_branch_returning_an_operation_yields_the_predicate_or_index():
+    # TF 2.21: cond_v2 turns a returned Operation into identity(pred) after it (index for
+    # switch_case), so the op still runs.
+    @tf.function
+    def f(p):
+        return tf.cond(p, tf.no_op, tf.no_op)
+
+    assert f(tf.constant(True)).numpy() is np.True_ and not f(tf.constant(False)).numpy()
+    v = tf.Variable(0)
+
+    @tf.function
+    def g(i):
+        r = tf.switch_case(i, [lambda: v.assign_add(1).op, tf.no_op])
+        return r, v.read_value()
+
+    assert [int(t) for t in g(tf.constant(0))] == [0, 1]
+    assert [int(t) for t in g(tf.constant(1))] == [1, 1]
+
+    @tf.function
+    def h(p):
+        return tf.cond(p, lambda: (tf.no_op(), tf.constant(1)), lambda: (tf.no_op(), 2))
+
+    flag, value = h(tf.constant(False))
+    assert flag.dtype == tf.bool and not flag.numpy() and int(value) == 2
+    assert tf.cond(tf.constant(True), tf.no_op, tf.no_op) is None

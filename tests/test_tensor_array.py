@@ -403,7 +403,7 @@ def test_tensor_array_as_a_while_loop_variable():
 
 def test_tensor_arrays_in_nested_loops_and_as_captures():
     def f(x):  # x: [3, 4]; out[i] = cumulative sums of row i
-        rows = TA(tf.float32, size=3).unstack(x)
+        rows = TA(tf.float32, size=3, clear_after_read=False).unstack(x)
 
         def outer(i, out):
             def inner(j, acc, row_out):
@@ -463,3 +463,18 @@ def test_a_variant_flow_makes_a_functional_array_even_eagerly():
     assert ta2 is not ta and ta2.flow.dtype == tf.variant
     np.testing.assert_array_equal(ta2.stack().numpy(), [1.0, 2.0])
     np.testing.assert_array_equal(ta.stack().numpy(), [0.0, 0.0])  # the first version: unset
+
+
+def test_eager_read_clears_the_element_by_default():
+    # TF 2.21: a second read raises; stack/gather then see zeros; a rewrite is allowed.
+    ta = TA(tf.float32, size=2).write(0, 1.0).write(1, 2.0)
+    assert ta.read(0).numpy() == 1.0
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not read index 0 twice"):
+        ta.read(0)
+    np.testing.assert_array_equal(ta.stack().numpy(), [0.0, 2.0])
+    np.testing.assert_array_equal(ta.gather([0, 1]).numpy(), [0.0, 2.0])
+    ta = TA(tf.float32, size=2).write(0, [1.0]).write(1, [2.0])
+    ta.read(0)
+    np.testing.assert_array_equal(ta.write(0, [3.0]).stack().numpy(), [[3.0], [2.0]])
+    kept = TA(tf.float32, size=1, clear_after_read=False).write(0, 5.0)
+    assert kept.read(0).numpy() + kept.read(0).numpy() == 10.0

@@ -38,13 +38,15 @@ def _sum(grads):
     return add_n(grads)
 
 
-def backward(records, targets, sources, output_gradients=None):
+def backward(records, targets, sources, output_gradients=None, watched=None):
     """Gradients of ``targets`` with respect to ``sources`` (None where unconnected).
 
     Args:
         records: the tape's records, in program order.
         targets, sources: flat lists of tensors (a variable is given by its handle).
         output_gradients: a flat list (one per target, None meaning ones), or None.
+        watched: ids of the tensors the tape watches (None: all); as in TF, gradients reach
+            only watched sources through ops (a source that is a target still gets its seed).
 
     Raises:
         LookupError: when an op on the path from sources to targets has no gradient rule.
@@ -71,12 +73,14 @@ def backward(records, targets, sources, output_gradients=None):
             got[:] = [_sum(got)]
         return got[0]
 
+    source_ids = {id(s) for s in sources}
     for i, t in enumerate(targets):
-        if not differentiable(t):
+        if not differentiable(t) and id(t) not in source_ids:  # d(t)/d(t) is ones, any dtype
             continue
         g = output_gradients[i] if output_gradients is not None else None
         accumulate(t, _ones(t) if g is None else g)
-    needed, reached = _needed(records, sources)
+    needed, reached = _needed(records, sources if watched is None else
+                              [s for s in sources if id(s) in watched])
     for record in reversed(records):
         if id(record) not in needed:
             continue
@@ -97,7 +101,7 @@ def backward(records, targets, sources, output_gradients=None):
         if not isinstance(dxs, (tuple, list)):
             dxs = (dxs,)
         for x, dx in zip(record.inputs, dxs):
-            if dx is not None and differentiable(x):
+            if dx is not None and id(x) in reached and differentiable(x):
                 accumulate(x, dx)
     return [total(s) for s in sources]
 
@@ -144,7 +148,13 @@ def jacobian(tape, target, sources, unconnected_gradients):
     flat_sources = nest.flatten(sources)
     n = target.shape.num_elements()
     if n is None:
-        raise ValueError(f"jacobian needs a target of fully known shape, got {target.shape}")
+        from ..context import state
+
+        if state.graph is None:
+            raise ValueError(f"jacobian needs a target of fully known shape, got {target.shape}")
+        with _reusable(tape):
+            out = _dynamic_jacobian(tape, target, flat_sources, unconnected_gradients)
+        return nest.pack_sequence_as(sources, out)
     rows = [[] for _ in flat_sources]
     with _reusable(tape):
         for seed in (_seeds(target, target.dtype) if n else []):
@@ -157,13 +167,46 @@ def jacobian(tape, target, sources, unconnected_gradients):
         full = target.shape.concatenate(src.shape)
         shape = full.as_list() if full.is_fully_defined() else array_ops.concat(
             [array_ops.shape(target), array_ops.shape(src)], 0)
-        if not row:
-            out.append(array_ops.zeros(shape, src.dtype))
-        elif any(g is None for g in row):
+        if not row or any(g is None for g in row):  # TF: None for an empty target too
             out.append(None)
         else:
             out.append(array_ops.reshape(array_ops.stack(row), shape))
     return nest.pack_sequence_as(sources, out)
+
+
+def _dynamic_jacobian(tape, target, flat_sources, unconnected_gradients):
+    """A traced target of unknown size: a while loop computes one row per iteration (TF's
+    non-pfor path); a source no row reaches gives None."""
+    from ..ops import array as array_ops
+    from ..ops.control_flow import while_loop
+    from ..ops.tensor_array import TensorArray
+
+    n = array_ops.size(target)
+    target_shape = array_ops.shape(target)
+    unconnected = [False] * len(flat_sources)
+
+    def body(i, rows):
+        seed = array_ops.reshape(array_ops.one_hot(i, n, dtype=target.dtype), target_shape)
+        grads = tape.gradient(target, flat_sources, output_gradients=[seed],
+                              unconnected_gradients=unconnected_gradients)
+        written = []
+        for k, (src, g, ta) in enumerate(zip(flat_sources, grads, rows)):
+            if g is None:
+                unconnected[k] = True
+                g = array_ops.zeros_like(src)
+            written.append(ta.write(i, g))
+        return i + 1, written
+
+    rows = [TensorArray(src.dtype, size=n, element_shape=src.shape) for src in flat_sources]
+    _, rows = while_loop(lambda i, _: i < n, body, [0, rows])
+    out = []
+    for src, ta, missing in zip(flat_sources, rows, unconnected):
+        if missing:
+            out.append(None)
+            continue
+        out.append(array_ops.reshape(ta.stack(), array_ops.concat(
+            [target_shape, array_ops.shape(src)], 0)))
+    return out
 
 
 def batch_jacobian(tape, target, source, unconnected_gradients):
@@ -171,9 +214,18 @@ def batch_jacobian(tape, target, source, unconnected_gradients):
     backward pass per element of an example's target."""
     from ..ops import array as array_ops
 
-    if not target.shape.rank or not source.shape.rank:
-        raise ValueError("Need first dimension of `target` shape to match first dimension of "
-                         "`source` shape")
+    if target.shape.rank == 0:
+        raise IndexError("list index out of range")  # TF indexes the target's dims first
+    first = target.shape[0] if target.shape.rank is not None else None
+    try:
+        target.shape.with_rank_at_least(2)
+        source.shape.with_rank_at_least(2)
+        compatible = first is None or source.shape[0] is None or first == source.shape[0]
+    except ValueError:
+        compatible = False
+    if not compatible:
+        raise ValueError(f"Need first dimension of target shape ({target.shape}) and source "
+                         f"shape ({source.shape}) to match.")
     inner = target.shape[1:]
     m = inner.num_elements()
     if m is None:
@@ -187,8 +239,9 @@ def batch_jacobian(tape, target, source, unconnected_gradients):
             seed = array_ops.broadcast_to(hot, array_ops.shape(target))
             g = tape.gradient(target, source, output_gradients=[seed],
                               unconnected_gradients=unconnected_gradients)
-            if g is None:
-                return None
+            if g is None:  # TF gives zeros (of the target's dtype) whatever is asked
+                columns = None
+                break
             columns.append(g)
     shape = array_ops.concat([array_ops.shape(source)[:1], inner.as_list(),
                               array_ops.shape(source)[1:]], 0)
@@ -196,7 +249,7 @@ def batch_jacobian(tape, target, source, unconnected_gradients):
     if static.is_fully_defined():
         shape = static.as_list()
     if not columns:
-        return array_ops.zeros(shape, source.dtype)
+        return array_ops.zeros(shape, target.dtype)
     return array_ops.reshape(array_ops.stack(columns, axis=1), shape)
 
 

@@ -58,12 +58,24 @@ def custom_gradient(f=None):
     """
     if f is None:
         return custom_gradient
+    return _Decorated(f)
 
-    @functools.wraps(f)
-    def decorated(*args, **kwargs):
-        return _call(f, args, kwargs)
 
-    return decorated
+class _Decorated:
+    """The decorated function; as a method it binds ``self`` first (like TF's decorator), so
+    ``self`` is not an input of the gradient."""
+
+    def __init__(self, f):
+        self._f = f
+        functools.update_wrapper(self, f)
+
+    def __call__(self, *args, **kwargs):
+        return _call(self._f, args, kwargs)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return _Decorated(self._f.__get__(instance, owner))
 
 
 def _call(f, args, kwargs):
@@ -82,25 +94,31 @@ def _call(f, args, kwargs):
     graph = state.graph
     if not state.tapes and graph is None:
         return result
-    flat_args = nest.flatten(args) + nest.flatten(kwargs)
-    variables = [v for v in watcher.variables.values() if all(v is not a for a in flat_args)]
+    # as in TF, keyword arguments are not inputs of the custom rule (only positional ones are)
+    flat_args = nest.flatten(args)
+    every_arg = flat_args + nest.flatten(kwargs)
+    variables = [v for v in watcher.variables.values() if all(v is not a for a in every_arg)]
     if variables and not _accepts_variables(grad_fn):
         raise TypeError(f"@tf.custom_gradient grad_fn must accept keyword argument "
                         f"'variables', since function uses variables: {variables}")
-    flat_result = nest.flatten(result)
-    tapes, state.tapes = state.tapes, ()  # the outputs must be reachable only through grad_fn
-    try:
-        outputs = [identity(x) if isinstance(x, Tensor) else x for x in flat_result]
-    finally:
-        state.tapes = tapes
-    tensors = tuple(o for o in outputs if isinstance(o, Tensor))
     from .tape import _graph_handle, record_operation
 
     inputs = [_input(a) for a in flat_args] + [_graph_handle(v) for v in variables]
     opdef = OpDef(getattr(f, "__name__", "CustomGradient"), infer=None, kernel=None,
                   grad=_rule(grad_fn, result, len(flat_args), variables))
-    if state.tapes:
-        record_operation(opdef, inputs, {}, tensors)
+    tapes = state.tapes
+    # tapes the rule reaches see the outputs only through grad_fn; the others (a tape watching
+    # only keyword arguments) differentiate f's own ops, as TF's tape does
+    custom = tapes if not kwargs else tuple(t for t in tapes if t._consider(opdef, inputs))
+    state.tapes = tuple(t for t in tapes if all(t is not c for c in custom))
+    try:
+        outputs = [identity(x) if isinstance(x, Tensor) else x for x in nest.flatten(result)]
+        tensors = tuple(o for o in outputs if isinstance(o, Tensor))
+        state.tapes = custom
+        if custom:
+            record_operation(opdef, inputs, {}, tensors)
+    finally:
+        state.tapes = tapes
     if graph is not None and tensors:  # for the backward graph of a call of this function
         _MARKERS.setdefault(graph, {})[tensors[-1].op.name] = (opdef, inputs, tensors)
     return nest.pack_sequence_as(result, outputs) if nest.is_nested(result) else outputs[0]

@@ -10,14 +10,13 @@ records whose inputs it watches, so only the computation between sources and tar
 
 import enum
 
-from .._logging import logger
 from .. import nest
 from .._export import tf_export
+from .._logging import logger
 from ..context import state
 from ..tensor import Tensor
 from ..variables import Variable
-from . import custom_gradient, grad_ops  # noqa: F401  (register their ops and public names)
-
+from . import custom_gradient, grad_ops, gradients  # noqa: F401  (register ops and public names)
 
 
 class TapeRecord:
@@ -194,17 +193,26 @@ class GradientTape:
         unconnected = _unconnected(unconnected_gradients)
         flat_sources = nest.flatten(sources)
         keys = [_source_key(s) for s in flat_sources]
-        targets = [t.value() if isinstance(t, Variable) else t for t in nest.flatten(target)]
-        grads_out = None
-        if output_gradients is not None:
-            grads_out = [None if g is None else g if isinstance(g, Tensor) else
-                         _convert(g, t.dtype) for g, t in zip(nest.flatten(output_gradients),
-                                                              targets)]
+        flat_targets = nest.flatten(target)
+        if any(t is None for t in flat_targets):
+            raise TypeError(_NONE_DTYPE)
+        # A variable target stands for its handle, as in TF: d(v)/d(v) is ones, not None.
+        targets = [_graph_handle(t) if isinstance(t, Variable) else t for t in flat_targets]
+        given = nest.flatten(output_gradients) if output_gradients is not None else None
+        grads_out = [None if given is None or given[i] is None else given[i]
+                     if isinstance(given[i], Tensor) else _convert(given[i], t.dtype)
+                     for i, t in enumerate(flat_targets)]
+        for i, t in enumerate(flat_targets):
+            if isinstance(t, Variable) and grads_out[i] is None:
+                from ..ops import array as array_ops
+
+                shape = t.shape.as_list() if t.shape.is_fully_defined() else array_ops.shape(t)
+                grads_out[i] = array_ops.ones(shape, t.dtype)
         self._used = True
         was_recording = self._recording
         self._recording = False  # the backward pass is recorded only by outer tapes
         try:
-            grads = backward(self._records, targets, keys, grads_out)
+            grads = backward(self._records, targets, keys, grads_out, self._watched)
         finally:
             self._recording = was_recording
         if not self._persistent:  # TF drops a used tape's records
@@ -227,6 +235,7 @@ class GradientTape:
         from .backprop import jacobian
 
         self._check_usable()
+        self._check_pfor(experimental_use_pfor, "jacobian", "and with  ")
         return jacobian(self, target, sources, _unconnected(unconnected_gradients))
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
@@ -235,7 +244,15 @@ class GradientTape:
         from .backprop import batch_jacobian
 
         self._check_usable()
+        self._check_pfor(experimental_use_pfor, "batch_jacobian", "and  with ")
         return batch_jacobian(self, target, source, _unconnected(unconnected_gradients))
+
+    def _check_pfor(self, use_pfor, what, joint):
+        # TF's loop fallback needs several backward passes; its messages, double spaces and all
+        if not use_pfor and not self._persistent and state.graph is None:
+            raise RuntimeError(f"GradientTape must be created with persistent=True to compute "
+                               f"the {what} with eager execution enabled {joint}"
+                               f"experimental_use_pfor set to False.")
 
     def _check_usable(self):
         if self._used and not self._persistent:
@@ -256,7 +273,12 @@ def _source_key(source):
         return _graph_handle(source)
     if isinstance(source, Tensor):
         return source
-    raise AttributeError(f"{type(source).__name__!r} object has no attribute '_id'")
+    if source is None:  # TF fails converting the missing source's dtype
+        raise TypeError(_NONE_DTYPE)
+    raise AttributeError(f"{type(source).__name__!r} object has no attribute 'dtype'")
+
+
+_NONE_DTYPE = "Cannot convert the argument `type_value`: None to a TensorFlow DType."
 
 
 def _convert(value, dtype):

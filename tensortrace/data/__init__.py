@@ -11,6 +11,8 @@ from . import ops as _ops
 from .dataset import Dataset, Options
 from .iterator import Iterator, NumpyIterator
 from .iterator import Optional as _Optional
+from .sources import TextLineDatasetV2 as TextLineDataset
+from .transforms import DatasetSpec
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = _ops.INFINITE
@@ -33,6 +35,8 @@ experimental.Optional = _Optional
 for _name in ("AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"):
     _export_value(globals()[_name], "data." + _name)
 _export_value(experimental, "data.experimental")
+_export_value(DatasetSpec, "data.DatasetSpec")
+_export_value(TextLineDataset, "data.TextLineDataset")
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
-           "NumpyIterator", "Options", "experimental"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "DatasetSpec",
+           "Iterator", "NumpyIterator", "Options", "TextLineDataset", "experimental"]

@@ -261,6 +261,18 @@ class Dataset:
             datasets = args[0] if len(args) == 1 else tuple(args)
         return _transforms._ZipDataset(datasets)
 
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """Element i from ``datasets[c_i]``, the c_i read from ``choice_dataset`` (int64)."""
+        return _transforms._DirectedInterleaveDataset(datasets, choice_dataset,
+                                                      stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Elements from ``datasets`` picked at random with ``weights`` (uniform by default)."""
+        return _transforms._SampleDataset(datasets, weights, seed, stop_on_empty_dataset)
+
     # --- transformations ------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
             use_unbounded_threadpool=False, name=None):
@@ -312,7 +324,22 @@ class Dataset:
 
     def flat_map(self, map_func, name=None):
         """The elements of the datasets ``map_func`` returns for each element."""
-        return _transforms._FlatMapFnDataset(self, map_func)
+        if _transforms.has_dataset_elements(self):
+            return _transforms._WindowFlatMapDataset(self, map_func)
+        return _transforms._FlatMapDataset(self, map_func)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of ``size`` elements starting every ``shift`` (default ``size``) elements,
+        each a dataset (a structure of them for structured elements); use with flat_map."""
+        return _transforms._WindowDataset(self, size, shift, stride, drop_remainder)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        """The elements of the datasets ``map_func`` returns, ``block_length`` at a time from
+        ``cycle_length`` of them in turn (parallel calls change nothing here)."""
+        return _transforms._InterleaveDataset(
+            self, map_func, -1 if cycle_length is None else cycle_length,
+            1 if block_length is None else block_length)
 
     def scan(self, initial_state, scan_func, name=None):
         """Outputs of ``scan_func(state, element) -> (new_state, output)`` carried along."""
@@ -367,22 +394,45 @@ class Dataset:
         return result
 
     def with_options(self, options, name=None):
-        return self
+        """This dataset with ``options`` merged into its options (they change nothing here)."""
+        return _transforms._OptionsDataset(self, options)
 
     def options(self):
-        return Options()
+        """The options set on this dataset or upstream (merged, later ones winning)."""
+        merged = Options()
+        for ds in reversed(list(self._walk())):
+            own = getattr(ds, "_own_options", None)
+            if own is not None:
+                merged = merged.merge(own)
+        return merged
 
 
 @tf_export("data.Options")
 class Options:
     """Accepted for compatibility: every option may be set and has no effect."""
 
+    # TF's groups of options (objects); any other option reads None until set
+    _GROUPS = frozenset({"autotune", "experimental_distribute", "experimental_optimization",
+                         "experimental_service", "experimental_threading", "threading"})
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        child = Options()
+        if name not in self._GROUPS or not self._top:
+            return None
+        child = Options(top=False)
         object.__setattr__(self, name, child)
         return child
+
+    def __init__(self, top=True):
+        object.__setattr__(self, "_top", top)
+
+    def merge(self, options):
+        """These options updated with the ones set in ``options``."""
+        merged = Options()
+        merged.__dict__.update(self.__dict__)
+        merged.__dict__.update({k: v for k, v in options.__dict__.items() if k != "_top"})
+        return merged
 
 
 from . import sources as _sources

@@ -72,6 +72,10 @@ class OwnedIterator(Iterator):
             raise StopIteration
         return structure.wrap_element(self._spec, element)
 
+    def next(self):
+        """``next(it)`` (TF's Python 2 era spelling, still public)."""
+        return self.__next__()
+
     def get_next(self, name=None):
         """The next element; OutOfRangeError at the end."""
         if state.graph is not None:

@@ -261,3 +261,41 @@ def _types_text(output_types):
         inner = ", ".join(_types_text(t) for t in output_types)
         return f"({inner},)" if len(output_types) == 1 else f"({inner})"
     return repr(D.as_dtype(output_types))
+
+
+class TextLineDatasetV2(Dataset):
+    """``tf.data.TextLineDataset``: the lines of text files (without their ``\\n`` or
+    ``\\r\\n``), file after file, as scalar strings."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        if compression_type not in (None, ""):
+            raise NotImplementedError("TextLineDataset: compressed files are not supported.")
+        names = filenames if isinstance(filenames, Tensor) else \
+            convert_to_tensor(filenames, dtype=D.string)
+        if names.dtype != D.string:
+            raise TypeError(f"Invalid `filenames`. `filenames` must be a `tf.Tensor` of dtype "
+                            f"`tf.string` dtype. Got {names.dtype}")
+        if names.shape.rank not in (0, 1, None):
+            raise ValueError(f"Invalid `filenames`. `filenames` must be a `tf.Tensor` with "
+                             f"`tf.TensorShape([None])` shape. Got {names.shape}")
+        self._tensors = [names]
+        super().__init__(TensorSpec((), D.string))
+
+    def _iterate(self, env):
+        for name in np.asarray(value_of(self._tensors[0], env), dtype=object).reshape(-1):
+            path = name.decode() if isinstance(name, bytes) else str(name)
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except FileNotFoundError:
+                raise errors.NotFoundError(None, None,
+                                           f"{path}; No such file or directory") from None
+            lines = data.split(b"\n")
+            if lines and lines[-1] == b"":
+                lines.pop()  # a final newline ends the last line; it does not start one
+            for line in lines:
+                yield (np.array(line[:-1] if line.endswith(b"\r") else line, dtype=object),)
+
+    def _cardinality(self, env=None):
+        return UNKNOWN

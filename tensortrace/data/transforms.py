@@ -1,9 +1,11 @@
 """Dataset transformations: zip, map, filter, batch, unbatch, shuffle, repeat, take, skip ..."""
 
 import itertools
+import os
 
 import numpy as np
 
+from .. import dtypes as D
 from .. import errors
 from ..ops import random as _random
 from ..shapes import as_shape
@@ -29,6 +31,14 @@ class _Unary(Dataset):
 
     def _iterate(self, env):
         return self._input._iterate(env)
+
+
+class _OptionsDataset(_Unary):
+    """``with_options``: the input's elements; carries the options."""
+
+    def __init__(self, input_dataset, options):
+        super().__init__(input_dataset)
+        self._own_options = options
 
 
 class _ZipDataset(Dataset):
@@ -105,6 +115,245 @@ class _ConcatenateDataset(Dataset):
         if UNKNOWN in (a, b):
             return UNKNOWN
         return a + b
+
+
+class _DirectedInterleaveDataset(Dataset):
+    """``choose_from_datasets``: element i comes from ``datasets[choice_i]``; an exhausted
+    choice ends the dataset (``stop_on_empty``) or is skipped."""
+
+    def __init__(self, datasets, choice_dataset, stop_on_empty):
+        datasets = _check_datasets(datasets)
+        if choice_dataset is not None:
+            if not isinstance(choice_dataset, Dataset):
+                raise TypeError(f"Invalid `choice_dataset`. `choice_dataset` should be a "
+                                f"`tf.data.Dataset` but is {type(choice_dataset)}.")
+            spec = choice_dataset.element_spec
+            if not isinstance(spec, TensorSpec) or spec.dtype != D.int64 or spec.shape.rank != 0:
+                raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must "
+                                f"be scalar `tf.int64` tensors but are {spec!r}.")
+        self._datasets = datasets
+        self._stop = bool(stop_on_empty)
+        self._inputs = ((choice_dataset,) if choice_dataset is not None else ()) + datasets
+        spec = datasets[0].element_spec
+        for d in datasets[1:]:
+            spec = structure.relaxed(spec, d.element_spec)
+        super().__init__(spec)
+
+    def _choices(self, env, live):
+        for c in self._inputs[0]._iterate(env):
+            yield int(c[0])
+
+    def _iterate(self, env):
+        n = len(self._datasets)
+        gens = [d._iterate(env) for d in self._datasets]
+        live = [True] * n
+        for i in self._choices(env, live):
+            if not 0 <= i < n:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Selector index out of range: {i} >= {n}")
+            element = next(gens[i], None) if live[i] else None
+            if element is None:
+                live[i] = False
+                if self._stop or not any(live):
+                    return
+                continue
+            yield element
+
+    def _cardinality(self, env=None):
+        if any(d._cardinality(env) == INFINITE for d in self._datasets):
+            return INFINITE
+        return UNKNOWN
+
+
+class _SampleDataset(_DirectedInterleaveDataset):  # TF's repr name is the parent's
+    """``sample_from_datasets``: choices drawn at random with ``weights`` (renormalised over
+    the datasets not yet exhausted)."""
+
+    def __init__(self, datasets, weights, seed, stop_on_empty):
+        super().__init__(datasets, None, stop_on_empty)
+        n = len(self._datasets)
+        if weights is None:
+            weights = [1.0 / n] * n
+        w = np.asarray(value_of(weights, None) if isinstance(weights, Tensor) else weights,
+                       np.float64).reshape(-1)
+        if w.size != n:
+            raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible "
+                             f"with `[len(datasets)]` but is {list(w.shape)}.")
+        self._weights = w
+        self._seeds = _random.get_seed(None if seed is None else int(seed))
+
+    def _choices(self, env, live):
+        rng = (np.random.default_rng() if self._seeds[0] is None
+               else np.random.default_rng([self._seeds[0], self._seeds[1]]))
+        while True:
+            w = np.where(live, self._weights, 0.0)
+            total = w.sum()
+            if total <= 0:
+                return
+            yield int(rng.choice(len(w), p=w / total))
+
+
+_SampleDataset.__name__ = _SampleDataset.__qualname__ = "_DirectedInterleaveDataset"
+
+
+def _check_datasets(datasets):
+    datasets = tuple(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    for d in datasets:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"Invalid `datasets`. `datasets` must be a list of "
+                            f"`tf.data.Dataset` objects but encountered {type(d)}.")
+    first = datasets[0].element_spec
+    for d in datasets[1:]:
+        b = d.element_spec
+        if not structure.same_structure(first, b) or any(
+                x.dtype != y.dtype for x, y in zip(structure.flatten(first),
+                                                   structure.flatten(b))):
+            text = structure.structure_text
+            lines = "\n".join(f"Dataset {i} element_spec={text(x.element_spec)}."
+                              for i, x in enumerate(datasets))
+            raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element "
+                            f"specs.\n {lines}")
+    return datasets
+
+
+class DatasetSpec:
+    """The spec of a dataset-valued element (``window``'s): its element spec and shape."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.shape = as_shape(dataset_shape)
+
+    def __eq__(self, other):
+        return (isinstance(other, DatasetSpec) and self.shape == other.shape
+                and self.element_spec == other.element_spec)
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return f"DatasetSpec({structure.structure_text(self.element_spec)}, {self.shape!r})"
+
+
+class _WindowDataset(_Unary):
+    """Windows of ``size`` elements (every ``stride``-th) starting every ``shift`` elements;
+    each element is a structure of datasets, one per component. Iterated eagerly or read by
+    ``flat_map``."""
+
+    def __init__(self, input_dataset, size, shift, stride, drop_remainder):
+        self._size = int_arg(size, "size")
+        self._shift = self._size if shift is None else int_arg(shift, "shift")
+        self._stride = int_arg(stride, "stride")
+        for value, what in ((self._size, "size"), (self._shift, "shift"),
+                            (self._stride, "stride")):
+            _positive(value, f"Window {what} must be greater than zero.", "WindowDataset")
+        self._drop = bool(drop_remainder)
+        self._tensors = [t for t in (self._size, self._shift, self._stride)
+                         if isinstance(t, Tensor)]
+        self._components = input_dataset.element_spec
+        flat = [DatasetSpec(sp) for sp in structure.flatten(self._components)]
+        super().__init__(input_dataset, structure.pack(self._components, flat))
+
+    def _iterate(self, env):
+        """Yields one tuple per window: for each component, the list of its values."""
+        size, shift, stride = (int_value(v, env) for v in (self._size, self._shift,
+                                                             self._stride))
+        source = self._input._iterate(env)
+        buf, base, start, done = [], 0, 0, False
+        while True:
+            last = start + (size - 1) * stride
+            while not done and base + len(buf) <= last:
+                element = next(source, None)
+                if element is None:
+                    done = True
+                else:
+                    buf.append(element)
+            picked = [buf[i - base] for i in range(start, last + 1, stride)
+                      if i - base < len(buf)]
+            if not picked or (self._drop and len(picked) < size):
+                return
+            yield tuple(list(column) for column in zip(*picked))
+            start += shift
+            drop = min(start - base, len(buf))
+            del buf[:drop]
+            base += drop
+
+    def _cardinality(self, env=None):
+        n = self._input._cardinality(env)
+        if n < 0:
+            return n
+        size, shift, stride = (int_value(v, env) for v in (self._size, self._shift,
+                                                             self._stride))
+        if self._drop:
+            return max(0, (n - (size - 1) * stride - 1) // shift + 1)
+        return -(-n // shift)
+
+    def __iter__(self):
+        from ..context import state
+        from .sources import _TensorSliceDataset  # noqa: F401  (the eager window datasets)
+
+        if state.graph is not None:
+            raise TypeError("Iterating over a dataset of datasets inside a tf.function is not "
+                            "supported; use flat_map.")
+        flat_specs = structure.flatten(self._components)
+        for window in self._iterate({}):
+            yield structure.pack(self._components, [
+                _WindowElement(spec, column) for spec, column in zip(flat_specs, window)])
+
+
+def has_dataset_elements(dataset):
+    return any(isinstance(sp, DatasetSpec) for sp in structure.flatten(dataset.element_spec))
+
+
+class _WindowElement(Dataset):
+    """One component of one window: its values given (eagerly) or read from ``env`` (by the
+    dataset ``flat_map``'s function built on it)."""
+
+    def __init__(self, spec, values=None):
+        self._values = values
+        super().__init__(spec)
+
+    def _iterate(self, env):
+        values = self._values if self._values is not None else env[id(self)]
+        for v in values:
+            yield (v,)
+
+    def _cardinality(self, env=None):
+        return len(self._values) if self._values is not None else UNKNOWN
+
+
+_WindowElement.__name__ = _WindowElement.__qualname__ = "_VariantDataset"
+
+
+class _WindowFlatMapDataset(Dataset):
+    """``flat_map`` over ``window``: ``map_func`` runs once on placeholder datasets; each
+    window's values are fed to them through ``env``."""
+
+    def __init__(self, windows, map_func):
+        specs = windows.element_spec
+        flat = [_WindowElement(sp.element_spec) for sp in structure.flatten(specs)]
+        arg = structure.pack(specs, flat)
+        ds = map_func(*arg) if isinstance(arg, tuple) and not hasattr(arg, "_fields") \
+            else map_func(arg)
+        if not isinstance(ds, Dataset):
+            raise TypeError(f"The `map_func` argument must return a `Dataset` object. "
+                            f"Got {type(ds)!r}.")
+        self._placeholders, self._inner = flat, ds
+        self._inputs = (windows, ds)
+        super().__init__(ds.element_spec)
+
+    def _iterate(self, env):
+        for window in self._inputs[0]._iterate(env):
+            fed = dict(env or {})
+            fed.update((id(p), column) for p, column in zip(self._placeholders, window))
+            yield from self._inner._iterate(fed)
+
+    def _cardinality(self, env=None):
+        return UNKNOWN
+
+
+_WindowFlatMapDataset.__name__ = _WindowFlatMapDataset.__qualname__ = "_FlatMapDataset"
 
 
 class _MapDataset(_Unary):
@@ -227,7 +476,7 @@ class _UniqueDataset(_Unary):
         return UNKNOWN
 
 
-class _FlatMapFnDataset(_Unary):
+class _FlatMapDataset(_Unary):
     """The elements of the dataset ``map_func`` returns for each element (traced once)."""
 
     def __init__(self, input_dataset, map_func):
@@ -256,6 +505,65 @@ class _FlatMapFnDataset(_Unary):
 
     def _cardinality(self, env=None):
         return UNKNOWN
+
+
+class _InterleaveDataset(_FlatMapDataset):
+    """``interleave``: ``block_length`` elements at a time from each of ``cycle_length`` open
+    inner datasets in turn; an exhausted slot takes the next input element (TF's order)."""
+
+    def __init__(self, input_dataset, map_func, cycle_length, block_length):
+        super().__init__(input_dataset, map_func)
+        self._cycle_length = int_arg(cycle_length, "cycle_length")
+        self._block_length = int_arg(block_length, "block_length")
+        if not isinstance(self._cycle_length, int) or self._cycle_length != -1:
+            _positive(self._cycle_length, "cycle_length must be greater than zero.",
+                      "InterleaveDataset")
+        _positive(self._block_length, "block_length must be greater than zero.",
+                  "InterleaveDataset")
+        self._tensors = list(self._tensors) + [
+            t for t in (self._cycle_length, self._block_length) if isinstance(t, Tensor)]
+
+    def _iterate(self, env):
+        run = self._fn.bind(env)
+        inner = self._inner
+        feeds = inner._symbolic_inputs()
+        cycle = int(int_value(self._cycle_length, env))
+        if cycle == -1:  # AUTOTUNE: TF uses the number of schedulable CPU cores
+            cycle = os.cpu_count() or 1
+        block = int(int_value(self._block_length, env))
+        if cycle <= 0 or block <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{'cycle_length' if cycle <= 0 else 'block_length'} must be "
+                "greater than zero.")
+        inputs = self._input._iterate(env)
+        slots = [None] * cycle
+        index = taken = num_open = 0
+        end_of_input = False
+        while not end_of_input or num_open:
+            if slots[index] is not None:
+                element = next(slots[index], _END)
+                if element is not _END:
+                    yield element
+                    taken += 1
+                    if taken == block:
+                        index, taken = (index + 1) % cycle, 0
+                    continue
+                slots[index] = None
+                num_open -= 1
+                index, taken = (index + 1) % cycle, 0
+            elif not end_of_input:
+                element = next(inputs, _END)
+                if element is _END:
+                    end_of_input = True
+                    continue
+                values = run(element)
+                slots[index] = iter(inner._iterate(dict(zip(map(id, feeds), values))))
+                num_open += 1
+            else:
+                index, taken = (index + 1) % cycle, 0
+
+
+_END = object()
 
 
 def _positive(value, message, op):
@@ -287,7 +595,12 @@ class _BatchDataset(_Unary):
             yield self._stack(chunk)
 
     def _stack(self, chunk):
-        return tuple(_stack_component(i, [e[i] for e in chunk]) for i in range(len(chunk[0])))
+        # TF fuses map + batch (MapAndBatchDataset) when the map's output ranks are known; its
+        # check compares element counts first
+        fused = isinstance(self._input, _MapDataset)
+        ranks = [sp.shape.rank for sp in structure.flatten(self._input.element_spec)]
+        return tuple(_stack_component(i, [e[i] for e in chunk], fused and ranks[i] is not None)
+                     for i in range(len(chunk[0])))
 
     def _cardinality(self, env=None):
         n = self._input._cardinality(env)
@@ -307,9 +620,13 @@ def _chunks(gen, size):
             return
 
 
-def _stack_component(i, values):
+def _stack_component(i, values, fused=False):
     first = np.shape(values[0])
     for j, v in enumerate(values[1:], 1):
+        if fused and np.size(v) != np.size(values[0]):
+            raise errors.invalid_argument(
+                f"Cannot add tensor to the batch: number of elements does not match. Shapes "
+                f"are: [tensor]: {_dims_text(np.shape(v))}, [batch]: {_dims_text(first)}")
         if np.shape(v) != first:
             raise errors.invalid_argument(
                 f"Cannot batch tensors with different shapes in component {i}. First element had "

@@ -18,7 +18,7 @@ from .. import errors, nest
 from .._export import tf_export
 from ..context import bind, state
 from ..convert import convert_to_tensor
-from ..graph.ir import Graph
+from ..graph.ir import Graph, Operation
 from ..registry import NON_DIFFERENTIABLE, OpDef, all_ops, register
 from ..registry import get as get_op
 from ..shapes import TensorShape
@@ -255,7 +255,7 @@ def Assert(condition, data, summarize=None, name=None):
     if state.graph is None:
         if not np.all(condition._value):
             raise errors.InvalidArgumentError(
-                None, None, f"Expected '{condition}' to be true. Summarized data: "
+                None, None, f"Expected '{condition!s}' to be true. Summarized data: "
                 + "\n".join(_eager_datum(d) for d in data))
         return
     bind(ASSERT, condition, *data, summarize=3 if summarize is None else int(summarize))
@@ -311,9 +311,12 @@ class _Traced:
             flat[0]
 
 
-def _trace(kind, fn, args=(), specs=None, templates=None, structure=None, allow_none=True):
+def _trace(kind, fn, args=(), specs=None, templates=None, structure=None, allow_none=True,
+           op_value=None):
     """Trace ``fn(*args)`` into a new sub-graph; ``specs`` make placeholders standing for the
-    flat loop variables, repacked like ``structure`` (TensorArrays rebuilt from ``templates``)."""
+    flat loop variables, repacked like ``structure`` (TensorArrays rebuilt from ``templates``).
+    A returned Operation stands for ``op_value`` run after it (TF's cond/switch_case: a
+    branch returning ``tf.no_op()`` yields the predicate or index)."""
     graph = _subgraph(kind)
     if function_converter is not None:
         fn = function_converter(fn)
@@ -325,6 +328,11 @@ def _trace(kind, fn, args=(), specs=None, templates=None, structure=None, allow_
         if specs is not None and kind == "while_body" and not nest.is_nested(result):
             result = [result]
         leaves = nest.flatten(result)
+        if op_value is not None and any(isinstance(x, Operation) for x in leaves):
+            leaves = [_op_result(x, op_value) if isinstance(x, Operation) else x
+                      for x in leaves]
+            result = nest.pack_sequence_as(result, leaves) if nest.is_nested(result) \
+                else leaves[0]
         tensors = []
         for leaf in leaves:
             if leaf is None:
@@ -333,6 +341,17 @@ def _trace(kind, fn, args=(), specs=None, templates=None, structure=None, allow_
                 continue
             tensors.append(_output_tensor(graph, leaf, fn))
     return _Traced(graph, result, leaves, tensors)
+
+
+def _op_result(op, value):
+    from .array import identity
+    from .utility import control_dependencies
+
+    graph = state.graph
+    if getattr(value, "graph", None) is not graph:
+        value = graph.capture(value)  # before the block: a capture takes no control inputs
+    with control_dependencies([op]):
+        return identity(value)
 
 
 def _pack(structure, leaves, tensors):
@@ -406,7 +425,7 @@ def _build_branches(opdefs, index, fns, names, op_name, kind, attrs_of):
     """Trace ``fns`` as branches and emit one op choosing between them by ``index``."""
     graph_names = ("cond_true", "cond_false") if kind == "cond" else \
         [f"case_branch{i}" for i in range(len(fns))]
-    traced = [_trace(n, fn) for fn, n in zip(fns, graph_names)]
+    traced = [_trace(n, fn, op_value=index) for fn, n in zip(fns, graph_names)]
     _check_same_outputs(traced, names, op_name, kind)
     outputs = [t.graph.outputs for t in traced]
     shapes = []
@@ -466,6 +485,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
             the branches return different structures or dtypes.
         ValueError: if the branches return different numbers of tensors.
     """
+    for arg, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
+        if fn is None:
+            raise TypeError(f"cond(): '{arg}' argument required")
     return _cond(pred, true_fn, false_fn)
 
 

@@ -778,6 +778,7 @@ class _EagerTensorArray(TensorArray):
                     "after a previous read (perhaps try setting clear_after_read = false?)")
             tensor = self._maybe_zero(index)
         if self._clear_after_read:
+            self._tensor_array[index] = None
             self._previously_read.append(index)
         return tensor
 

@@ -59,7 +59,7 @@ def _rnn(x, w):
 
 def _list_ops(x):
     """Write, read, scatter, gather and stack outside loops (TensorListSetItem/GetItem/...)."""
-    ta = tf.TensorArray(F64, size=4)
+    ta = tf.TensorArray(F64, size=4, clear_after_read=False)
     ta = ta.scatter([0, 2], tf.stack([x, x * 2.0]))
     ta = ta.write(1, tf.sin(x)).write(3, x * x)
     return ta.gather([3, 0]) * ta.read(1) + tf.reduce_sum(ta.stack(), 0)

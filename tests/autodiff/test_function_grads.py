@@ -3,6 +3,7 @@ backward graph is traced once), a tape inside a function (gradients become graph
 tf.Module trained both ways to the same loss curve."""
 
 import numpy as np
+import pytest
 
 import tensortrace as tf
 
@@ -184,3 +185,50 @@ def test_a_train_step_with_unknown_batch_size():
         y = tf.constant(rng.normal(size=(n, 1)).astype(np.float32))
         assert np.isclose(float(step(x, y)), float(train_step(reference, x, y)), rtol=1e-5)
     assert step.experimental_get_tracing_count() == 1
+
+
+# --- tf.gradients / tf.hessians / tf.recompute_grad (values pinned against TF 2.21) --------------
+def test_tf_gradients_inside_a_function():
+    @tf.function
+    def f(x, z):
+        y = x * x
+        return (tf.gradients(y, x), tf.gradients(y, [x, z]),
+                tf.gradients(y, [x, z], unconnected_gradients="zero"),
+                tf.gradients([y, y * 2], x, grad_ys=[tf.constant(1.0), tf.constant(2.0)]),
+                tf.gradients(tf.stop_gradient(y) * x + y, x, stop_gradients=[y]))
+
+    one, two, zero, weighted, stopped = f(tf.constant(3.0), tf.constant(1.0))
+    assert [float(g) for g in one] == [6.0]
+    assert float(two[0]) == 6.0 and two[1] is None
+    assert [float(g) for g in zero] == [6.0, 0.0]
+    assert [float(g) for g in weighted] == [30.0]
+    assert [float(g) for g in stopped] == [9.0]  # y is a stop: only the first term counts
+    with pytest.raises(RuntimeError, match="tf.gradients is not supported when eager execution "
+                                           "is enabled. Use tf.GradientTape instead."):
+        tf.gradients(tf.constant(1.0), tf.constant(1.0))
+
+
+def test_tf_gradients_through_variables_custom_gradients_and_hessians():
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.custom_gradient
+    def doubled_grad(x):
+        return x * 1.0, lambda dy: dy * 2.0
+
+    @tf.function
+    def f(x):
+        loss = tf.reduce_sum(v * doubled_grad(x))
+        return tf.gradients(loss, [v, x]), tf.hessians(tf.reduce_sum(x ** 3), x)
+
+    (gv, gx), (h,) = f(tf.constant([3.0, 4.0]))
+    np.testing.assert_array_equal(gv.numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(gx.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(h.numpy(), [[18.0, 0.0], [0.0, 24.0]])
+
+
+def test_recompute_grad_keeps_values_and_gradients():
+    x = tf.constant(2.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.recompute_grad(lambda t: t * t * t)(x)
+    assert float(y) == 8.0 and float(tape.gradient(y, x)) == 12.0

@@ -222,3 +222,43 @@ def test_custom_gradient_inside_a_function_called_under_an_eager_tape():
         y = f(x)
     gx, gv = tape.gradient(y, [x, v])
     assert gx.numpy() == 3.0 and gv.numpy() == 10.0
+
+
+def test_custom_gradient_on_a_method_binds_self():
+    # TF 2.21: the decorator binds ``self`` (not an input); variables go to ``variables``.
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(2.0)
+
+        @tf.custom_gradient
+        def f(self, x):
+            y = x * self.w
+
+            def grad(dy, variables=None):
+                return dy * 100.0, [dy * 7.0]
+
+            return y, grad
+
+    m = M()
+    x = tf.constant(3.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = m.f(x)
+    gx, gw = t.gradient(y, [x, m.w])
+    assert (float(y), float(gx), float(gw)) == (6.0, 100.0, 7.0)
+    assert M.f.__name__ == "f"
+
+
+def test_custom_gradient_keyword_arguments_are_not_inputs_of_the_rule():
+    # TF 2.21: with ``f(x=x)`` the rule never sees x, so the tape differentiates f's own ops.
+    @tf.custom_gradient
+    def f(x):
+        return x * 2, lambda dy: dy * 5.0
+
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        by_keyword, positional = f(x=x), f(x)
+    assert float(t.gradient(by_keyword, x)) == 2.0
+    assert float(t.gradient(positional, x)) == 5.0

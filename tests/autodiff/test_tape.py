@@ -328,3 +328,109 @@ def test_jacobian_inside_a_function():
 
     a = np.array([0.1, 0.2])
     assert np.allclose(f(tf.constant(a)).numpy(), np.diag(np.cos(a)))
+
+
+def test_a_variable_target_differentiates_as_its_handle():
+    # TF 2.21 (the guide's "result = v0" example): d(v)/d(v) is ones, not None.
+    x = tf.constant(1.0)
+    v0, v1 = tf.Variable(2.0), tf.Variable([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        result = v0
+    dv0, dv1 = tape.gradient(result, [v0, v1])
+    assert dv0.dtype == tf.float32 and dv0.numpy() == 1.0
+    assert dv1 is None and tape.gradient(result, x) is None
+    with tf.GradientTape() as tape:
+        y = v1 * 3.0
+    np.testing.assert_array_equal(tape.gradient([v1, y], v1).numpy(), [4.0, 4.0])
+
+
+def test_an_unwatched_source_gets_no_gradient_through_ops():
+    # TF 2.21: only watched tensors collect gradients; a target that is a source gets its seed.
+    x, w = tf.constant([[1.0, 2.0]]), tf.constant([[1.0], [2.0]])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.matmul(x, w)
+        z = w * 2
+    gx, gw = tape.gradient(y, [x, w])
+    np.testing.assert_array_equal(gx.numpy(), [[1.0, 2.0]])
+    assert gw is None and tape.gradient(z, w) is None
+    np.testing.assert_array_equal(tape.gradient(w, w).numpy(), [[1.0], [1.0]])
+    np.testing.assert_array_equal(tape.gradient(z, z).numpy(), [[1.0], [1.0]])
+
+
+def test_batch_jacobian_checks_batch_dims_and_gives_zeros_when_unconnected():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    z = tf.constant([[1.0], [3.0]])
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        y = z * 2
+        y2 = tf.cast(x, tf.float64)[:, :1] * 2
+    for mode in ("none", "zero"):
+        out = g.batch_jacobian(y, x, unconnected_gradients=mode)
+        assert out.shape == (2, 1, 2) and out.dtype == tf.float32
+        np.testing.assert_array_equal(out.numpy(), np.zeros((2, 1, 2)))
+    np.testing.assert_array_equal(g.batch_jacobian(y2, x).numpy(), [[[2.0, 0.0]]] * 2)
+    for a, b, text in ((x[:1], x, "((1, 2)) and source shape ((2, 2))"),
+                       (x[0], x, "((2,)) and source shape ((2, 2))"),
+                       (x, x[0], "((2, 2)) and source shape ((2,))")):
+        with pytest.raises(ValueError, match=r"Need first dimension of target shape " +
+                           text.replace("(", r"\(").replace(")", r"\)") + " to match."):
+            g.batch_jacobian(a, b)
+
+
+def test_jacobian_of_a_target_of_unknown_size_inside_a_function():
+    @tf.function(input_signature=[tf.TensorSpec([None])])
+    def jac(x):
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * x
+            c = tf.ones_like(x)
+        return tape.jacobian(y, x), tape.jacobian(y, c), \
+            tape.jacobian(y, c, unconnected_gradients="zero")
+
+    j, none, zero = jac(tf.constant([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(j.numpy(), np.diag([2.0, 4.0, 6.0]))
+    assert none is None
+    np.testing.assert_array_equal(zero.numpy(), np.zeros((3, 3)))
+    j, _, _ = jac(tf.constant([1.0, 2.0]))
+    np.testing.assert_array_equal(j.numpy(), np.diag([2.0, 4.0]))
+
+
+def test_jacobians_without_pfor_need_a_persistent_tape_and_empty_targets_give_none():
+    x = tf.constant([[1.0, 2.0]])
+    for method, text in (("jacobian", ("the jacobian with eager execution enabled and with  "
+                                       "experimental_use_pfor set to False.")),
+                         ("batch_jacobian", ("the batch_jacobian with eager execution enabled "
+                                             "and  with experimental_use_pfor set to False."))):
+        with tf.GradientTape() as g:
+            g.watch(x)
+            y = x * x
+        with pytest.raises(RuntimeError) as info:
+            getattr(g, method)(y, x, experimental_use_pfor=False)
+        assert str(info.value) == ("GradientTape must be created with persistent=True to "
+                                   "compute " + text)
+        with tf.GradientTape(persistent=True) as g:
+            g.watch(x)
+            y = x * x
+        want = (1, 2, 1, 2) if method == "jacobian" else (1, 2, 2)
+        assert getattr(g, method)(y, x, experimental_use_pfor=False).shape == want
+    v = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as g:
+        g.watch(v)
+        y = tf.zeros([0])
+    assert g.jacobian(y, v) is None
+
+
+def test_gradient_argument_errors_match_tf():
+    x = tf.constant(2.0)
+    message = "Cannot convert the argument `type_value`: None to a TensorFlow DType."
+    for target, sources, error, text in (([x * 2, None], x, TypeError, message),
+                                         (x * 2, [x, None], TypeError, message),
+                                         (x * 2, 3.0, AttributeError,
+                                          "'float' object has no attribute 'dtype'")):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+        with pytest.raises(error) as info:
+            tape.gradient(target, sources)
+        assert str(info.value) == text

@@ -2,6 +2,7 @@
 against NumPy references and TensorFlow 2.21's observed behaviour."""
 
 import collections
+import re
 
 import numpy as np
 import pytest
@@ -515,3 +516,182 @@ def test_unique_single_element_counter():
         D.range(2).get_single_element()
     c = D.counter(3, 2)
     assert values(c.take(3)) == [3, 5, 7] and int(c.cardinality()) == -1
+
+
+def test_interleave_cycles_blocks_and_refills_slots_as_tf_does():
+    # Orders observed in TF 2.21.
+    assert values(D.range(3).interleave(lambda x: D.range(x), cycle_length=2)) == [0, 0, 1]
+    ds = D.range(1, 6).interleave(lambda x: D.from_tensors(x).repeat(6), cycle_length=2,
+                                  block_length=4)
+    assert values(ds) == [1] * 4 + [2] * 4 + [1, 1, 2, 2] + [3] * 4 + [4] * 4 + [3, 3, 4, 4] \
+        + [5] * 6
+    assert ds.element_spec == spec((), tf.int64) and int(ds.cardinality()) == -2
+    ds = D.range(1, 4).interleave(lambda x: D.from_tensors(x).repeat(x), cycle_length=3)
+    assert values(ds) == [1, 2, 3, 2, 3, 3]
+    pairs = D.from_tensor_slices(([1, 2], [3.0, 4.0])).interleave(
+        lambda a, b: D.from_tensors((a, b)).repeat(2), cycle_length=2,
+        num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    assert [(int(a), float(b)) for a, b in pairs] == [(1, 3.0), (2, 4.0)] * 2
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"cycle_length must be greater than zero. \[Op:InterleaveDataset\]"):
+        D.range(3).interleave(lambda x: D.range(x), cycle_length=0)
+
+
+def test_interleave_inside_a_function_with_a_tensor_cycle_length():
+    @tf.function
+    def f(c):
+        ds = D.range(4).interleave(lambda x: D.range(x), cycle_length=c, block_length=2)
+        s = tf.constant(0, tf.int64)
+        for x in ds:
+            s = s * 10 + x
+        return s
+
+    assert int(f(tf.constant(2, tf.int64))) == 1012
+
+
+def test_flat_map_repr_and_iterator_next_method():
+    fm = D.range(3).flat_map(lambda x: D.from_tensors(x))
+    assert repr(fm) == ("<_FlatMapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, "
+                        "name=None)>")
+    it = iter(D.from_tensor_slices([1, 2, 3]))
+    assert int(it.next()) == 1
+    assert [int(v) for v in it] == [2, 3]
+
+
+def test_choose_from_datasets_follows_the_choices():
+    # TF 2.21's results, specs, cardinalities and errors.
+    words = [D.from_tensors(w).repeat() for w in ("foo", "bar", "baz")]
+    ds = D.choose_from_datasets(words, D.range(3).repeat(3))
+    assert repr(ds) == ("<_DirectedInterleaveDataset element_spec=TensorSpec(shape=(), "
+                        "dtype=tf.string, name=None)>")
+    assert int(ds.cardinality()) == -1
+    assert values(ds) == [b"foo", b"bar", b"baz"] * 3
+    a, b = D.range(2), D.range(10, 13)
+    c = D.from_tensor_slices(tf.constant([0, 0, 0, 1, 0], tf.int64))
+    assert values(D.choose_from_datasets([a, b], c)) == [0, 1]
+    assert values(D.choose_from_datasets([a, b], c, stop_on_empty_dataset=False)) == [0, 1, 10]
+    assert int(D.choose_from_datasets([a, b], c).cardinality()) == -2
+    x, y = D.from_tensors(tf.constant([1, 2])), D.from_tensors(tf.constant([1, 2, 3]))
+    assert D.choose_from_datasets([x, y], D.range(2)).element_spec == spec([None], tf.int32)
+    with pytest.raises(ValueError, match="Invalid `datasets`. `datasets` should not be empty."):
+        D.choose_from_datasets([], c)
+    with pytest.raises(TypeError, match="Elements of `choice_dataset` must be scalar `tf.int64` "
+                                        "tensors but are TensorSpec"):
+        D.choose_from_datasets([a, b], D.range(3).map(lambda v: tf.cast(v, tf.int32)))
+    with pytest.raises(TypeError, match="`datasets` must have compatible element specs."):
+        D.choose_from_datasets([a, D.from_tensors(1.0)], c)
+    with pytest.raises(errors.InvalidArgumentError, match="Selector index out of range: 5 >= 2"):
+        values(D.choose_from_datasets([a, b], D.from_tensors(tf.constant(5, tf.int64))))
+
+    @tf.function
+    def f():
+        s = tf.constant(0, tf.int64)
+        for v in D.choose_from_datasets([a, b], c, stop_on_empty_dataset=False):
+            s = s * 100 + v
+        return s
+
+    assert int(f()) == 110
+
+
+def test_sample_from_datasets_draws_every_element_once():
+    a, b = D.range(2), D.range(10, 13)
+    ds = D.sample_from_datasets([a, b], weights=[0.5, 0.5], seed=1)
+    assert repr(ds).startswith("<_DirectedInterleaveDataset element_spec=TensorSpec(shape=(), ")
+    assert sorted(values(ds)) == [0, 1, 10, 11, 12]
+    assert values(D.sample_from_datasets([a, b], weights=[1.0, 0.0])) == [0, 1]
+
+
+def test_window_eagerly_and_through_flat_map():
+    # Windows, specs and cardinalities as TF 2.21 gives them.
+    ds = D.range(7).window(3, shift=2)
+    assert repr(ds) == ("<_WindowDataset element_spec=DatasetSpec(TensorSpec(shape=(), "
+                        "dtype=tf.int64, name=None), TensorShape([]))>")
+    assert int(ds.cardinality()) == 4
+    windows = list(ds)
+    assert type(windows[0]).__name__ == "_VariantDataset"
+    assert [values(w) for w in windows] == [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]
+    ds = D.range(10).window(5, shift=1, drop_remainder=True)
+    assert int(ds.cardinality()) == 6
+    batched = ds.flat_map(lambda w: w.batch(5))
+    assert repr(batched) == ("<_FlatMapDataset element_spec=TensorSpec(shape=(None,), "
+                             "dtype=tf.int64, name=None)>")
+    assert [list(b) for b in values(batched.take(3))] == [[0, 1, 2, 3, 4], [1, 2, 3, 4, 5],
+                                                          [2, 3, 4, 5, 6]]
+    strided = D.range(10).window(3, 3, 2)
+    assert [list(b) for b in values(strided.flat_map(lambda w: w.batch(3)))] == [
+        [0, 2, 4], [3, 5, 7], [6, 8], [9]]
+    assert int(strided.cardinality()) == 4
+    assert int(D.range(10).window(3, 3, 2, True).cardinality()) == 2
+    pairs = D.from_tensor_slices(({"a": [1, 2, 3]}, [4.0, 5.0, 6.0])).window(2)
+    assert pairs.element_spec == ({"a": tf.data.DatasetSpec(spec((), tf.int32))},
+                                  tf.data.DatasetSpec(spec((), tf.float32)))
+    zipped = pairs.flat_map(lambda f, lab: D.zip((f["a"].batch(2), lab.batch(2))))
+    assert [(list(a), list(b)) for a, b in values(zipped)] == [([1, 2], [4.0, 5.0]),
+                                                                ([3], [6.0])]
+    endless = D.range(3).repeat().window(2).take(2).flat_map(lambda w: w.batch(2))
+    assert [list(b) for b in values(endless)] == [[0, 1], [2, 0]]
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Window shift must be greater than zero. \[Op:WindowDataset\]"):
+        D.range(3).window(2, 0)
+
+    @tf.function
+    def f():
+        s = tf.constant(0, tf.int64)
+        for x in D.range(6).window(2, drop_remainder=True).flat_map(lambda w: w.batch(2)):
+            s = s * 100 + tf.reduce_sum(x)
+        return s
+
+    assert int(f()) == 10509
+
+
+def test_batch_after_map_reports_mismatches_as_tfs_fused_map_and_batch():
+    # TF 2.21 fuses map + batch when the map's output rank is known: it compares element counts.
+    ds = D.range(4).map(lambda x: tf.range(x)).batch(2)
+    with pytest.raises(errors.InvalidArgumentError, match=re.escape(
+            "Cannot add tensor to the batch: number of elements does not match. Shapes are: "
+            "[tensor]: [1], [batch]: [0] [Op:IteratorGetNext]")):
+        values(ds)
+    gen = D.from_generator(lambda: (np.zeros(s, np.float32) for s in ([2], [3])),
+                           output_signature=tf.TensorSpec(None, tf.float32))
+    with pytest.raises(errors.InvalidArgumentError, match=re.escape(
+            "Cannot batch tensors with different shapes in component 0. First element had shape "
+            "[2] and element 1 had shape [3].")):
+        values(gen.map(lambda t: t).batch(3))
+
+
+def test_text_line_dataset_reads_lines_file_after_file(tmp_path):
+    # TF 2.21: "\n" and "\r\n" end lines; an empty line stays; no final empty line.
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes(b"hello world\nsecond line\r\n\nlast")
+    b.write_bytes(b"b1\nb2\n")
+    ds = tf.data.TextLineDataset([str(a), str(b)])
+    assert repr(ds) == ("<TextLineDatasetV2 element_spec=TensorSpec(shape=(), dtype=tf.string, "
+                        "name=None)>")
+    assert int(ds.cardinality()) == -2
+    assert values(ds) == [b"hello world", b"second line", b"", b"last", b"b1", b"b2"]
+    lengths = tf.data.TextLineDataset(str(b)).map(lambda line: tf.strings.length(line))
+    assert values(lengths) == [2, 2]
+    mixed = D.from_tensor_slices([str(a), str(b)]).interleave(tf.data.TextLineDataset,
+                                                              cycle_length=2)
+    assert values(mixed) == [b"hello world", b"b1", b"second line", b"b2", b"", b"last"]
+    with pytest.raises(errors.NotFoundError, match="No such file or directory"):
+        values(tf.data.TextLineDataset(str(tmp_path / "nope.txt")))
+
+
+def test_options_read_none_until_set_and_travel_downstream():
+    o = tf.data.Options()
+    assert o.deterministic is None and o.threading.private_threadpool_size is None
+    o.experimental_optimization.map_parallelization = True
+    o.deterministic = False
+    base = D.range(3)
+    ds = base.with_options(o)
+    assert repr(ds) == ("<_OptionsDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, "
+                        "name=None)>")
+    assert values(ds) == [0, 1, 2] and int(ds.cardinality()) == 3
+    assert ds.map(lambda x: x).options().deterministic is False
+    assert base.options().deterministic is None
+    assert ds.options().experimental_optimization.map_parallelization is True
+    o2 = tf.data.Options()
+    o2.experimental_slack = True
+    both = ds.with_options(o2).options()
+    assert both.deterministic is False and both.experimental_slack is True
