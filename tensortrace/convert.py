@@ -165,6 +165,9 @@ def to_array(value, dtype=None):
     if arr.dtype.kind in "iu" and dtype.is_integer and arr.dtype != dtype._np:
         with np.errstate(over="ignore"):  # TF wraps out-of-range ints: uint8 300 -> 44
             return _as_value(arr.astype(np.int64).astype(dtype._np))
+    if arr.dtype.kind == "f" and dtype._np.itemsize < arr.dtype.itemsize:
+        with np.errstate(over="ignore"):  # 1e40 as float32 is inf, silently, as in TF
+            return _as_value(arr.astype(dtype._np))
     return _as_value(arr.astype(dtype._np))
 
 
@@ -210,8 +213,9 @@ def constant(value, dtype=None, shape=None, name=None):
     if isinstance(value, Tensor):
         if isinstance(value, EagerTensor):
             arr = value._value
-            if dtype is not None and dtype != value.dtype:
-                arr = np.asarray(arr).astype(dtype._np)
+            if dtype is not None and dtype != value.dtype:  # TF does not cast a tensor here
+                raise TypeError(f"Expected tensor {np.asarray(arr)} with dtype {dtype!r}, but "
+                                f"got dtype {value.dtype!r}.")
         else:
             if dtype is not None and dtype != value.dtype:
                 from .ops.math import cast

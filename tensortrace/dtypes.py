@@ -17,14 +17,30 @@ class DType:
 
     __slots__ = ("_name", "_enum", "_np")
 
-    def __init__(self, name, enum, np_dtype):
+    def __new__(cls, name, enum=None, np_dtype=None):
+        if enum is None:  # tf.dtypes.DType(type_enum): the existing DType of that enum
+            try:
+                code = int(name)
+            except (TypeError, ValueError) as e:
+                raise ValueError(str(e)) from None
+            found = _BY_ENUM.get(code)
+            if found is None:
+                raise TypeError(f"{code} does not correspond to a valid tensorflow::DataType")
+            return found
+        return super().__new__(cls)
+
+    def __init__(self, name, enum=None, np_dtype=None):
+        if enum is None:
+            return  # DType(type_enum) returned an existing DType
         self._name = name
         self._enum = enum
         self._np = np_dtype
 
     name = property(lambda self: self._name)
     as_datatype_enum = property(lambda self: self._enum)
-    as_numpy_dtype = property(lambda self: self._np.type if self._np is not None else None)
+    # TF gives Python's ``object`` for strings (not np.object_)
+    as_numpy_dtype = property(lambda self: None if self._np is None else
+                              object if self._np.kind == "O" else self._np.type)
     base_dtype = property(lambda self: self)
     is_numpy_compatible = property(lambda self: self._np is not None)
     is_quantized = property(lambda self: False)
@@ -44,6 +60,10 @@ class DType:
     @property
     def is_unsigned(self):
         return self._np is not None and self._np.kind == "u"
+
+    @property
+    def is_numeric(self):
+        return self.is_floating or self.is_integer or self.is_complex
 
     @property
     def is_complex(self):
@@ -137,7 +157,7 @@ ALL = [d for d in (float16, float32, float64, bfloat16, int8, int16, int32, int6
                    uint32, uint64, bool, string, complex64, complex128, resource, variant) if d]
 
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NAME.update(half=float16, double=float64)
+_BY_NAME.update(half=float16, double=float64, float=float32)  # TF's C type names
 _BY_ENUM = {d.as_datatype_enum: d for d in ALL}
 # NumPy dtype -> DType; object arrays hold bytes and are TF strings.
 _BY_NUMPY = {d._np: d for d in ALL if d._np is not None}
@@ -153,10 +173,12 @@ def as_dtype(type_value):
     """
     if isinstance(type_value, DType):
         return type_value
-    if isinstance(type_value, str):
+    if isinstance(type_value, str):  # TF's own names only: "int", "f4" or "long" are errors
         d = _BY_NAME.get(type_value)
         if d is not None:
             return d
+        raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a "
+                        f"TensorFlow DType.")
     elif isinstance(type_value, int) and not isinstance(type_value, type(True)):
         d = _BY_ENUM.get(type_value)
         if d is not None:

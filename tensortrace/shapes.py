@@ -4,6 +4,8 @@
     TensorShape([None, 3])
 """
 
+from ._export import tf_export
+
 
 def _dim(d):
     if d is None:
@@ -193,3 +195,16 @@ def as_shape(shape):
 
 def unknown_shape(rank=None):
     return TensorShape(None if rank is None else [None] * rank)
+
+
+@tf_export("compat.dimension_value")
+def dimension_value(dimension):
+    """A dimension as an int or None (TF 2's shapes already hold plain ints)."""
+    return getattr(dimension, "value", dimension)
+
+
+@tf_export("compat.dimension_at_index")
+def dimension_at_index(shape, index):
+    """Dimension ``index`` of ``shape`` (None when the rank or the dimension is unknown)."""
+    shape = as_shape(shape)
+    return None if shape.rank is None else shape.dims[index]

@@ -536,8 +536,8 @@ def test_maximum_iterations(limit):
 
 def test_maximum_iterations_stops_before_cond_with_side_effects(capsys):
     def f():
-        return tf.while_loop(lambda i: tf.print("cond", i) or i < 10, lambda i: [i + 1], [0],
-                             maximum_iterations=2)
+        return tf.while_loop(lambda i: (tf.print("cond", i), i < 10)[1], lambda i: [i + 1],
+                             [0], maximum_iterations=2)
 
     assert function(lambda: f())()[0].numpy() == 2
     traced = capsys.readouterr().err

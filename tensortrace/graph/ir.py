@@ -227,7 +227,9 @@ class Graph:
             from ..autodiff.tape import record_operation
 
             record_operation(opdef, inputs, attrs, op.outputs[0] if single else op.outputs)
-        return op.outputs[0] if single else op.outputs
+        if single:
+            return op.outputs[0]
+        return op.outputs if op.outputs else op  # an op with no outputs is returned, as in TF
 
     def constant(self, value, name="Const"):
         """A ``Const`` op holding ``value`` (a NumPy array or scalar)."""

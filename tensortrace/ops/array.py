@@ -1195,10 +1195,8 @@ class Range:
         dtype = np.asarray(start).dtype
         if dtype.kind in "iu":
             return (np.arange(n, dtype=np.int64) * int(delta) + int(start)).astype(dtype)
-        steps = np.full(n, delta, dtype=dtype)  # TF adds delta step by step: so do we
-        if n:
-            steps[0] = start
-        return np.cumsum(steps, dtype=dtype)
+        # TF computes start + i * delta in the output dtype (not a running sum)
+        return (start + np.arange(n, dtype=dtype) * delta).astype(dtype, copy=False)
 
     check = _checks(attr_check("Range", "Tidx", _RANGE_DTYPES),
                     make_check("Range", _RANGE_DTYPES, same=3))
@@ -1373,8 +1371,13 @@ def stack(values, axis=0, name="stack"):
     if isinstance(values, Tensor) or hasattr(values, "_as_graph_or_eager_tensor"):
         x = convert_to_tensor(values)
         return x if axis == 0 else stack(unstack(x), axis)
-    if not values or (axis == 0 and not holds_tensor(values)):
+    if not values:
         return convert_to_tensor(values)
+    if axis == 0 and not holds_tensor(values):
+        try:
+            return convert_to_tensor(values)
+        except (TypeError, ValueError, NotImplementedError):
+            pass  # ragged values: as TF, Pack the converted elements (and report their shapes)
     tensors = _convert_all(values)
     rank = tensors[0].shape.rank
     if rank is not None and not -rank - 1 <= axis < rank + 1:
@@ -1619,6 +1622,53 @@ def reverse(tensor, axis, name=None):
     if isinstance(axis, (int, np.integer)) or np.ndim(static_ints(axis, "axis")) == 0:
         raise arg_error("ReverseV2", "'dims' must be 1-dimension, not 0")
     return bind(REVERSE, convert_to_tensor(tensor), axis=axis_attr(axis))
+
+
+def _check_reverse_sequence(x, lengths, seq, batch):
+    """TF's ReverseSequence runtime checks, on the values known now (eagerly: all of them)."""
+    from .. import errors
+
+    if seq == batch:
+        raise errors.invalid_argument(f"batch_dim == seq_dim == {seq}", "ReverseSequence")
+    n = static_value(lengths)
+    dims = x.shape.dims
+    if n is None or dims is None:
+        return
+    n = np.asarray(n).astype(np.int64)
+    if dims[batch] is not None and (n.ndim != 1 or n.shape[0] != dims[batch]):
+        raise errors.invalid_argument(f"Length of seq_lengths != input.dims({batch}), "
+                                      f"({n.size} vs. {dims[batch]})", "ReverseSequence")
+    steps = dims[seq]
+    bad = (n < 0) | (n > (np.iinfo(np.int64).max if steps is None else steps))
+    if bad.any():  # TF reports the first bad entry
+        b = int(np.argmax(bad))
+        raise errors.invalid_argument(f"seq_lens({b}) < 0" if n[b] < 0 else
+                                      f"seq_lens({b}) > input.dims({seq})", "ReverseSequence")
+
+
+@tf_export("reverse_sequence")
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None):
+    """Reverse the first ``seq_lengths[b]`` entries along ``seq_axis`` of each batch entry b
+    (composed, as a gather with batch_dims, so its gradient is the gather's)."""
+    from .indexing import gather
+    from .math import less, where
+
+    x = convert_to_tensor(input)
+    lengths = convert_to_tensor(seq_lengths)
+    rank = x.shape.rank
+    if rank is None:
+        raise ValueError("tf.reverse_sequence needs an input of known rank")
+    seq = int_attr(0 if seq_axis is None else seq_axis) % rank
+    batch = int_attr(0 if batch_axis is None else batch_axis) % rank
+    _check_reverse_sequence(x, lengths, seq, batch)
+    perm = [batch, seq] + [a for a in builtins.range(rank) if a not in (batch, seq)]
+    moved = transpose(x, perm)
+    steps = shape(moved, out_type=lengths.dtype)[1]
+    t = expand_dims(range(steps, dtype=lengths.dtype), 0)
+    n = expand_dims(lengths, 1)
+    source = where(less(t, n), n - 1 - t, t + 0 * n)  # [batch, steps]
+    out = gather(moved, source, axis=1, batch_dims=1)
+    return transpose(out, [perm.index(a) for a in builtins.range(rank)])
 
 
 @tf_export("range")

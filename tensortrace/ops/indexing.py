@@ -301,6 +301,39 @@ STRIDED_SLICE = register(OpDef(
     check=_attr_check("StridedSlice", "Index", INDEX, 1, 3)))
 
 
+def _strided_slice_static(x, begin, end, strides, **masks):
+    """The trace-time value: folded when the input is known, and also when it is a partially
+    known shape whose sliced entries are known (``tf.shape(x)[1]`` with x's dim 1 static), so
+    that shape maths built on it folds as in TF's shape inference."""
+    from .array import _STATIC_LIMIT, known_values
+
+    spec = [static_value(t) for t in (begin, end, strides)]
+    if any(v is None for v in spec):
+        return None
+    value = static_value(x)
+    try:
+        if value is not None:
+            if value.size > _STATIC_LIMIT:
+                return None
+            with np.errstate(all="ignore"):
+                return _strided_slice_kernel(value, *spec, **masks)
+        if x.dtype not in INDEX32:
+            return None
+        base = known_values(x)
+        if base is None:
+            return None
+        picked = base[strided_index(base.shape, *(v.tolist() for v in spec), **masks)]
+        flat = np.asarray(picked, dtype=object).reshape(-1)
+        if any(v is None for v in flat):
+            return None
+        return np.array(np.asarray(picked, dtype=object).tolist(), dtype=x.dtype._np)
+    except Exception:  # noqa: BLE001 - the op raises when it runs, with the runtime's error
+        return None
+
+
+STRIDED_SLICE.meta["static"] = _strided_slice_static
+
+
 @tf_export("strided_slice")
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
@@ -327,18 +360,20 @@ class Slice:
 
     def infer(x, begin, size):
         check_dtypes("Slice", (begin, size), INDEX32, ("begin", "size"))
-        begin_v, size_v = static_value(begin), static_value(size)
-        rank = x.shape.rank
+        from .array import known_values, shape_values
+
+        begin_v, rank = known_values(begin), x.shape.rank
+        size_v = shape_values(size)  # partly known sizes ([tf.shape(x)[0], 2]) keep their dims
         if size_v is None:
-            n = size.shape.dims[0] if size.shape.rank == 1 else None
-            n = rank if n is None else n
-            return TensorSpec(None if n is None else [None] * n, x.dtype)
+            return TensorSpec(None if rank is None else [None] * rank, x.dtype)
         dims = []
-        for i, s in enumerate(size_v.tolist()):
+        for i, s in enumerate(size_v):
             d = x.shape.dims[i] if rank is not None and i < rank else None
-            if s != -1:
+            if s is None:
+                dims.append(None)
+            elif s != -1:
                 dims.append(s)
-            elif begin_v is None or d is None:
+            elif begin_v is None or begin_v[i] is None or d is None:
                 dims.append(None)
             elif begin_v[i] > d:
                 raise _graph_error(f"Negative dimension size caused by subtracting {begin_v[i]} "
@@ -647,13 +682,14 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
 
 
 # --- GatherNd ----------------------------------------------------------------------------------
-def _nd_bounds(indices, limits, message):
-    """Raise ``message(position, coords)`` for the first index row outside ``limits``."""
+def _nd_bounds(indices, limits, message, batch_dims=0):
+    """Raise ``message(position, coords)`` for the first index row outside ``limits``; with
+    ``batch_dims``, the coordinates start with the row's batch position (TF prepends it)."""
     bad = ((indices < 0) | (indices >= np.asarray(limits, dtype=np.int64))).any(-1)
     if bad.any():
         pos = np.unravel_index(int(np.argmax(bad)), bad.shape)
         at = f"indices[{_position(pos)}]" if bad.ndim else "indices"
-        coords = ", ".join(str(int(c)) for c in indices[pos])
+        coords = ", ".join(str(int(c)) for c in tuple(pos[:batch_dims]) + tuple(indices[pos]))
         raise invalid_argument(message(at, coords))
 
 
@@ -692,7 +728,7 @@ class GatherNd:
                                    f"indices {_dims(indices.shape[:bd])} must match")
         _nd_bounds(indices, params.shape[bd:bd + depth], lambda at, coords: (
             f"{at} = [{coords}] does not index into param shape {_dims(params.shape)}, node "
-            f"name: GatherNd"))
+            f"name: GatherNd"), bd)
         out_shape = indices.shape[:-1] + params.shape[bd + depth:]
         if depth == 0:  # every index row picks the whole (batch entry of) params
             lifted = params.shape[:bd] + (1,) * (indices.ndim - 1 - bd) + params.shape[bd:]

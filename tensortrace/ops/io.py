@@ -14,8 +14,7 @@ from ..registry import NON_DIFFERENTIABLE, define_op
 from ..tensor import EagerTensor, Tensor, TensorSpec
 
 # TF prints floats like its C++ FloatToBuffer: the short form when it round-trips, else full.
-_FLOAT_FORMATS = {np.dtype(np.float32): ("%.6g", "%.9g"), np.dtype(np.float64): ("%.15g", "%.17g"),
-                  np.dtype(np.float16): ("%.3g", "%.5g")}
+_FLOAT_FORMATS = {np.dtype(np.float32): ("%.6g", "%.9g"), np.dtype(np.float64): ("%.15g", "%.17g")}
 
 
 def _format_scalar(v):
@@ -23,6 +22,8 @@ def _format_scalar(v):
         return '"' + bytes(v).decode("utf-8", "backslashreplace") + '"'
     if isinstance(v, (np.bool_, bool)):
         return "1" if v else "0"
+    if getattr(v, "dtype", None) == np.float16 or type(v).__name__ == "bfloat16":
+        v = np.float32(v)  # TF prints half types through float
     formats = _FLOAT_FORMATS.get(getattr(v, "dtype", None))
     if formats is not None:
         short = formats[0] % v
@@ -68,11 +69,16 @@ def _template(inputs, sep, tensors):
         if isinstance(x, (list, tuple)):
             return type(x)(holes(v) for v in x) if not hasattr(x, "_fields") else \
                 type(x)(*(holes(v) for v in x))
-        if isinstance(x, dict):
-            return {k: holes(v) for k, v in x.items()}
+        if isinstance(x, dict):  # TF prints dicts in sorted key order (tf.nest's)
+            return {k: holes(x[k]) for k in sorted(x, key=repr)}
         return x
 
-    text = sep.join(str(holes(x)) for x in inputs)
+    def text_of(x):
+        x = holes(x)
+        return x if isinstance(x, str) else str(x) if isinstance(x, (_Hole, list, tuple, dict)) \
+            else repr(x)
+
+    text = sep.join(text_of(x) for x in inputs)
     text = text.replace("{", "{{").replace("}", "}}")
     parts = text.split("\x00")
     return "".join("{" + p + "}" if i % 2 else p for i, p in enumerate(parts))
@@ -89,7 +95,10 @@ class PrintV2:
         return ()
 
     def kernel(*arrays, template, end, output_stream, summarize):
-        text = template.format(*(format_tensor(a, summarize) for a in arrays)) + end
+        if template == "{0!s}":  # a lone scalar string: its text, unquoted
+            text = bytes(np.asarray(arrays[0])[()]).decode("utf-8", "backslashreplace") + end
+        else:
+            text = template.format(*(format_tensor(a, summarize) for a in arrays)) + end
         stream = sys.stdout if output_stream == "stdout" else sys.stderr
         stream.write(text)
         stream.flush()
@@ -117,9 +126,13 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
                          f"by 'file://'.")
     tensors = []
     template = _template(inputs, sep, tensors)
+    if len(inputs) == 1 and isinstance(inputs[0], Tensor) and inputs[0].dtype is D.string \
+            and inputs[0].shape.rank == 0:
+        template = "{0!s}"  # TF prints a lone scalar string tensor as it is, unquoted
     summarize = -1 if summarize is None else int(summarize)
-    return bind(PrintV2, *tensors, template=template, end=end, output_stream=stream,
-                summarize=summarize)
+    op = bind(PrintV2, *tensors, template=template, end=end, output_stream=stream,
+              summarize=summarize)
+    return None if op == () else op  # None eagerly; the PrintV2 Operation in a graph, as TF
 
 
 @define_op("EagerPyFunc", stateful=True)
@@ -164,6 +177,8 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     touts = (D.as_dtype(Tout),) if single else tuple(D.as_dtype(d) for d in Tout)
     inputs = [convert_to_tensor(x) for x in (inp or [])]
     out = bind(EagerPyFunc, *inputs, func=func, Tout=touts)
+    if not touts:
+        return []
     out = out if isinstance(out, tuple) else (out,)
     return out[0] if single else list(out)
 

@@ -1,6 +1,8 @@
 """Linear algebra: matmul and ``@``, tensordot, norms, inverse, determinant, solve, Cholesky,
 matrix transpose, trace, diagonals, band parts and l2_normalize."""
 
+import collections
+
 import numpy as np
 
 from .. import dtypes as D
@@ -26,6 +28,9 @@ def fmt_shape(shape):
     if shape.rank is None:
         return "?"
     return "[" + ",".join("?" if d is None else str(d) for d in shape.dims) + "]"
+
+
+_ONEDNN_MATMUL = frozenset(d._np for d in (D.float32, D.bfloat16) if d is not None)
 
 
 def dims_text(shape):
@@ -182,6 +187,11 @@ class MatMul:
         if (a.ndim == 2 == b.ndim and not transpose_a and not transpose_b
                 and a.shape[1] == b.shape[0] and a.dtype.itemsize != 2):
             return a @ b  # the common case, checked in one line (graphs call this per op)
+        # TF's oneDNN kernel (float32, bfloat16) checks the ranks; the Eigen one checks first
+        # that they are equal
+        if a.ndim != b.ndim and a.dtype not in _ONEDNN_MATMUL:
+            raise invalid_argument(f"In[0] and In[1] has different ndims: {dims_text(a.shape)} vs. "
+                                   f"{dims_text(b.shape)}")
         for i, x in enumerate((a, b)):
             if x.ndim < 2:
                 raise invalid_argument(f"In[{i}] ndims must be >= 2")
@@ -520,6 +530,79 @@ class MatrixDeterminant:
     def kernel(x):
         _check_square(x)
         return np.asarray(np.linalg.det(x)).astype(x.dtype)
+
+
+@define_op("LogMatrixDeterminant")
+class LogMatrixDeterminant:
+    """(sign, log|det|) of each innermost square matrix: no overflow for large matrices."""
+
+    check = make_check("LogMatrixDeterminant", _LINALG_T, same=1)
+
+    def infer(input):
+        shape, dtype = _square_infer("LogMatrixDeterminant", input, {})
+        out = None if shape is None else shape[:-2]
+        return TensorSpec(out, dtype), TensorSpec(out, dtype)
+
+    def kernel(input):
+        _check_square(input)
+        wide = np.float32 if input.dtype == np.float16 else input.dtype
+        sign, logdet = np.linalg.slogdet(input.astype(wide, copy=False))
+        return (np.asarray(sign).astype(input.dtype), np.asarray(logdet).astype(input.dtype))
+
+
+@define_op("SelfAdjointEigV2")
+class SelfAdjointEigV2:
+    """Eigenvalues (ascending) and, when ``compute_v``, eigenvectors of each innermost
+    self-adjoint matrix, read from its lower triangle."""
+
+    check = make_check("SelfAdjointEigV2", _LINALG_T, same=1)
+
+    def infer(input, compute_v=True):
+        shape, dtype = _square_infer("SelfAdjointEigV2", input, {"compute_v": compute_v})
+        real = dtype.real_dtype
+        if shape is None:
+            return TensorSpec(None, real), TensorSpec(None, dtype)
+        return TensorSpec(shape[:-1], real), TensorSpec(shape if compute_v else [0], dtype)
+
+    def kernel(input, compute_v=True):
+        _check_square(input)
+        wide = np.float32 if input.dtype == np.float16 else input.dtype
+        real = np.finfo(input.dtype).dtype if input.dtype.kind == "c" else input.dtype
+        if compute_v:
+            e, v = np.linalg.eigh(input.astype(wide, copy=False), UPLO="L")
+            return e.astype(real), v.astype(input.dtype)
+        e = np.linalg.eigvalsh(input.astype(wide, copy=False), UPLO="L")
+        return e.astype(real), np.zeros([0], input.dtype)
+
+
+@define_op("Qr")
+class Qr:
+    """The QR factorisation (Householder, as TF's) of each innermost matrix: ``full_matrices``
+    gives a square q."""
+
+    check = make_check("Qr", _LINALG_T, same=1)
+
+    def infer(input, full_matrices=False):
+        dtype = check_dtypes("Qr", (input,), _LINALG_T)
+        dims = input.shape.dims
+        if dims is None:
+            return TensorSpec(None, dtype), TensorSpec(None, dtype)
+        if len(dims) < 2:
+            raise node_error("Qr", f"Shape must be at least rank 2 but is rank {len(dims)}",
+                             dtype, {"full_matrices": full_matrices}, (input,))
+        *batch, m, n = dims
+        k = None if m is None or n is None else min(m, n)
+        if full_matrices:
+            return TensorSpec(batch + [m, m], dtype), TensorSpec(batch + [m, n], dtype)
+        return TensorSpec(batch + [m, k], dtype), TensorSpec(batch + [k, n], dtype)
+
+    def kernel(input, full_matrices=False):
+        if input.ndim < 2:
+            raise invalid_argument(f"Input tensor 0 must have rank >= 2, got {input.ndim}")
+        wide = np.float32 if input.dtype == np.float16 else input.dtype
+        q, r = np.linalg.qr(input.astype(wide, copy=False),
+                            mode="complete" if full_matrices else "reduced")
+        return q.astype(input.dtype), r.astype(input.dtype)
 
 
 @define_op("MatrixSolve")
@@ -1180,6 +1263,88 @@ def _norm_composite(x, ord, axis, keepdims, is_matrix):
     return out if keepdims else tf.squeeze(out, axes)
 
 
+def _log_det_grad(op, g_sign, g_logdet):
+    """TF's rule: d log|det A| / dA = adjoint(inv(A)); the sign has no gradient."""
+    tf = _tf()
+    a = op.inputs[0]
+    return tf.expand_dims(tf.expand_dims(g_logdet, -1), -1) * tf.linalg.adjoint(
+        tf.linalg.inv(a))
+
+def _safe_reciprocal(x, epsilon=1e-20):
+    tf = _tf()
+    return x * tf.math.reciprocal(x * x + epsilon)
+
+def _eigh_grad(op, grad_e, grad_v):
+    """TF's _SelfAdjointEigV2Grad."""
+    tf = _tf()
+    e = op.outputs[0]
+    a = op.inputs[0]
+    if grad_e is None:
+        grad_e = tf.zeros_like(e)
+    grad_e = tf.cast(grad_e, a.dtype)
+    ec = tf.cast(e, a.dtype)
+    if op.attrs.get("compute_v", True):
+        v = op.outputs[1]
+        f = tf.linalg.set_diag(_safe_reciprocal(tf.expand_dims(ec, -2) - tf.expand_dims(ec, -1)),
+                               tf.zeros_like(ec))
+        inner = tf.linalg.diag(grad_e)
+        if grad_v is not None:
+            inner = inner + f * tf.matmul(v, grad_v, adjoint_a=True)
+        grad_a = tf.matmul(v, tf.matmul(inner, v, adjoint_b=True))
+    else:
+        _, v = tf.linalg.eigh(a)
+        grad_a = tf.matmul(v, tf.matmul(tf.linalg.diag(grad_e), v, adjoint_b=True))
+    # the op reads only the lower triangle: symmetrise, keep that triangle, halve the diagonal
+    grad_a = tf.linalg.band_part(grad_a + tf.linalg.adjoint(grad_a), -1, 0)
+    return tf.linalg.set_diag(grad_a, 0.5 * tf.linalg.diag_part(grad_a))
+
+
+def _qr_grad(op, dq, dr):
+    """TF's _QrGrad."""
+    tf = _tf()
+    q, r = op.outputs
+    if r.shape.rank is None or None in r.shape.as_list()[-2:]:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received "
+                                  f"r.shape: {r.shape}")
+    rows_r, cols_r = r.shape.as_list()[-2:]
+    if rows_r > cols_r and q.shape[-2] == q.shape[-1]:
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and "
+                                  f"full_matrices is true. Received r.shape={r.shape} with "
+                                  f"nrows={rows_r}and ncols={cols_r}.")
+    dq = tf.zeros_like(q) if dq is None else dq
+    dr = tf.zeros_like(r) if dr is None else dr
+
+    def solve(x, r):  # x @ adjoint(inv(r)) for upper-triangular r
+        return tf.linalg.adjoint(tf.linalg.triangular_solve(r, tf.linalg.adjoint(x),
+                                                            lower=False))
+
+    def square_and_deep(q, r, dq, dr):
+        qdq = tf.matmul(q, dq, adjoint_a=True)
+        qdq_ = qdq - tf.linalg.adjoint(qdq)
+        rdr = tf.matmul(r, dr, adjoint_b=True)
+        rdr_ = rdr - tf.linalg.adjoint(rdr)
+        tril = tf.linalg.band_part(qdq_ + rdr_, -1, 0)
+        out = tf.matmul(q, dr + solve(tril, r)) + solve(dq - tf.matmul(q, qdq), r)
+        if q.dtype.is_complex:
+            m = rdr - tf.linalg.adjoint(qdq)
+            eyem = tf.linalg.set_diag(tf.zeros_like(m), tf.linalg.diag_part(m))
+            correction = eyem - tf.cast(tf.math.real(eyem), q.dtype)
+            out = out + solve(tf.matmul(q, tf.linalg.adjoint(correction)), r)
+        return out
+
+    num_rows, num_cols = q.shape[-2], r.shape[-1]
+    if num_rows >= num_cols:
+        return square_and_deep(q, r, dq, dr)
+    a = op.inputs[0]
+    y = a[..., :, num_rows:]
+    u = r[..., :, :num_rows]
+    dv = dr[..., :, num_rows:]
+    du = dr[..., :, :num_rows]
+    dy = tf.matmul(q, dv)
+    dx = square_and_deep(q, u, dq + tf.matmul(y, dv, adjoint_b=True), du)
+    return tf.concat([dx, dy], axis=-1)
+
+
 _GRADS = {
     "MatMul": _matmul_grad,
     "BatchMatMulV2": _batch_matmul_grad,
@@ -1188,6 +1353,9 @@ _GRADS = {
     "Trace": _trace_grad,
     "MatrixInverse": _matrix_inverse_grad,
     "MatrixDeterminant": _determinant_grad,
+    "LogMatrixDeterminant": _log_det_grad,
+    "SelfAdjointEigV2": _eigh_grad,
+    "Qr": _qr_grad,
     "MatrixSolve": _solve_grad,
     "Cholesky": _cholesky_grad,
     "MatrixBandPart": _band_part_grad,
@@ -1200,3 +1368,116 @@ _GRADS = {
 }
 for _name, _rule in _GRADS.items():
     _get_op(_name).grad = _rule
+
+
+_LogDet = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
+_Eigh = collections.namedtuple("SelfAdjointEigV2", ["e", "v"])
+
+
+@tf_export("linalg.slogdet")
+def slogdet(input, name=None):
+    """(sign, log|det|) of each innermost square matrix."""
+    return _LogDet(*bind(LogMatrixDeterminant, convert_to_tensor(input)))
+
+
+@tf_export("linalg.logdet")
+def logdet(matrix, name=None):
+    """log(det(matrix)) of Hermitian positive definite matrices, via the Cholesky factor (as
+    TF computes it)."""
+    from .math import log, real
+    from .reduce import reduce_sum
+
+    chol = bind(public_op("Cholesky"), convert_to_tensor(matrix))
+    return 2.0 * reduce_sum(log(real(diag_part(chol))), axis=[-1])
+
+
+@tf_export("linalg.eigh")
+def eigh(tensor, name=None):
+    """(eigenvalues, eigenvectors) of each innermost self-adjoint matrix."""
+    return _Eigh(*bind(SelfAdjointEigV2, convert_to_tensor(tensor), compute_v=True))
+
+
+@tf_export("linalg.eigvalsh")
+def eigvalsh(tensor, name=None):
+    """The eigenvalues (ascending) of each innermost self-adjoint matrix."""
+    return bind(SelfAdjointEigV2, convert_to_tensor(tensor), compute_v=False)[0]
+
+
+@tf_export("linalg.set_diag", "linalg.matrix_set_diag")
+def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):
+    """``input`` with its main diagonal replaced by ``diagonal`` (composed from public ops)."""
+    from .array import shape as shape_of
+    from .math import where
+
+    if k != 0:
+        raise NotImplementedError("tf.linalg.set_diag with k != 0")
+    x = convert_to_tensor(input)
+    d = convert_to_tensor(diagonal, x.dtype)
+    rows, cols = shape_of(x)[-2], shape_of(x)[-1]
+    mask = diag(public_op_ones_like(d, D.bool), num_rows=rows, num_cols=cols,
+                padding_value=False)
+    return where(mask, diag(d, num_rows=rows, num_cols=cols), x)
+
+
+def public_op(name):
+    from ..registry import get
+
+    return get(name)
+
+
+def public_op_ones_like(t, dtype):
+    from .array import ones_like
+
+    return ones_like(t, dtype)
+
+
+# --- composites of the ops above (differentiable through them) ---------------------------------
+@tf_export("linalg.cross")
+def cross(a, b, name=None):
+    """The cross product of 3-vectors along the last axis (broadcasting the rest)."""
+    from .array import stack
+
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b, a.dtype)
+    if a.shape.rank is not None and a.shape[-1] not in (None, 3):
+        raise ValueError(f"Dimension must be 3 but is {a.shape[-1]} for '{{{{node Cross}}}}'")
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+@tf_export("linalg.triangular_solve")
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """X with triangular(matrix) @ X = rhs, reading only the ``lower`` (or upper) triangle."""
+    matrix = convert_to_tensor(matrix)
+    rhs = convert_to_tensor(rhs, matrix.dtype)
+    tri = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
+    return bind(MatrixSolve, tri, rhs, adjoint=bool(adjoint))
+
+
+@tf_export("linalg.lstsq")
+def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
+    """Least-squares solutions of matrix @ X = rhs by the regularised normal equations (TF's
+    ``fast`` path, used for both settings)."""
+    from .array import eye
+
+    a = convert_to_tensor(matrix)
+    b = convert_to_tensor(rhs, a.dtype)
+    rows, cols = a.shape[-2], a.shape[-1]
+    if rows is None or cols is None:
+        raise NotImplementedError("tf.linalg.lstsq needs static matrix dimensions")
+    l2 = convert_to_tensor(l2_regularizer, a.dtype)
+    if rows >= cols:
+        gram = matmul(a, a, adjoint_a=True) + l2 * eye(cols, dtype=a.dtype)
+        return bind(MatrixSolve, gram, matmul(a, b, adjoint_a=True), adjoint=False)
+    gram = matmul(a, a, adjoint_b=True) + l2 * eye(rows, dtype=a.dtype)
+    return matmul(a, bind(MatrixSolve, gram, b, adjoint=False), adjoint_a=True)
+
+
+_Qr = collections.namedtuple("Qr", ["q", "r"])
+
+
+@tf_export("linalg.qr", "qr")
+def qr(input, full_matrices=False, name=None):
+    """(q, r) with input = q @ r, q orthonormal and r upper-triangular, per innermost matrix."""
+    return _Qr(*bind(Qr, convert_to_tensor(input), full_matrices=bool(full_matrices)))

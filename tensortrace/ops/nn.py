@@ -15,7 +15,7 @@ from ..context import bind, executing_eagerly
 from ..convert import convert_to_tensor
 from ..errors import invalid_argument
 from ..registry import OpDef, define_op, register
-from ..tensor import TensorSpec
+from ..tensor import TensorSpec, static_value
 from ._rules import broadcast_shape, c_name, check_dtypes, make_check
 from .linalg import dims_text, dtypes_named, node_error, static_attr, via_float32
 
@@ -284,7 +284,8 @@ def _in_float32(x):
 
 def _xent_from_log_probs(log_p, labels, axis):
     with np.errstate(all="ignore"):
-        return -np.sum(labels * log_p, axis=axis)  # 0 * -inf is nan, as in TF
+        # 0 * -inf is nan, as in TF; 0 - log_p (not a negated sum) gives TF's +0.0 for a sure class
+        return np.sum(labels * (0.0 - log_p), axis=axis)
 
 
 @define_op("SoftmaxCrossEntropyWithLogits")
@@ -383,7 +384,7 @@ class SparseSoftmaxCrossEntropyWithLogits:
             backprop = np.exp(log_p)
         one_hot = np.arange(depth) == labels[..., None]
         backprop = backprop - one_hot
-        return (np.asarray(-picked).astype(features.dtype, copy=False),
+        return (np.asarray(0.0 - picked).astype(features.dtype, copy=False),  # +0.0, as TF
                 backprop.astype(features.dtype, copy=False))
 
 
@@ -1221,6 +1222,178 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
                 data_format=fmt, dilations=_expand(dilations, 2, 4, last, "dilations"))
 
 
+# --- transposed convolutions: zero-stuff the input, then a stride-1 VALID convolution -----------
+def _stuff(x, axis, stride, length):
+    """Insert ``stride - 1`` zeros between the entries of ``x`` along ``axis`` (static sizes)."""
+    from .array import expand_dims, pad, reshape
+
+    if stride == 1:
+        return x
+    dims = x.shape.as_list()
+    x = expand_dims(x, axis + 1)
+    paddings = [[0, 0]] * (len(dims) + 1)
+    paddings[axis + 1] = [0, stride - 1]
+    x = pad(x, paddings)
+    dims[axis] *= stride
+    x = reshape(x, [-1 if d is None else d for d in dims])
+    return x[(slice(None),) * axis + (slice(0, length),)]
+
+
+def _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations, n,
+                    op_name):
+    """The gradient of an ``n``-d convolution with respect to its input (TF's
+    Conv*DBackpropInput): ``output_shape`` is the forward input's shape."""
+    from .array import pad, reverse, transpose
+
+    rank = n + 2
+    _, last = _conv_data_format(data_format, 5 if n == 3 else 4)
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filters, dtype_hint=x.dtype)
+    out = static_value(convert_to_tensor(output_shape))
+    if out is None:
+        raise NotImplementedError(f"{op_name}: output_shape must be known when the function is "
+                                  f"traced")
+    out = [int(v) for v in np.asarray(out).reshape(-1)]
+    if len(out) != rank:
+        raise ValueError(f"output_shape must have shape ({rank},), got ({len(out)},)")
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"{op_name}: padding must be 'SAME' or 'VALID'; got {padding!r}")
+    padding = padding.upper()
+    if not last:
+        x = transpose(x, [0] + list(range(2, rank)) + [1])
+        out = [out[0]] + out[2:] + [out[1]]
+    s = _expand(strides, n, rank, True, "strides")[1:-1]
+    d = _expand(dilations, n, rank, True, "dilations")[1:-1]
+    if w.shape.rank is not None and w.shape.rank != rank:
+        raise ValueError(f"filters must be {rank}-dimensional; got shape {w.shape}")
+    if x.shape.rank is not None and x.shape.rank != rank:
+        raise ValueError(f"input must be {rank}-dimensional; got shape {x.shape}")
+    k = w.shape.as_list()[:n]
+    sizes = x.shape.as_list()[1:-1]
+    if None in k or None in sizes:
+        raise NotImplementedError(f"{op_name} needs static spatial and filter sizes")
+    cin, cout = w.shape.as_list()[-1], w.shape.as_list()[-2]
+    if x.shape[-1] is not None and cin is not None and x.shape[-1] != cin:
+        raise invalid_argument(f"input depth {x.shape[-1]} does not match the filter's "
+                               f"in_channels {cin}", op_name)
+    if cout is not None and out[-1] != cout:
+        raise invalid_argument(f"output_shape's depth {out[-1]} does not match the filter's "
+                               f"out_channels {cout}", op_name)
+    pads = []
+    for i, (size, o, kk, ss, dd) in enumerate(zip(sizes, out[1:-1], k, s, d)):
+        keff = (kk - 1) * dd + 1
+        if padding == "SAME":
+            expected = -(-o // ss)
+            before = max((expected - 1) * ss + keff - o, 0) // 2
+        else:
+            expected = max((o - keff) // ss + 1, 0) if o >= keff else 0
+            before = 0
+        if size != expected:
+            raise invalid_argument(
+                f"Conv{n}DCustomBackpropInput: Size of out_backprop doesn't match computed: "
+                f"actual = {size}, computed = {expected} spatial_dim: {i + 1} input: {o} "
+                f"filter: {kk} output: {size} stride: {ss} dilation: {dd}", op_name)
+        length = (size - 1) * ss + 1 if size else 0
+        x = _stuff(x, i + 1, ss, length)
+        lo = keff - 1 - before
+        pads.append((lo, o + keff - 1 - lo - length))
+    crop = [slice(None)] + [slice(max(-lo, 0), None if hi >= 0 else hi) for lo, hi in pads]
+    x = pad(x, [[0, 0]] + [[max(lo, 0), max(hi, 0)] for lo, hi in pads] + [[0, 0]])
+    x = x[tuple(crop)]
+    wf = transpose(reverse(w, list(range(n))), list(range(n)) + [rank - 1, rank - 2])
+    y = convolution(x, wf, strides=1, padding="VALID", dilations=list(d))
+    return y if last else transpose(y, [0, rank - 1] + list(range(1, rank - 1)))
+
+
+@tf_export("nn.conv2d_transpose")
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",
+                     dilations=None, name=None):
+    """The transpose of conv2d: ``filters`` is [H, W, out_channels, in_channels] and
+    ``output_shape`` the full output shape."""
+    return _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations,
+                           2, "Conv2DBackpropInput")
+
+
+@tf_export("nn.conv1d_transpose")
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",
+                     dilations=None, name=None):
+    """The transpose of conv1d: ``filters`` is [W, out_channels, in_channels]."""
+    return _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations,
+                           1, "Conv2DBackpropInput")
+
+
+@tf_export("nn.conv3d_transpose")
+def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NDHWC",
+                     dilations=None, name=None):
+    """The transpose of conv3d: ``filters`` is [D, H, W, out_channels, in_channels]."""
+    return _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations,
+                           3, "Conv3DBackpropInputV2")
+
+
+@tf_export("nn.conv_transpose")
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,
+                   dilations=None, name=None):
+    """The transpose of an N-d convolution (1 to 3 spatial dims, from ``output_shape``)."""
+    out = static_value(convert_to_tensor(output_shape))
+    n = (len(np.asarray(out).reshape(-1)) if out is not None else
+         convert_to_tensor(filters).shape.rank) - 2
+    fn = {1: conv1d_transpose, 2: conv2d_transpose, 3: conv3d_transpose}.get(n)
+    if fn is None:
+        raise ValueError(f"output_shape must be of length 3, 4 or 5 but was {n + 2}.")
+    default = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[n]
+    return fn(input, filters, output_shape, strides, padding, data_format or default, dilations)
+
+
+@tf_export("nn.separable_conv2d")
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format=None,
+                     dilations=None, name=None):
+    """A depthwise convolution followed by a 1x1 (pointwise) convolution, as TF composes it."""
+    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format,
+                                 dilations)
+    return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format or "NHWC")
+
+
+@tf_export("nn.atrous_conv2d")
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """conv2d with the filter taps ``rate`` apart (NHWC, stride 1)."""
+    return convolution(value, filters, padding=padding, dilations=[rate, rate])
+
+
+@tf_export("nn.pool")
+def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,
+         dilations=None, name=None):
+    """N-d max or average pooling over ``window_shape`` (``pooling_type`` "MAX" or "AVG")."""
+    n = len(window_shape)
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"Unsupported pooling type: {pooling_type}")
+    if dilations is not None and any(int(d) != 1 for d in dilations):
+        raise NotImplementedError("tf.nn.pool with dilations > 1")
+    strides = [1] * n if strides is None else list(strides)
+    fn = max_pool if pooling_type == "MAX" else avg_pool
+    return fn(input, list(window_shape), strides, padding, data_format)
+
+
+@tf_export("nn.local_response_normalization", "nn.lrn")
+def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,
+                                 name=None):
+    """x / (bias + alpha * sum of x**2 over the 2 * depth_radius + 1 nearest channels) ** beta,
+    for NHWC ``input`` (composed from public ops, so it is differentiable)."""
+    from .array import pad
+
+    x = convert_to_tensor(input)
+    if x.shape.rank is not None and x.shape.rank != 4:
+        raise invalid_argument(f"input must be 4-dimensional, got {x.shape.rank}", "LRN")
+    channels = x.shape[-1]
+    if channels is None:
+        raise NotImplementedError("local_response_normalization needs a static channel count")
+    r = int(depth_radius)
+    sq = pad(x * x, [[0, 0], [0, 0], [0, 0], [r, r]])
+    total = sq[..., 0:channels]
+    for i in range(1, 2 * r + 1):
+        total = total + sq[..., i:i + channels]
+    return x / (bias + alpha * total) ** beta
+
+
 def _pool_kernel(x, ksize, strides, padding, explicit, channels_last, average):
     rank = x.ndim
     if ksize[0] != 1 or strides[0] != 1:
@@ -1302,6 +1475,8 @@ def _pool_op(op_name, allowed, average, rank):
 
     def kernel(input, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
         if input.ndim != rank:
+            if rank == 4 and input.dtype in _ONEDNN_POOL:  # TF's oneDNN kernel's message
+                raise invalid_argument("Input must be 4 or 5-dimensional")
             raise invalid_argument(f"input must be {rank}-dimensional: "
                                    f"{dims_text(input.shape)}")
         return _pool_kernel(input, ksize, strides, padding, explicit_paddings,
@@ -1310,6 +1485,7 @@ def _pool_op(op_name, allowed, average, rank):
     return register(OpDef(op_name, infer, kernel, check=make_check(op_name, allowed, same=1)))
 
 
+_ONEDNN_POOL = frozenset(d._np for d in (D.float32, D.bfloat16) if d is not None)
 MAX_POOL = _pool_op("MaxPool", MAXPOOL_T, False, 4)
 AVG_POOL = _pool_op("AvgPool", HALF_T, True, 4)
 MAX_POOL3D = _pool_op("MaxPool3D", HALF_T, False, 5)

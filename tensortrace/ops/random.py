@@ -172,7 +172,7 @@ def _uniform01(gen, dims, np_dtype):
     """Uniform [0, 1) of ``np_dtype``; half types use exact k / 2**mantissa so 1.0 never occurs."""
     if np_dtype == np.float32 or np_dtype == np.float64:
         return gen.random(dims, dtype=np_dtype)
-    bits = np.finfo(np_dtype).nmant
+    bits = 7 if np_dtype == getattr(D.bfloat16, "_np", None) else np.finfo(np_dtype).nmant
     return (gen.integers(0, 1 << bits, dims) * (1.0 / (1 << bits))).astype(np_dtype)
 
 
@@ -256,17 +256,13 @@ def _infer_shape(shape, op_name):
     if rank is not None and rank != 1:
         raise ValueError(f"Shape must be rank 1 but is rank {rank} for '{{{{node {op_name}}}}} = "
                          f"{op_name}(shape)' with input shapes: {_fmt(shape.shape.dims)}.")
-    value = static_value(shape)
-    if value is not None:
-        return TensorShape([d if d >= 0 else None for d in value.tolist()])
-    op = getattr(shape, "op", None)
-    if getattr(op, "type", None) == "Pack":  # [tf.shape(x)[0], 3]: keep the dims that are known
-        values = [static_value(t) for t in op.inputs]
-        return TensorShape([int(v) if v is not None and v.ndim == 0 and v >= 0 else None
-                            for v in values])
-    if rank == 1 and shape.shape.dims[0] is not None:
-        return TensorShape([None] * shape.shape.dims[0])
-    return TensorShape(None)
+    from .array import shape_values
+
+    # the known entries of a partly known shape (tf.shape(x), [tf.shape(x)[0], 3]) are kept
+    values = shape_values(shape) if rank in (None, 1) else None
+    if values is None:
+        return TensorShape(None)
+    return TensorShape([None if v is None or v < 0 else int(v) for v in values])
 
 
 def _infer_scalar_bound(t, name, op_name):
@@ -555,6 +551,51 @@ class StatelessMultinomial:
         return _multinomial(_stateless_generator(seed), logits, num_samples, output_dtype._np)
 
 
+_GAMMA_DTYPES = (D.float16, D.float32, D.float64)
+_POISSON_DTYPES = (D.float16, D.float32, D.float64, D.int32, D.int64)
+
+
+def _param_shape(shape, param, op_name):
+    """``shape + param.shape``: the samples for each parameter value stack on the right."""
+    return _infer_shape(shape, op_name).concatenate(param.shape)
+
+
+@define_op("RandomGamma", stateful=True)
+class RandomGamma:
+    """Gamma(alpha, 1) samples: ``shape + alpha.shape``."""
+
+    # TF differentiates samples with respect to alpha (implicit reparameterisation,
+    # RandomGammaGrad); tensortrace does not yet, so no gradient flows to alpha
+    grad = NON_DIFFERENTIABLE
+    check = _check_input("RandomGamma", 1, _GAMMA_DTYPES, "T")
+
+    def infer(shape, alpha, *, seed, seed2, _stream=0):
+        check_dtypes("RandomGamma", (alpha,), _GAMMA_DTYPES, names=("alpha",))
+        return TensorSpec(_param_shape(shape, alpha, "RandomGamma"), alpha.dtype)
+
+    def kernel(shape, alpha, *, seed, seed2, _stream=0):
+        gen = _generator(("RandomGamma", alpha.dtype.name), seed, seed2, _stream)
+        a = np.broadcast_to(np.asarray(alpha, np.float64), _dims(shape) + np.shape(alpha))
+        return _out(gen.standard_gamma(a).astype(alpha.dtype))
+
+
+@define_op("RandomPoissonV2", stateful=True)
+class RandomPoissonV2:
+    """Poisson(rate) counts of ``dtype``: ``shape + rate.shape``."""
+
+    grad = NON_DIFFERENTIABLE
+    check = _check_input("RandomPoissonV2", 1, _POISSON_DTYPES, "R")
+
+    def infer(shape, rate, *, dtype, seed, seed2, _stream=0):
+        check_dtypes("RandomPoissonV2", (rate,), _POISSON_DTYPES, names=("rate",))
+        return TensorSpec(_param_shape(shape, rate, "RandomPoissonV2"), dtype)
+
+    def kernel(shape, rate, *, dtype, seed, seed2, _stream=0):
+        gen = _generator(("RandomPoissonV2", dtype.name), seed, seed2, _stream)
+        lam = np.broadcast_to(np.asarray(rate, np.float64), _dims(shape) + np.shape(rate))
+        return _out(gen.poisson(lam).astype(dtype._np))
+
+
 # --- public functions ----------------------------------------------------------------------------
 def shape_tensor(shape):
     """TF's ``shape_util.shape_tensor``: a shape argument (list, TensorShape, tensor) as a
@@ -719,3 +760,37 @@ def stateless_categorical(logits, num_samples, seed, dtype=D.int64, name=None):
     """Class indices drawn from ``logits``, determined by ``seed`` (shape [2])."""
     logits, num_samples, dtype = _categorical_args(logits, num_samples, dtype)
     return bind(StatelessMultinomial, logits, num_samples, _seed_tensor(seed), output_dtype=dtype)
+
+
+@tf_export("random.gamma")
+def gamma(shape, alpha, beta=None, dtype=D.float32, seed=None, name=None):
+    """Gamma(alpha, beta) samples of shape ``shape + broadcast(alpha, beta).shape``."""
+    from .array import broadcast_dynamic_shape, broadcast_to
+    from .array import shape as shape_of
+    from .math import maximum
+
+    dtype = D.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"data type {dtype._np.type} not inexact")
+    alpha = convert_to_tensor(alpha, dtype)
+    beta = convert_to_tensor(1 if beta is None else beta, dtype)
+    alpha = broadcast_to(alpha, broadcast_dynamic_shape(shape_of(alpha), shape_of(beta)))
+    sample = bind(RandomGamma, shape_tensor(shape), alpha, **_seed_attrs(seed))
+    return maximum(np.finfo(dtype._np).tiny.astype(dtype._np), sample / beta)
+
+
+@tf_export("random.poisson")
+def poisson(shape, lam, dtype=D.float32, seed=None, name=None):
+    """Poisson(lam) samples of ``dtype``, shape ``shape + lam.shape``."""
+    dtype = D.as_dtype(dtype)
+    if dtype not in _POISSON_DTYPES:
+        raise errors_invalid_attr("RandomPoissonV2", "dtype", dtype, _POISSON_DTYPES)
+    return bind(RandomPoissonV2, shape_tensor(shape), convert_to_tensor(lam), dtype=dtype,
+                **_seed_attrs(seed))
+
+
+def errors_invalid_attr(op_name, attr, dtype, allowed):
+    """TF's message for an attr outside its op's allowed list (raised while building the op)."""
+    text = ", ".join(c_name(d) for d in allowed)
+    return invalid_argument(f"Value for attr '{attr}' of {c_name(dtype)} is not in the list of "
+                            f"allowed values: {text}", op_name)

@@ -231,11 +231,11 @@ ARG_MIN = _arg_reduction("ArgMin", np.argmin, np.inf, _ARG_MIN_OUT)
 
 
 # --- Cumsum / Cumprod -------------------------------------------------------------------------
-def _scan(name, ufunc, identity):
+def _scan(name, ufunc, identity, allowed=NUMBER):
     """Register a scan: attrs ``axis`` (int), ``exclusive`` and ``reverse``."""
 
     def infer(x, axis, exclusive, reverse):
-        check_dtypes(name, (x,), NUMBER, ("x",))
+        check_dtypes(name, (x,), allowed, ("x",))
         return TensorSpec(x.shape, x.dtype)
 
     def kernel(x, axis, exclusive, reverse):
@@ -257,11 +257,25 @@ def _scan(name, ufunc, identity):
             out = shifted
         return np.flip(out, axis) if reverse else out
 
-    return register(OpDef(name, infer, kernel, check=make_check(name, NUMBER, same=1)))
+    return register(OpDef(name, infer, kernel, check=make_check(name, allowed, same=1)))
 
 
 CUMSUM = _scan("Cumsum", np.add, 0)
 CUMPROD = _scan("Cumprod", np.multiply, 1)
+
+
+class _LogAddExp:
+    """np.logaddexp's accumulate, quiet on -inf and via float32 for bfloat16 (no NumPy loop)."""
+
+    @staticmethod
+    def accumulate(x, axis, dtype):
+        wide = np.float32 if dtype.itemsize < 4 else dtype
+        with np.errstate(all="ignore"):
+            return np.logaddexp.accumulate(x, axis=axis, dtype=wide).astype(dtype, copy=False)
+
+
+CUMULATIVE_LOGSUMEXP = _scan("CumulativeLogsumexp", _LogAddExp, -np.inf,
+                             _BF16 + (D.float16, D.float32, D.float64))
 
 
 # --- public functions -------------------------------------------------------------------------
@@ -399,6 +413,13 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
                 reverse=bool(reverse))
 
 
+@tf_export("math.cumulative_logsumexp")
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running log(sum(exp(x))) along ``axis``, without overflow (see ``cumsum``)."""
+    return bind(CUMULATIVE_LOGSUMEXP, convert_to_tensor(x), axis=int_attr(axis),
+                exclusive=bool(exclusive), reverse=bool(reverse))
+
+
 @tf_export("math.count_nonzero")
 def count_nonzero(input, axis=None, keepdims=None, dtype=D.int64, name=None):
     """The number of non-zero (non-empty, True) elements over ``axis``, as ``dtype``."""
@@ -497,6 +518,20 @@ def _cumprod_grad(op, dy):
     return public("math.divide_no_nan")(out, x)
 
 
+def _cumulative_logsumexp_grad(op, dy):
+    """TF's rule: split dy by sign and run the reversed scan on log|dy| - y."""
+    x, y, a = op.inputs[0], op.outputs[0], op.attrs
+    where, log, exp = public("where"), public("math.log"), public("math.exp")
+    floor = public("fill")(public("shape")(dy), np.array(dy.dtype.min, dy.dtype.as_numpy_dtype))
+
+    def part(sign):
+        log_dy = where(dy * sign > 0, log(dy * sign), floor)
+        return exp(cumulative_logsumexp(log_dy - y, a["axis"], exclusive=a["exclusive"],
+                                        reverse=not a["reverse"]) + x)
+
+    return part(1) - part(-1)
+
+
 SUM.grad = _sum_grad
 MEAN.grad = _mean_grad
 MAX.grad = MIN.grad = _extreme_grad
@@ -504,3 +539,4 @@ PROD.grad = _prod_grad
 EUCLIDEAN_NORM.grad = _euclidean_norm_grad
 CUMSUM.grad = _cumsum_grad
 CUMPROD.grad = _cumprod_grad
+CUMULATIVE_LOGSUMEXP.grad = _cumulative_logsumexp_grad

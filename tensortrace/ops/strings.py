@@ -884,3 +884,73 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
     return bind(AsString, convert_to_tensor(input), precision=int(precision),
                 scientific=bool(scientific), shortest=bool(shortest), width=int(width),
                 fill=_text(fill))
+
+
+# --- StringFormat ---------------------------------------------------------------------------------
+@define_op("StringFormat")
+class StringFormat:
+    """A scalar string: ``template`` with each ``placeholder`` replaced by one input, printed as
+    ``tf.print`` prints it."""
+
+    grad = NON_DIFFERENTIABLE
+
+    def infer(*inputs, template, placeholder, summarize):
+        return TensorSpec([], D.string)
+
+    def kernel(*inputs, template, placeholder, summarize):
+        from .io import format_tensor
+
+        pieces = template.split(placeholder)
+        out = [pieces[0]]
+        for value, piece in zip(inputs, pieces[1:]):
+            out.append(format_tensor(value, summarize))
+            out.append(piece)
+        return np.array("".join(out).encode("utf-8"), dtype=object)
+
+
+@tf_export("strings.format")
+def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
+    """Format ``inputs`` (a tensor or a list of them) into ``template`` as a scalar string."""
+    if isinstance(inputs, (list, tuple)):
+        values = list(inputs)
+    else:
+        values = [inputs]
+    values = [convert_to_tensor(v) for v in values]
+    count = template.count(placeholder)
+    if count != len(values):
+        raise ValueError(f"The template expects {count} tensors, but the inputs only has "
+                         f"{len(values)}. Please ensure the number of placeholders in template "
+                         f"matches inputs length.")
+    return bind(StringFormat, *values, template=str(template), placeholder=str(placeholder),
+                summarize=int(summarize))
+
+
+# --- bytes_split (of a scalar: a dense 1-D result) ----------------------------------------------
+@define_op("StringBytesSplit")
+class StringBytesSplit:
+    """The bytes of one scalar string, each as a 1-byte string."""
+
+    grad = NON_DIFFERENTIABLE
+    check = _string_check("StringBytesSplit")
+
+    def infer(input):
+        _infer_string("StringBytesSplit", input)
+        return TensorSpec([None], D.string)
+
+    def kernel(input):
+        data = bytes(input[()])
+        out = np.empty(len(data), object)
+        out[:] = [data[i:i + 1] for i in range(len(data))]
+        return out
+
+
+@tf_export("strings.bytes_split")
+def bytes_split(input, name=None):
+    """The bytes of a scalar string as a 1-D string tensor (higher ranks give a RaggedTensor in
+    TF, which tensortrace does not support)."""
+    input = _strings(input)
+    if input.shape.rank != 0:
+        raise NotImplementedError("tf.strings.bytes_split of a tensor of rank >= 1 returns a "
+                                  "RaggedTensor, which tensortrace does not support; split "
+                                  "scalars one at a time.")
+    return bind(StringBytesSplit, input)
