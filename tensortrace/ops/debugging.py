@@ -21,7 +21,7 @@ from .control_flow import ASSERT
 from .math import abs as _abs
 from .math import equal, greater, greater_equal, less, less_equal, logical_or, not_equal
 from .reduce import reduce_all
-from .utility import last_op, no_op
+from .utility import no_op
 
 
 def _message_prefix(message):
@@ -67,8 +67,7 @@ def _assert(condition, data, summarize=None):
                 None, None, f"Expected '{condition!s}' to be true. Summarized data: "
                 + "\n".join(_summarize_eager(d, summarize) for d in data))
         return None
-    bind(ASSERT, condition, *data, summarize=3 if summarize is None else int(summarize))
-    return last_op()
+    return bind(ASSERT, condition, *data, summarize=3 if summarize is None else int(summarize))
 
 
 def _pretty_print(item, summarize):

@@ -67,11 +67,6 @@ def node_input_name(t):
     return op.name if not t.value_index else t.name
 
 
-def last_op():
-    """The operation the graph being traced appended last (for ops without outputs)."""
-    return state.graph._ops[-1]
-
-
 # --- tf.is_tensor / tf.get_static_value -------------------------------------------------------
 def _is_variable(x):
     return hasattr(type(x), "_as_graph_or_eager_tensor")
@@ -119,8 +114,7 @@ def no_op(name=None):
     """Eagerly None; while tracing, a NoOp operation."""
     if state.graph is None:
         return None
-    bind(NoOp)
-    return last_op()
+    return bind(NoOp)  # a graph returns the Operation itself for ops without outputs
 
 
 def _control_ops(values):
