@@ -129,15 +129,29 @@ class Emitter:
 def generate(graph, name, feeds):
     """Python source for a function ``name(*feeds)`` running ``graph``.
 
+    The body runs with NumPy's inf/nan warnings silenced, as the eager kernels do (TF never
+    warns): ``expr`` lines such as ``a * b`` call NumPy directly.
+
     Args:
         feeds: the placeholders that become parameters, in order.
     """
+    from ..ops._rules import EXTOBJ, IGNORE
+
     em = Emitter()
     params = [em.fresh(ph.op.name) for ph in feeds]
     em.line(f"def {name}({', '.join(params)}):", 0)
-    results = em.graph(graph, params, 1)
+    quiet = EXTOBJ is not None
+    if quiet:
+        em.namespace.update(_quiet_on=EXTOBJ.set, _quiet_off=EXTOBJ.reset, _IGNORE=IGNORE)
+        em.line("_token = _quiet_on(_IGNORE)", 1)
+        em.line("try:", 1)
+    body = 2 if quiet else 1
+    results = em.graph(graph, params, body)
     if len(results) == 1:
-        em.line(f"return {results[0]}", 1)
+        em.line(f"return {results[0]}", body)
     else:
-        em.line(f"return ({', '.join(results)}{',' if results else ''})", 1)
+        em.line(f"return ({', '.join(results)}{',' if results else ''})", body)
+    if quiet:
+        em.line("finally:", 1)
+        em.line("_quiet_off(_token)", 2)
     return Generated(name, "\n".join(em.lines) + "\n", em.namespace, em.line_ops)
