@@ -23,7 +23,7 @@ from .._export import tf_export
 from ..context import bind, state
 from ..convert import convert_to_tensor
 from ..errors import NotFoundError, invalid_argument
-from ..registry import NON_DIFFERENTIABLE, define_op
+from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
 from ..shapes import TensorShape
 from ..tensor import Tensor, TensorSpec, static_value
 from ._rules import FLOAT, c_name, check_dtypes
@@ -450,52 +450,27 @@ class RandomShuffle:
 
 
 # --- stateless ops -------------------------------------------------------------------------------
-@define_op("StatelessRandomUniform")
-class StatelessRandomUniform:
-    """Uniform [0, 1) floats determined by ``seed`` (shape [2])."""
-
-    grad = NON_DIFFERENTIABLE
-    check = _shape_check("StatelessRandomUniform", seed_index=1)
+def _stateless_float(name, sampler, doc):
+    """Register a stateless op drawing floats of ``dtype`` from ``sampler(gen, dims, np_dtype)``
+    with a generator determined by ``seed`` (shape [2])."""
 
     def infer(shape, seed, *, dtype):
-        _infer_seed(seed, "StatelessRandomUniform")
-        return TensorSpec(_infer_shape(shape, "StatelessRandomUniform"), dtype)
+        _infer_seed(seed, name)
+        return TensorSpec(_infer_shape(shape, name), dtype)
 
     def kernel(shape, seed, *, dtype):
-        dims = _dims(shape)
-        return _out(_uniform01(_stateless_generator(seed), dims, dtype._np))
+        return _out(sampler(_stateless_generator(seed), _dims(shape), dtype._np))
+
+    return register(OpDef(name, infer, kernel, grad=NON_DIFFERENTIABLE,
+                          check=_shape_check(name, seed_index=1), doc=doc))
 
 
-@define_op("StatelessRandomNormal")
-class StatelessRandomNormal:
-    """Standard normal floats determined by ``seed``."""
-
-    grad = NON_DIFFERENTIABLE
-    check = _shape_check("StatelessRandomNormal", seed_index=1)
-
-    def infer(shape, seed, *, dtype):
-        _infer_seed(seed, "StatelessRandomNormal")
-        return TensorSpec(_infer_shape(shape, "StatelessRandomNormal"), dtype)
-
-    def kernel(shape, seed, *, dtype):
-        dims = _dims(shape)
-        return _out(_normal(_stateless_generator(seed), dims, dtype._np))
-
-
-@define_op("StatelessTruncatedNormal")
-class StatelessTruncatedNormal:
-    """Truncated standard normal floats determined by ``seed``."""
-
-    grad = NON_DIFFERENTIABLE
-    check = _shape_check("StatelessTruncatedNormal", seed_index=1)
-
-    def infer(shape, seed, *, dtype):
-        _infer_seed(seed, "StatelessTruncatedNormal")
-        return TensorSpec(_infer_shape(shape, "StatelessTruncatedNormal"), dtype)
-
-    def kernel(shape, seed, *, dtype):
-        dims = _dims(shape)
-        return _out(_truncated(_stateless_generator(seed), dims, dtype._np))
+StatelessRandomUniform = _stateless_float("StatelessRandomUniform", _uniform01,
+                                          "Uniform [0, 1) floats determined by ``seed``.")
+StatelessRandomNormal = _stateless_float("StatelessRandomNormal", _normal,
+                                         "Standard normal floats determined by ``seed``.")
+StatelessTruncatedNormal = _stateless_float("StatelessTruncatedNormal", _truncated,
+                                            "Truncated standard normal floats from ``seed``.")
 
 
 @define_op("StatelessRandomUniformInt")
