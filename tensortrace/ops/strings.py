@@ -16,7 +16,7 @@ from .._export import tf_export
 from ..context import bind
 from ..convert import convert_to_tensor
 from ..errors import OutOfRangeError, invalid_argument
-from ..registry import NON_DIFFERENTIABLE, define_op
+from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
 from ..shapes import TensorShape
 from ..tensor import Tensor, TensorSpec, static_value
 from ._rules import broadcast_shape, c_name
@@ -115,36 +115,24 @@ def _lower(s, encoding):
     return s.lower() if not encoding else s.decode("utf-8", "replace").lower().encode("utf-8")
 
 
-@define_op("StringUpper")
-class StringUpper:
-    """Upper case: ASCII only, or all of Unicode with ``encoding="utf-8"``."""
-
-    grad = NON_DIFFERENTIABLE
-    check = _string_check("StringUpper")
+def _case_op(name, convert):
+    """Register an elementwise case mapping: ASCII only, or all of Unicode with
+    ``encoding="utf-8"``."""
 
     def infer(input, *, encoding):
-        _infer_string("StringUpper", input)
+        _infer_string(name, input)
         return TensorSpec(input.shape, D.string)
 
     def kernel(input, *, encoding):
         _check_encoding(encoding)
-        return _map(lambda s: _upper(s, encoding), input)
+        return _map(lambda s: convert(s, encoding), input)
+
+    return register(OpDef(name, infer, kernel, grad=NON_DIFFERENTIABLE,
+                          check=_string_check(name)))
 
 
-@define_op("StringLower")
-class StringLower:
-    """Lower case: ASCII only, or all of Unicode with ``encoding="utf-8"``."""
-
-    grad = NON_DIFFERENTIABLE
-    check = _string_check("StringLower")
-
-    def infer(input, *, encoding):
-        _infer_string("StringLower", input)
-        return TensorSpec(input.shape, D.string)
-
-    def kernel(input, *, encoding):
-        _check_encoding(encoding)
-        return _map(lambda s: _lower(s, encoding), input)
+StringUpper = _case_op("StringUpper", _upper)
+StringLower = _case_op("StringLower", _lower)
 
 
 @define_op("StringStrip")
