@@ -1,8 +1,9 @@
 """The execution context and ``bind``, the one dispatch point every op goes through.
 
 Eagerly ``bind`` runs the op's NumPy kernel at once; while a function is being traced it asks the
-graph under construction to append an operation; in both cases it records the op on every active
-``GradientTape``.
+graph under construction to append an operation; in both cases it offers the op to every active
+tape (``record``). Tapes are any objects with a ``record`` method: autodiff's ``GradientTape``
+puts itself on ``state.tapes``, so this module knows nothing of gradients.
 
     >>> bind(registry.get("AddV2"), constant(1), constant(2))
     <tf.Tensor: shape=(), dtype=int32, numpy=3>
@@ -17,7 +18,8 @@ from .tensor import EagerTensor, Tensor
 
 
 class _State(threading.local):
-    """What ``bind`` consults: the graph being built (None when eager) and the active tapes.
+    """What ``bind`` consults: the graph being built (None when eager) and the active tapes
+    (objects with a ``record`` method, innermost last).
 
     Per thread, as TF's context is: a function traced in one thread never captures the eager ops
     another thread runs meanwhile (about 20 ns more per read than a plain object).
@@ -83,10 +85,18 @@ def bind(op, *inputs, **attrs):
         outs = _new(_Eager)
         outs._value = out
     if state.tapes:
-        from .autodiff.tape import record_operation
-
-        record_operation(op, inputs, attrs, outs)
+        record(op, inputs, attrs, outs)
     return outs
+
+
+def record(op, inputs, attrs, outs):
+    """Offer one application of ``op`` to every active tape; each keeps it if it watches an
+    input. Tapes share one record: ``tape.record(op, inputs, attrs, outputs, shared)`` returns
+    the record it kept (``shared`` when one was given) or ``shared`` unchanged."""
+    outputs = outs if type(outs) is tuple else (outs,)
+    shared = None
+    for tape in state.tapes:
+        shared = tape.record(op, inputs, attrs, outputs, shared)
 
 
 def _kernel_message(e, arrays):

@@ -1,11 +1,14 @@
-"""The op registry: one ``OpDef`` record per op, keyed by TensorFlow's op type name.
+"""The op registry: one ``OpDef`` record per op, keyed by TensorFlow's op type name, and
+``DtypeCheck``, the one description of what input dtypes an op accepts eagerly.
 
     >>> get("AddV2").kernel(np.int32(1), np.int32(2))
     3
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Optional
+
+from . import errors
 
 
 class _NonDifferentiable:
@@ -15,6 +18,64 @@ class _NonDifferentiable:
 
 #: ``OpDef.grad`` value for ops that have no gradient (comparisons, argmax, random ...).
 NON_DIFFERENTIABLE = _NonDifferentiable()
+
+
+def never_static(*inputs, **attrs):
+    """An ``OpDef.static`` rule for ops whose outputs are never known while tracing."""
+    return None
+
+
+class DtypeCheck:
+    """The eager check of an op's input dtypes, raising TF's errors in TF's order and words.
+
+    Inputs ``first .. first+same-1`` (all inputs when ``same`` is None) share one dtype, TF's
+    type attr ``attr``, from ``allowed`` (any dtype when None); ``kernels`` narrows ``allowed``
+    to the dtypes with a CPU kernel (NotFoundError for the others); ``fixed`` maps an input
+    index to the one dtype the op fixes for it (a bool condition, int32 indices), or is one
+    dtype for every input; ``then`` is a further check (a second type attr).
+
+    ``bind`` tests the common case inline, without a call: the first input's dtype is in
+    ``fast_dtypes`` and, when ``fast_pair``, the second input's is the same. Only otherwise is
+    the check called, to raise the precise error.
+    """
+
+    __slots__ = ("op_name", "allowed", "same", "first", "attr", "kernels", "fixed", "then",
+                 "fast_dtypes", "fast_pair", "_allowed_np", "_kernels_np")
+
+    def __init__(self, op_name, allowed=None, same=2, *, first=0, attr="T", kernels=None,
+                 fixed=None, then=None):
+        self.op_name, self.same, self.first, self.attr = op_name, same, first, attr
+        self.allowed = tuple(allowed) if allowed is not None else None
+        self.kernels = tuple(kernels) if kernels is not None else None
+        self.fixed, self.then = fixed, then
+        self._allowed_np = None if allowed is None else frozenset(d._np for d in allowed)
+        ok = self.kernels if kernels is not None else self.allowed
+        self._kernels_np = None if ok is None else frozenset(d._np for d in ok)
+        self.fast_dtypes = self.fast_pair = None
+        if fixed is None and then is None and first == 0 and same in (1, 2) and ok is not None:
+            self.fast_dtypes, self.fast_pair = self._kernels_np, same == 2
+
+    def __call__(self, arrays):
+        fixed = self.fixed
+        if fixed is not None:
+            wanted = fixed.items() if isinstance(fixed, dict) else \
+                ((i, fixed) for i in range(len(arrays)))
+            for i, dtype in wanted:
+                if i < len(arrays) and arrays[i].dtype != dtype._np:
+                    raise errors.input_dtype_error(self.op_name, i, dtype, arrays[i].dtype)
+        first = self.first
+        if first < len(arrays) and (self.allowed is not None or self.same != 1):
+            dt = arrays[first].dtype
+            if self._allowed_np is not None and dt not in self._allowed_np:
+                raise errors.attr_dtype_error(self.op_name, self.attr, dt, self.allowed)
+            end = len(arrays) if self.same is None else min(first + self.same, len(arrays))
+            for i in range(first + 1, end):
+                if arrays[i].dtype != dt:
+                    raise errors.input_dtype_error(self.op_name, i, dt, arrays[i].dtype)
+            if self.kernels is not None and dt not in self._kernels_np:
+                raise errors.no_kernel_error(self.op_name, dt)
+        if self.then is not None:
+            self.then(arrays)
 
 
 @dataclass(eq=False)
@@ -27,12 +88,22 @@ class OpDef:
             are tensors (symbolic or eager) so rules may read ``.shape``, ``.dtype`` and
             ``static_value(t)``. Raises TF's graph-time errors (TypeError/ValueError).
         kernel: ``kernel(*arrays, **attrs)`` -> one ndarray (or NumPy scalar) or a tuple.
-        grad: ``grad(op, *dys)`` -> one ``dx`` (or None) per input, written with public ops;
-            ``NON_DIFFERENTIABLE``; or None while no rule is written yet.
+        grad: ``grad(op, *dys)`` -> one ``dx`` (or None) per input, written with public ops
+            (filled in by ``autodiff.rules``); ``NON_DIFFERENTIABLE``; or None when no rule
+            exists (differentiating through the op raises, as in TF).
         expr: optional codegen template for a single-output op, e.g. ``"({0} + {1})"``.
         stateful: never folded, de-duplicated or pruned; runs in program order.
-        check: optional ``check(arrays)`` run eagerly before the kernel, raising TF's eager
-            errors (InvalidArgumentError) for dtypes the op does not accept.
+        check: optional eager check of the input arrays raising TF's errors: a ``DtypeCheck``
+            (tested inline by ``bind``) or any ``check(arrays)``.
+        static: optional ``static(*inputs, **attrs)`` giving the outputs' values while tracing
+            (shape maths), or None; ``never_static`` turns off the default (running the kernel
+            on small known inputs).
+        emit: optional ``emit(emitter, op, args, outs, indent)`` writing the op's own lines of
+            generated code (control flow inlines its sub-graphs); returns False to fall back.
+        reads_variables: the op reads variables through resource inputs (a tape watching
+            accessed variables watches them).
+        reword: optional ``reword(exception, op)`` giving TF's message for a NumPy error raised
+            by the op's ``expr`` in generated code.
     """
 
     name: str
@@ -42,21 +113,23 @@ class OpDef:
     expr: Optional[str] = None
     stateful: bool = False
     check: Optional[Callable[..., Any]] = None
+    static: Optional[Callable[..., Any]] = None
+    emit: Optional[Callable[..., Any]] = None
+    reads_variables: bool = False
+    reword: Optional[Callable[..., Any]] = None
     doc: str = ""
-    meta: dict = field(default_factory=dict)
+    fast_dtypes: Optional[frozenset] = field(default=None, init=False, repr=False)
+    fast_pair: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self):
-        # A check may carry ``fast = (dtypes, pair)``: ``bind`` then tests inline that the first
-        # input's dtype is in ``dtypes`` (and, if ``pair``, that the second has the same one),
-        # calling ``check`` only to raise the precise error.
-        fast = getattr(self.check, "fast", None)
-        self.fast_dtypes = fast[0] if fast else None
-        self.fast_pair = fast[1] if fast else False
+        if isinstance(self.check, DtypeCheck):
+            self.fast_dtypes, self.fast_pair = self.check.fast_dtypes, self.check.fast_pair
 
     def __repr__(self):
         return f"OpDef({self.name})"
 
 
+_FIELDS = tuple(f.name for f in fields(OpDef) if f.init and f.name != "name")
 _OPS: dict = {}
 
 
@@ -85,24 +158,15 @@ def all_ops() -> dict:
     return dict(_OPS)
 
 
-def define_op(name, *, stateful=False, expr=None):
-    """Class decorator: a class whose ``infer``/``kernel``/``grad``/``check`` sit together.
+def define_op(name, **defaults):
+    """Class decorator: a class whose ``infer``/``kernel``/``check``/... sit together.
 
-    The class is a namespace; its functions become the OpDef's fields.
+    The class is a namespace; its functions and values named like OpDef fields become the
+    OpDef's (``defaults`` give fields the class leaves out).
     """
 
     def wrap(cls):
-        ns = vars(cls)
-        return register(OpDef(
-            name=name,
-            infer=ns["infer"],
-            kernel=ns["kernel"],
-            grad=ns.get("grad"),
-            expr=ns.get("expr", expr),
-            stateful=ns.get("stateful", stateful),
-            check=ns.get("check"),
-            doc=cls.__doc__ or "",
-            meta={"message": ns["message"]} if "message" in ns else {},
-        ))
+        ns = {**defaults, **{k: v for k, v in vars(cls).items() if k in _FIELDS}}
+        return register(OpDef(name=name, doc=cls.__doc__ or "", **ns))
 
     return wrap

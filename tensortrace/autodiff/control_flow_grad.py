@@ -12,7 +12,7 @@ count; the backward body reads them back at its iteration, so nothing is recompu
 import functools
 
 from .. import dtypes as D
-from ..context import bind, state
+from ..context import bind, record, state
 from ..graph.ir import Graph, SymbolicTensor
 from ..registry import get as get_op
 from ..tensor import TensorSpec
@@ -27,7 +27,6 @@ def _replay(forward, feeds, skip_effects):
     ``skip_effects`` drops ops run only for their effects (prints, asserts, assignments)."""
     from ..convert import constant
     from .custom_gradient import markers
-    from .tape import record_operation
 
     custom = markers(forward)
     pending = {id(t) for _, _, outs in custom.values() for t in outs}
@@ -57,7 +56,7 @@ def _replay(forward, feeds, skip_effects):
         entry = custom.get(op.name)
         if entry is not None:
             rule, ins, outs = entry
-            record_operation(rule, [env.get(id(t), t) for t in ins], {},
+            record(rule, [env.get(id(t), t) for t in ins], {},
                              tuple(env[id(t)] for t in outs))
     return [env[id(t)] for t in forward.outputs], env
 

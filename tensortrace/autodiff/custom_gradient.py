@@ -17,7 +17,7 @@ import weakref
 
 from .. import nest
 from .._export import tf_export
-from ..context import executing_eagerly, state
+from ..context import executing_eagerly, record, state
 from ..registry import OpDef
 from ..tensor import Tensor
 
@@ -33,15 +33,18 @@ def markers(graph):
 class _VariableWatcher:
     """Sits on the tape stack while ``f`` runs and notes the trainable variables it reads."""
 
-    _recording = True
 
     def __init__(self):
         self.variables = {}
 
+    def record(self, opdef, inputs, attrs, outputs, shared=None):
+        self._consider(opdef, inputs)
+        return shared
+
     def _consider(self, opdef, inputs):
         from .tape import _variable_of
 
-        if opdef.name == "ReadVariableOp" or opdef.meta.get("reads_variables"):
+        if opdef.name == "ReadVariableOp" or opdef.reads_variables:
             for handle in inputs:
                 if handle.dtype.name == "resource":
                     var = _variable_of(handle)
@@ -101,7 +104,7 @@ def _call(f, args, kwargs):
     if variables and not _accepts_variables(grad_fn):
         raise TypeError(f"@tf.custom_gradient grad_fn must accept keyword argument "
                         f"'variables', since function uses variables: {variables}")
-    from .tape import _graph_handle, record_operation
+    from .tape import _graph_handle
 
     inputs = [_input(a) for a in flat_args] + [_graph_handle(v) for v in variables]
     opdef = OpDef(getattr(f, "__name__", "CustomGradient"), infer=None, kernel=None,
@@ -116,7 +119,7 @@ def _call(f, args, kwargs):
         tensors = tuple(o for o in outputs if isinstance(o, Tensor))
         state.tapes = custom
         if custom:
-            record_operation(opdef, inputs, {}, tensors)
+            record(opdef, inputs, {}, tensors)
     finally:
         state.tapes = tapes
     if graph is not None and tensors:  # for the backward graph of a call of this function

@@ -15,7 +15,7 @@ def call_opdef(concrete):
     if opdef is None:
         opdef = OpDef(concrete.name, infer=None, kernel=None,
                       grad=lambda record, *dys: _grad(concrete, record, dys),
-                      meta={"reads_variables": True})
+                      reads_variables=True)
         concrete._call_opdef = opdef
     return opdef
 

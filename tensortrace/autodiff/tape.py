@@ -4,8 +4,8 @@
         y = x * x
     tape.gradient(y, x)      # 2 * x
 
-Contexts call ``record_operation`` for every op while any tape is active; a tape keeps the
-records whose inputs it watches, so only the computation between sources and target is kept.
+Contexts offer every op to the active tapes (``context.record``) ; a tape keeps the records
+whose inputs it watches, so only the computation between sources and target is kept.
 """
 
 import enum
@@ -38,19 +38,6 @@ class TapeRecord:
 
     def get_attr(self, name):
         return self.attrs[name]
-
-
-def record_operation(opdef, inputs, attrs, outs):
-    """Called by ``bind`` (eager) and ``Graph.apply`` (tracing) while tapes are active."""
-    outputs = outs if type(outs) is tuple else (outs,)
-    record = None
-    for tape in state.tapes:
-        if tape._recording and tape._consider(opdef, inputs):
-            if record is None:
-                record = TapeRecord(opdef, tuple(inputs), attrs, outputs)
-            tape._records.append(record)
-            for t in outputs:
-                tape._watched[id(t)] = t
 
 
 class _Pause:
@@ -132,12 +119,23 @@ class GradientTape:
         self._watched[id(handle)] = handle
         self._variables.setdefault(id(v), v)
 
+    def record(self, opdef, inputs, attrs, outputs, shared=None):
+        """Keep this application of ``opdef`` if an input is watched (the tape protocol of
+        ``context.record``); returns the record, shared with the other tapes that keep it."""
+        if self._recording and self._consider(opdef, inputs):
+            if shared is None:
+                shared = TapeRecord(opdef, tuple(inputs), attrs, outputs)
+            self._records.append(shared)
+            for t in outputs:
+                self._watched[id(t)] = t
+        return shared
+
     def watched_variables(self):
         return tuple(self._variables.values())
 
     def _consider(self, opdef, inputs):
         if self._watch_accessed_variables and (opdef.name == "ReadVariableOp"
-                                               or opdef.meta.get("reads_variables")):
+                                               or opdef.reads_variables):
             for handle in inputs:
                 if handle.dtype.name != "resource":
                     continue

@@ -8,7 +8,7 @@ of ``variant``/``resource`` tensors, so a traced loop fetches its data when the 
 
 from .. import dtypes as D
 from .. import errors
-from ..registry import NON_DIFFERENTIABLE, define_op
+from ..registry import NON_DIFFERENTIABLE, define_op, never_static
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, TensorSpec
 
@@ -100,10 +100,6 @@ _VARIANT = TensorSpec((), D.variant)
 _RESOURCE = TensorSpec((), D.resource)
 
 
-def _no_static(*inputs, **attrs):
-    return None  # never run while tracing
-
-
 def _component_specs(output_types, output_shapes):
     specs = tuple(TensorSpec(s, d) for d, s in zip(output_types, output_shapes))
     return specs[0] if len(specs) == 1 else specs
@@ -119,7 +115,7 @@ def _end_of_sequence():
 
 def _ops(opdef):
     """Never folded at trace time, and without gradients (as in TF)."""
-    opdef.meta["static"] = _no_static
+    opdef.static = never_static
     opdef.grad = NON_DIFFERENTIABLE
     return opdef
 

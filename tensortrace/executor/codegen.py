@@ -57,7 +57,7 @@ def _last_uses(ops, outputs):
 
 class Emitter:
     """Writes Python lines for graphs; control-flow ops use it to inline their sub-graphs (an
-    op whose OpDef has ``meta["codegen"]`` may emit its own lines instead of a kernel call)."""
+    op whose OpDef has ``emit`` may emit its own lines instead of a kernel call)."""
 
     def __init__(self):
         self.used = set()
@@ -110,7 +110,7 @@ class Emitter:
                 for j in range(len(op.outputs))]
         for t, ident in zip(op.outputs, outs):
             self.names[id(t)] = ident
-        emit = self.overrides.get(id(op)) or opdef.meta.get("codegen")
+        emit = self.overrides.get(id(op)) or opdef.emit
         if emit is not None and emit(self, op, args, outs, indent):
             return
         if opdef.expr is not None and len(outs) == 1 and not op.attrs:

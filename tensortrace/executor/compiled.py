@@ -51,7 +51,7 @@ class CompiledGraph:
         if op is not None and not isinstance(e, errors.OpError):
             from ..registry import get as get_op
 
-            reword = get_op(op.type).meta.get("message")  # an expr's NumPy error, in TF's words
+            reword = get_op(op.type).reword  # an expr's NumPy error, in TF's words
             message = (reword and reword(e, op)) or message
         where = ""
         if op is not None:

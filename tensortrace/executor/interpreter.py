@@ -4,7 +4,7 @@ It is the oracle the compiled code is tested against, and (through ``inline``) t
 graph is replayed into another graph being traced.
 """
 
-from ..context import bind
+from ..context import bind, record
 from ..registry import get as get_op
 
 
@@ -78,9 +78,7 @@ def inline(graph, inputs, captures, env=None):
             env[id(t)] = v
         entry = custom.get(op.name) if custom else None
         if entry is not None:
-            from ..autodiff.tape import record_operation
-
             opdef, ins, outs = entry
-            record_operation(opdef, [env.get(id(t), t) for t in ins], {},
+            record(opdef, [env.get(id(t), t) for t in ins], {},
                              tuple(env[id(t)] for t in outs))
     return [env[id(t)] for t in graph.outputs]

@@ -224,9 +224,7 @@ class Graph:
         if not opdef.stateful:
             _propagate_static(opdef, op, inputs, attrs)
         if _context.state.tapes:
-            from ..autodiff.tape import record_operation
-
-            record_operation(opdef, inputs, attrs, op.outputs[0] if single else op.outputs)
+            _context.record(opdef, inputs, attrs, op.outputs[0] if single else op.outputs)
         if single:
             return op.outputs[0]
         return op.outputs if op.outputs else op  # an op with no outputs is returned, as in TF
@@ -325,7 +323,7 @@ def subgraphs(attrs):
 
 def _propagate_static(opdef, op, inputs, attrs):
     """Record trace-time values for small outputs whose inputs are all known (shape maths)."""
-    rule = opdef.meta.get("static")
+    rule = opdef.static
     if rule is not None:
         values = rule(*inputs, **attrs)
         if values is not None:

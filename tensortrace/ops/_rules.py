@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import dtypes as D
 from ..errors import invalid_argument
-from ..registry import OpDef, register
+from ..registry import DtypeCheck, OpDef, register
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
 
@@ -31,43 +31,8 @@ def c_name(dtype):
 
 
 def make_check(op_name, allowed, same=2):
-    """An eager ``check(arrays)``: the first ``same`` inputs share one dtype from ``allowed``.
-
-    Raises ``InvalidArgumentError`` with TF's eager messages.
-    """
-    allowed_np = frozenset(d._np for d in allowed)
-    allowed_text = ", ".join(c_name(d) for d in allowed)
-
-    def fail(arrays):
-        dt = arrays[0].dtype
-        if dt not in allowed_np:
-            raise invalid_argument(
-                f"Value for attr 'T' of {c_name(D.from_numpy(dt))} is not in the list of "
-                f"allowed values: {allowed_text}", op_name)
-        for i in range(1, min(same, len(arrays))):
-            if arrays[i].dtype != dt:
-                raise invalid_argument(
-                    f"cannot compute {op_name} as input #{i}(zero-based) was expected to be a "
-                    f"{c_name(D.from_numpy(dt))} tensor but is a "
-                    f"{c_name(D.from_numpy(arrays[i].dtype))} tensor", op_name)
-
-    if same == 1:
-        def check(arrays):
-            if arrays[0].dtype not in allowed_np:
-                fail(arrays)
-    elif same == 2:
-        def check(arrays):
-            dt = arrays[0].dtype
-            if dt not in allowed_np or (len(arrays) > 1 and arrays[1].dtype != dt):
-                fail(arrays)
-    else:
-        def check(arrays):
-            dt = arrays[0].dtype
-            if dt not in allowed_np or any(a.dtype != dt for a in arrays[1:same]):
-                fail(arrays)
-    if same in (1, 2):
-        check.fast = (allowed_np, same == 2)
-    return check
+    """An eager check: the first ``same`` inputs share one dtype from ``allowed``."""
+    return DtypeCheck(op_name, allowed, same)
 
 
 def check_dtypes(op_name, tensors, allowed, names=("x", "y", "z")):

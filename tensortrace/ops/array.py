@@ -273,7 +273,7 @@ def bounded_static(opdef):
         except Exception:  # noqa: BLE001 - the op raises when it runs, with the runtime's error
             return None
 
-    opdef.meta["static"] = rule
+    opdef.static = rule
     return opdef
 
 
@@ -985,7 +985,7 @@ def _shape_static(input, out_type):
     return np.array(shape.dims, dtype=out_type._np)
 
 
-Shape.meta["static"] = _shape_static
+Shape.static = _shape_static
 
 
 @define_op("ShapeN")
@@ -1010,7 +1010,7 @@ def _shape_n_static(*input, out_type):
     return None if any(v is None for v in values) else values
 
 
-ShapeN.meta["static"] = _shape_n_static
+ShapeN.static = _shape_n_static
 
 
 @define_op("Size")
@@ -1035,7 +1035,7 @@ def _size_static(input, out_type):
     return np.array(shape.num_elements(), dtype=out_type._np)
 
 
-Size.meta["static"] = _size_static
+Size.static = _size_static
 
 
 @define_op("Rank")
@@ -1051,7 +1051,7 @@ class Rank:
     grad = NON_DIFFERENTIABLE
 
 
-Rank.meta["static"] = lambda input: (None if input.shape.rank is None
+Rank.static = lambda input: (None if input.shape.rank is None
                                      else np.array(input.shape.rank, dtype=np.int32))
 
 

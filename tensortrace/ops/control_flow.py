@@ -19,7 +19,7 @@ from .._export import tf_export
 from ..context import bind, state
 from ..convert import convert_to_tensor
 from ..graph.ir import Graph, Operation
-from ..registry import NON_DIFFERENTIABLE, OpDef, all_ops, register
+from ..registry import NON_DIFFERENTIABLE, OpDef, all_ops, never_static, register
 from ..registry import get as get_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -109,13 +109,9 @@ def _scalar_pred(value):
     return bool(arr.reshape(()))
 
 
-def _no_static(*inputs, **attrs):
-    return None  # never run a branch or a loop while tracing
-
-
 def _register(name, infer, kernel, stateful):
     opdef = register(OpDef(name, infer, kernel, stateful=stateful))
-    opdef.meta["static"] = _no_static
+    opdef.static = never_static
     return opdef
 
 
@@ -888,9 +884,9 @@ def _emit_if(em, op, args, outs, indent):
 
 
 for _opdef in (WHILE, STATELESS_WHILE):
-    _opdef.meta["codegen"] = _emit_while
+    _opdef.emit = _emit_while
 for _opdef in (IF, STATELESS_IF):
-    _opdef.meta["codegen"] = _emit_if
+    _opdef.emit = _emit_if
 
 
 # --- gradients (tensortrace/autodiff/control_flow_grad.py builds them) --------------------------
@@ -930,4 +926,4 @@ for _opdefs, _rule in (((IF, STATELESS_IF), _if_grad), ((CASE, STATELESS_CASE), 
                        ((WHILE, STATELESS_WHILE), _while_grad)):
     for _opdef in _opdefs:
         _opdef.grad = _rule
-        _opdef.meta["reads_variables"] = True  # a tape watches the variables its bodies read
+        _opdef.reads_variables = True  # a tape watches the variables its bodies read

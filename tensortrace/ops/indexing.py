@@ -331,7 +331,7 @@ def _strided_slice_static(x, begin, end, strides, **masks):
         return None
 
 
-STRIDED_SLICE.meta["static"] = _strided_slice_static
+STRIDED_SLICE.static = _strided_slice_static
 
 
 @tf_export("strided_slice")

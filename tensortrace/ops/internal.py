@@ -22,7 +22,7 @@ class IndexAxis0:
 
     grad = NON_DIFFERENTIABLE  # optimized graphs are never differentiated
 
-    def message(error, op):
+    def reword(error, op):
         if isinstance(error, IndexError):
             index = str(error).split()[1] if str(error).startswith("index ") else "?"
             return f"slice index {index} of dimension 0 out of bounds."

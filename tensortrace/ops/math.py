@@ -15,7 +15,7 @@ from ..context import bind
 from ..context import state as _state
 from ..convert import convert_to_tensor
 from ..errors import invalid_argument
-from ..registry import NON_DIFFERENTIABLE, OpDef, register
+from ..registry import NON_DIFFERENTIABLE, DtypeCheck, OpDef, register
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ._rules import (
@@ -112,36 +112,9 @@ def _not_found(op_name, dtype):
 
 
 def _check(op_name, allowed, kernels=None, same=2):
-    """An eager ``check(arrays)``: the first ``same`` inputs share a dtype from ``allowed``
-    (else InvalidArgumentError) that has a CPU kernel (else NotFoundError).
-
-    The common case costs a set lookup and one dtype comparison.
-    """
-    ok = frozenset(d._np for d in (kernels if kernels is not None else allowed))
-    full = make_check(op_name, allowed, same)
-
-    def fail(arrays):
-        full(arrays)  # raises for a dtype outside the OpDef's list or mismatched inputs
-        if arrays[0].dtype not in ok:
-            raise _not_found(op_name, D.from_numpy(arrays[0].dtype))
-
-    if same == 1:
-        def check(arrays):
-            if arrays[0].dtype not in ok:
-                fail(arrays)
-    elif same == 2:
-        def check(arrays):
-            dt = arrays[0].dtype
-            if dt not in ok or arrays[1].dtype != dt:
-                fail(arrays)
-    else:
-        def check(arrays):
-            dt = arrays[0].dtype
-            if dt not in ok or any(a.dtype != dt for a in arrays[1:same]):
-                fail(arrays)
-    if same in (1, 2):
-        check.fast = (ok, same == 2)
-    return check
+    """An eager check: the first ``same`` inputs share a dtype from ``allowed`` (else
+    InvalidArgumentError) that has a CPU kernel (else NotFoundError)."""
+    return DtypeCheck(op_name, allowed, same, kernels=kernels)
 
 
 def _bool_check(op_name, arity):

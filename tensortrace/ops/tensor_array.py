@@ -13,7 +13,7 @@ from .._export import tf_export
 from ..context import bind, state
 from ..convert import convert_to_tensor
 from ..errors import InvalidArgumentError, OutOfRangeError, invalid_argument
-from ..registry import NON_DIFFERENTIABLE, define_op
+from ..registry import NON_DIFFERENTIABLE, define_op, never_static
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
 from ._rules import c_name
@@ -185,12 +185,8 @@ def _check_index(index, op_name, name="index"):
                         "not match expected type of int32.")
 
 
-def _no_static(*inputs, **attrs):
-    return None  # list values are never folded while tracing
-
-
 def _list_op(opdef):
-    opdef.meta["static"] = _no_static
+    opdef.static = never_static
     return opdef
 
 

@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 
 from .. import errors, nest
-from ..context import state
+from ..context import record, state
 from ..convert import convert_to_tensor
 from ..executor import interpreter
 from ..executor.compiled import CompiledGraph
@@ -276,14 +276,13 @@ class ConcreteFunction:
     def _call_recorded(self, flat):
         """Run compiled, and record the whole call as one op on the active tapes."""
         from ..autodiff.function_grad import call_opdef
-        from ..autodiff.tape import record_operation
 
         inputs = [x.handle if isinstance(x, Variable) else
                   (x if isinstance(x, Tensor) else convert_to_tensor(x)) for x in flat]
         inputs += [v.handle if isinstance(v, Variable) else v for v, _ in self.graph.captures]
         feeds = [x._value for x in inputs]
         outs = tuple(_wrap(v) for v in self._executable()(*feeds))
-        record_operation(call_opdef(self), inputs, {}, outs)
+        record(call_opdef(self), inputs, {}, outs)
         return self._pack(list(outs))
 
     def _inline(self, flat):
