@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.tracing import concrete
+from tensortrace.executor import compiled
 
 from .ops.optable import Case, run_case
 
@@ -693,13 +693,13 @@ def test_interpreter_and_codegen_agree():
 
     args = (tf.constant([1.0, 2.0]), tf.constant(5))
     results = []
-    saved = concrete.default_executor
+    saved = compiled.default_executor
     try:
         for executor in ("codegen", "interpreter"):
-            concrete.default_executor = executor
+            compiled.default_executor = executor
             results.append(function(f)(*args).numpy())
     finally:
-        concrete.default_executor = saved
+        compiled.default_executor = saved
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_array_equal(results[0], f(*args).numpy())
 

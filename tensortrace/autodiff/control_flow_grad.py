@@ -12,53 +12,12 @@ count; the backward body reads them back at its iteration, so nothing is recompu
 import functools
 
 from .. import dtypes as D
-from ..context import bind, record, state
+from ..context import bind, state
 from ..graph.ir import Graph, SymbolicTensor
 from ..registry import get as get_op
 from ..tensor import TensorSpec
 from .backprop import backward, differentiable
-
-
-# --- replaying a sub-graph under a tape ---------------------------------------------------------
-def _replay(forward, feeds, skip_effects):
-    """Bind ``forward``'s ops into the current graph with its feeds (inputs, then captures)
-    replaced by ``feeds``, under the active tapes; tf.custom_gradient calls are recorded with
-    their own rules (as function_grad does). Returns (outputs, env: id(forward tensor) -> copy).
-    ``skip_effects`` drops ops run only for their effects (prints, asserts, assignments)."""
-    from ..convert import constant
-    from .custom_gradient import markers
-
-    custom = markers(forward)
-    pending = {id(t) for _, _, outs in custom.values() for t in outs}
-    env = {}
-    for ph, t in zip(list(forward.inputs) + [ph for _, ph in forward.captures], feeds):
-        env[id(ph)] = t
-    for op in forward.get_operations():
-        if op.type == "Placeholder":
-            continue
-        if op.type == "Const":
-            env[id(op.outputs[0])] = constant(op.attrs["value"])
-            continue
-        opdef = get_op(op.type)
-        if skip_effects and not op.outputs and opdef.stateful:
-            continue
-        args = [env[id(t)] for t in op.inputs]
-        if op.outputs and id(op.outputs[0]) in pending:
-            tapes, state.tapes = state.tapes, ()  # reachable only through the custom rule
-            try:
-                out = bind(opdef, *args, **op.attrs)
-            finally:
-                state.tapes = tapes
-        else:
-            out = bind(opdef, *args, **op.attrs)
-        for t, v in zip(op.outputs, out if type(out) is tuple else (out,)):
-            env[id(t)] = v
-        entry = custom.get(op.name)
-        if entry is not None:
-            rule, ins, outs = entry
-            record(rule, [env.get(id(t), t) for t in ins], {},
-                             tuple(env[id(t)] for t in outs))
-    return [env[id(t)] for t in forward.outputs], env
+from .replay import replay
 
 
 def _tape():
@@ -140,7 +99,7 @@ def cond_grad(record, dys, branches, make_op):
             feeds = [graph.capture(x) for x in ins]
             with _tape() as tape:
                 tape.watch([feeds[i] for i in wrt])
-                ys, graph.replayed = _replay(branch, feeds, skip_effects=True)
+                ys, graph.replayed = replay(branch, feeds, skip_effects=True)
             grads = backward(tape._records, [ys[j] for j in outs], [feeds[i] for i in wrt],
                              [dys[j] for j in outs])
         built.append((graph, feeds, grads))
@@ -202,7 +161,7 @@ class _Forward:
             self.ks = [graph.capture(v) for v in captured]
             with self.tape:
                 self.tape.watch([t for t in xs + self.ks if differentiable(t)])
-                ys, self.env = _replay(body, xs + self.ks, skip_effects=False)
+                ys, self.env = replay(body, xs + self.ks)
             step = math.add(self.counter, 1)
         self.records = self.tape._records
         graph.inputs = xs + [self.counter]
@@ -213,7 +172,7 @@ class _Forward:
             feeds = [test.placeholder(TensorSpec(p.shape, p.dtype), "loop_var")
                      for p in cond.inputs]
             test.inputs = feeds + [test.placeholder(int32, "iteration")]
-            (pred,), _ = _replay(cond, feeds + [test.capture(v) for v in captured], False)
+            (pred,), _ = replay(cond, feeds + [test.capture(v) for v in captured])
             test.outputs = [_owned(test, pred)]
         start = _before(op, lambda: op.graph.constant(_int32(0), "iteration"))
         self._add_loop_var(start, int32, cond=test, body=graph)

@@ -33,7 +33,6 @@ def markers(graph):
 class _VariableWatcher:
     """Sits on the tape stack while ``f`` runs and notes the trainable variables it reads."""
 
-
     def __init__(self):
         self.variables = {}
 

@@ -7,6 +7,7 @@ so it uses the same grad rules as everything else (and can itself be differentia
 
 from ..registry import OpDef
 from ..tensor import TensorSpec
+from .replay import replay
 
 
 def call_opdef(concrete):
@@ -84,7 +85,6 @@ def _backward_graph(base):
 def _replay(forward, inputs, captures, graph):
     """Replay ``forward`` into ``graph`` under the active tape, noting each forward tensor's
     replayed copy in ``graph.replayed``."""
-    from ..executor import interpreter
-
     graph.replayed = {}
-    return interpreter.inline(forward, inputs, captures, env=graph.replayed)
+    outputs, _ = replay(forward, list(inputs) + list(captures), env=graph.replayed)
+    return outputs

@@ -5,6 +5,7 @@ import itertools
 
 from ..context import state
 from ..convert import convert_to_tensor
+from ..executor.compiled import compile_graph
 from ..graph.ir import Graph
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from . import structure
@@ -66,12 +67,7 @@ class TracedFunction:
 
     def _executable(self):
         if self._compiled is None:
-            from ..executor.compiled import CompiledGraph
-            from ..passes.pipeline import optimize
-            from ..tracing import concrete
-
-            self._compiled = CompiledGraph(optimize(self.graph), self.graph.name,
-                                           concrete.default_executor)
+            self._compiled = compile_graph(self.graph, self.graph.name)
         return self._compiled
 
     def bind(self, env):

@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 
+from ..numerics import EXTOBJ, IGNORE
 from ..registry import get as get_op
 
 
@@ -135,8 +136,6 @@ def generate(graph, name, feeds):
     Args:
         feeds: the placeholders that become parameters, in order.
     """
-    from ..ops._rules import EXTOBJ, IGNORE
-
     em = Emitter()
     params = [em.fresh(ph.op.name) for ph in feeds]
     em.line(f"def {name}({', '.join(params)}):", 0)

@@ -1,6 +1,10 @@
-"""Executable graphs: compile generated source under a ``linecache`` name (so tracebacks and
-debuggers show it), keep it as ``.code``, and map a failing line back to its op and to the
-user's source line that created the op."""
+"""Executable graphs, the one way a graph runs: ``compile_graph`` optimizes it and compiles
+generated source under a ``linecache`` name (so tracebacks and debuggers show it), keeps it as
+``.code``, and maps a failing line back to its op and to the user's source line.
+
+    exe = compile_graph(graph, "f")
+    exe(x_value, *capture_values)       # -> [output values]
+"""
 
 import itertools
 import linecache
@@ -8,13 +12,27 @@ import linecache
 import numpy as np
 
 from .. import errors
+from ..passes.pipeline import optimize
+from ..registry import get as get_op
 from . import codegen, interpreter
 
 _counter = itertools.count(1)
 
+#: "codegen" (default) or "interpreter" (the reference); tests flip it to compare the two.
+default_executor = "codegen"
+
+
+def compile_graph(graph, name):
+    """``graph`` optimized and compiled with the default executor."""
+    return CompiledGraph(optimize(graph), name, default_executor)
+
 
 class CompiledGraph:
-    """A graph compiled to a Python function of its feeds (inputs, then captures)."""
+    """A graph compiled to a Python function of its feeds (inputs, then captures).
+
+    ``fn(*feeds)`` returns what a kernel returns: the one output, or a tuple of them;
+    ``exe(*feeds)`` a list of outputs, failures raised as TF's errors naming the op.
+    """
 
     def __init__(self, graph, name, executor="codegen"):
         self.graph = graph
@@ -30,11 +48,13 @@ class CompiledGraph:
             self.code = gen.source
             self.fn = gen.namespace[gen.name]
             self._line_ops = gen.line_ops
-            self.single = len(graph.outputs) == 1
         else:
             self.code = None
-            self.single = False
-            self.fn = lambda *feeds: interpreter.run(graph, feeds)
+            if len(graph.outputs) == 1:
+                self.fn = lambda *feeds: interpreter.run(graph, feeds)[0]
+            else:
+                self.fn = lambda *feeds: tuple(interpreter.run(graph, feeds))
+        self.single = len(graph.outputs) == 1
 
     def __call__(self, *feeds):
         """Run on NumPy values; returns the output values as a list."""
@@ -49,8 +69,6 @@ class CompiledGraph:
         op = self._failing_op(e)
         message = e.message if isinstance(e, errors.OpError) else _describe(e)
         if op is not None and not isinstance(e, errors.OpError):
-            from ..registry import get as get_op
-
             reword = get_op(op.type).reword  # an expr's NumPy error, in TF's words
             message = (reword and reword(e, op)) or message
         where = ""

@@ -18,7 +18,10 @@ from .. import errors, nest
 from .._export import tf_export
 from ..context import bind, state
 from ..convert import convert_to_tensor
+from ..executor import compiled as compiled_module
+from ..executor.compiled import compile_graph
 from ..graph.ir import Graph, Operation
+from ..passes.pipeline import optimize
 from ..registry import NON_DIFFERENTIABLE, OpDef, all_ops, never_static, register
 from ..registry import get as get_op
 from ..shapes import TensorShape
@@ -40,40 +43,28 @@ class _Compiled:
 
     __slots__ = ("exe", "fn")
 
-    def __init__(self, graph, executor):
-        from ..executor.compiled import CompiledGraph
-        from ..passes.pipeline import optimize
-
+    def __init__(self, graph):
         view = Graph.__new__(type(graph))  # captures first, so a loop binds them once
         view.__dict__.update(graph.__dict__)
         view.inputs = [ph for _, ph in graph.captures] + list(graph.inputs)
         view.captures = []
-        self.exe = CompiledGraph(optimize(view), graph.name, executor)
-        if executor == "codegen":
-            self.fn = self.exe.fn
-        else:  # the interpreter returns a list
-            run = self.exe.fn
-            self.fn = (lambda *a: run(*a)[0]) if len(graph.outputs) == 1 else \
-                (lambda *a: tuple(run(*a)))
+        self.exe = compile_graph(view, graph.name)
+        self.fn = self.exe.fn
 
 
 _COMPILED = {}  # id(sub-graph) -> {executor name: _Compiled}
-_concrete = None  # tracing.concrete, imported on first use (it imports the ops)
 
 
 def _compiled(graph):
     """The sub-graph compiled with the current executor: lazily, once per graph (so per op)."""
-    global _concrete
-    if _concrete is None:
-        from ..tracing import concrete as _concrete
     per_graph = _COMPILED.get(id(graph))
     if per_graph is None:
         per_graph = _COMPILED[id(graph)] = {}
         weakref.finalize(graph, _COMPILED.pop, id(graph), None)
-    executor = _concrete.default_executor
+    executor = compiled_module.default_executor
     compiled = per_graph.get(executor)
     if compiled is None:
-        compiled = per_graph[executor] = _Compiled(graph, executor)
+        compiled = per_graph[executor] = _Compiled(graph)
     return compiled
 
 
@@ -779,12 +770,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
 
 # --- codegen: loops and branches as real Python ``while``/``if`` around inlined sub-graphs ------
-def _optimized(graph):
-    from ..passes.pipeline import optimize
-
-    return optimize(graph)
-
-
 def _assign(em, targets, values, indent):
     if targets:
         em.line(f"{', '.join(targets)}, = {', '.join(values)},", indent)
@@ -796,7 +781,7 @@ def _emit_while(em, op, args, outs, indent):
     if attrs.get("has_maximum_iterations") or attrs["cond"].outputs[0].shape.rank != 0:
         return False  # the kernel handles the bound and squeezes non-scalar predicates
     n = len(attrs["T"])
-    cond, body = _optimized(attrs["cond"]), _optimized(attrs["body"])
+    cond, body = optimize(attrs["cond"]), optimize(attrs["body"])
     loop_vars = [em.fresh("loop_var") for _ in range(n)]
     captured = args[n:]
     _assign(em, loop_vars, args[:n], indent)
@@ -873,10 +858,10 @@ def _emit_if(em, op, args, outs, indent):
     if op.inputs[0].shape.rank != 0:
         return False
     em.line(f"if {args[0]}:", indent)
-    _assign(em, outs, em.graph(_optimized(op.attrs["then_branch"]), args[1:], indent + 1,
+    _assign(em, outs, em.graph(optimize(op.attrs["then_branch"]), args[1:], indent + 1,
                                free_feeds=False), indent + 1)
     em.line("else:", indent)
-    _assign(em, outs, em.graph(_optimized(op.attrs["else_branch"]), args[1:], indent + 1,
+    _assign(em, outs, em.graph(optimize(op.attrs["else_branch"]), args[1:], indent + 1,
                                free_feeds=False), indent + 1)
     if not outs:
         em.line("pass", indent + 1)

@@ -8,8 +8,8 @@ gradient is needed (the backward graph maps forward tensors to their replayed co
 """
 
 from ..autodiff import custom_gradient
+from ..autodiff.replay import replay
 from ..convert import convert_to_tensor
-from ..executor import interpreter
 from ..graph import ir
 from ..registry import OpDef
 from ..tensor import Tensor, TensorSpec
@@ -77,8 +77,8 @@ def restore(graph, docs, reader, where):
 
 def _rule(grad_graph, connected):
     def grad(record, *dys):
-        grads = iter(interpreter.inline(grad_graph, list(dys),
-                                        [value for value, _ in grad_graph.captures]))
+        outputs, _ = replay(grad_graph, list(dys) + [value for value, _ in grad_graph.captures])
+        grads = iter(outputs)
         return [next(grads) if c else None for c in connected]
 
     return grad

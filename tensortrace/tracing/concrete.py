@@ -11,9 +11,8 @@ import numpy as np
 from .. import errors, nest
 from ..context import record, state
 from ..convert import convert_to_tensor
-from ..executor import interpreter
-from ..executor.compiled import CompiledGraph
-from ..passes.pipeline import optimize
+from ..autodiff.replay import replay
+from ..executor.compiled import compile_graph
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..variables import ResourceHandle, Variable, VariableSpec
 from . import signature
@@ -21,8 +20,6 @@ from . import signature
 _uid = itertools.count(1)
 _wrap = EagerTensor._wrap
 
-#: "codegen" (default) or "interpreter" (the reference); tests flip it to compare the two.
-default_executor = "codegen"
 
 
 class ConcreteFunction:
@@ -219,7 +216,7 @@ class ConcreteFunction:
 
     def _executable(self):
         if self._compiled is None:
-            self._compiled = CompiledGraph(optimize(self.graph), self.name, default_executor)
+            self._compiled = compile_graph(self.graph, self.name)
         return self._compiled
 
     def _call_flat(self, flat):
@@ -288,7 +285,7 @@ class ConcreteFunction:
     def _inline(self, flat):
         inputs = [x.handle if isinstance(x, Variable) else x for x in flat]
         captures = [v if isinstance(v, Tensor) else v for v, _ in self.graph.captures]
-        outs = interpreter.inline(self.graph, inputs, captures)
+        outs, _ = replay(self.graph, list(inputs) + list(captures))
         return self._pack(outs)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.tracing import concrete
+from tensortrace.executor import compiled
 
 from .gradcheck import GradCase, check, op_types, rand
 
@@ -190,7 +190,7 @@ def _rnn_grads(rnn, outside_function):
 @pytest.mark.parametrize("executor", ["codegen", "interpreter"])
 @pytest.mark.parametrize("outside", [False, True], ids=["tape_in_function", "tape_outside"])
 def test_dynamic_rnn_gradient_wrt_weight_and_initial_state(monkeypatch, executor, outside):
-    monkeypatch.setattr(concrete, "default_executor", executor)
+    monkeypatch.setattr(compiled, "default_executor", executor)
     rnn = tf.function(dynamic_rnn.python_function)  # a fresh trace with this executor
     loss, (gs, gw) = _rnn_grads(rnn, outside)
     close(loss, np_rnn_loss(DATA, S0, W0))

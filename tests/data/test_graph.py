@@ -6,7 +6,7 @@ import pytest
 
 import tensortrace as tf
 from tensortrace import errors
-from tensortrace.tracing import concrete
+from tensortrace.executor import compiled
 
 D = tf.data.Dataset
 
@@ -245,7 +245,7 @@ def test_dataset_arguments_are_keyed_by_identity():
 
 @pytest.mark.parametrize("executor", ["interpreter", "codegen"])
 def test_executors_agree(executor, monkeypatch):
-    monkeypatch.setattr(concrete, "default_executor", executor)
+    monkeypatch.setattr(compiled, "default_executor", executor)
     f = tf.function(lambda ds: ds.reduce(tf.constant(0.0), lambda s, x: s + x * x))
     ds = D.from_tensor_slices(np.arange(5, dtype=np.float32)).map(lambda x: x + 1.0)
     assert float(f(ds)) == 55.0

@@ -238,7 +238,7 @@ def test_generated_code_is_viewable():
 
 
 def test_interpreter_and_codegen_agree_bit_for_bit():
-    from tensortrace.tracing import concrete
+    from tensortrace.executor import compiled
 
     def program(x, y):
         a = tf.tanh(x * 1.7 + y) - x / 3.0
@@ -250,11 +250,11 @@ def test_interpreter_and_codegen_agree_bit_for_bit():
     y = tf.constant(rng.normal(size=(3,)).astype(np.float32))
     results = []
     for executor in ("codegen", "interpreter"):
-        concrete.default_executor = executor
+        compiled.default_executor = executor
         try:
             results.append([t.numpy() for t in tf.function(program)(x, y)])
         finally:
-            concrete.default_executor = "codegen"
+            compiled.default_executor = "codegen"
     eager = [t.numpy() for t in program(x, y)]
     for a, b, e in zip(*results, eager):
         np.testing.assert_array_equal(a, b)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.tracing import concrete
+from tensortrace.executor import compiled
 
 
 def _code(f, *specs):
@@ -36,9 +36,9 @@ def test_written_only_tensor_array_is_accumulated_in_place():
 def test_in_place_accumulation_matches_the_interpreter(monkeypatch):
     x = tf.constant(np.arange(12.0, dtype=np.float32).reshape(2, 3, 2))
     s = tf.ones([2, 2])
-    compiled = tf.function(rnn)(x, s).numpy()
-    monkeypatch.setattr(concrete, "default_executor", "interpreter")
-    np.testing.assert_array_equal(tf.function(rnn)(x, s).numpy(), compiled)
+    expected = tf.function(rnn)(x, s).numpy()
+    monkeypatch.setattr(compiled, "default_executor", "interpreter")
+    np.testing.assert_array_equal(tf.function(rnn)(x, s).numpy(), expected)
 
 
 def test_the_list_before_the_loop_keeps_its_values():

@@ -7,7 +7,7 @@ import pytest
 
 import tensortrace as tf
 from tensortrace.passes import pipeline
-from tensortrace.tracing import concrete
+from tensortrace.executor import compiled
 
 RNG = np.random.default_rng(7)
 F = RNG.normal(size=(3, 4)).astype(np.float32)
@@ -125,7 +125,7 @@ def test_interpreter_codegen_and_optimizer_agree(fn, args, kwargs, monkeypatch):
     results = {}
     for executor in ("codegen", "interpreter"):
         for optimized in (True, False):
-            monkeypatch.setattr(concrete, "default_executor", executor)
+            monkeypatch.setattr(compiled, "default_executor", executor)
             if not optimized:
                 monkeypatch.setattr(pipeline, "PASSES", [])
             results[executor, optimized] = _numpy(tf.function(fn)(*args, **kwargs))
