@@ -9,20 +9,13 @@
 import numpy as np
 
 from . import dtypes as _dtypes
+from . import tensor as _tensor
+from .context import bind
+from .context import state as _state
+from .registry import get as get_op
 from .tensor import EagerTensor, Tensor
 
 
-class _LazyState:
-    """``context.state``, fetched on first use (context imports this module)."""
-
-    def __getattr__(self, name):
-        from .context import state
-
-        globals()["_state"] = state
-        return getattr(state, name)
-
-
-_state = _LazyState()
 
 _wrap = EagerTensor._wrap
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -218,9 +211,7 @@ def constant(value, dtype=None, shape=None, name=None):
                                 f"got dtype {value.dtype!r}.")
         else:
             if dtype is not None and dtype != value.dtype:
-                from .ops.math import cast
-
-                return cast(value, dtype)
+                return bind(get_op("Cast"), value, SrcT=value.dtype, DstT=dtype, Truncate=False)
             return value
     else:
         arr = to_array(_read_variables(value), dtype)
@@ -309,11 +300,9 @@ def _first_dtype(value):
 
 def _autopack(value, dtype):
     """``[tf.shape(x)[0], 3]`` in a graph: convert each element, then stack them (TF packs)."""
-    from .ops.array import stack
-
     parts = [_autopack(v, dtype) if isinstance(v, (list, tuple)) else convert_to_tensor(v, dtype)
              for v in value]
-    return stack(parts)
+    return bind(get_op("Pack"), *parts, axis=0)
 
 
 def operand(value, like):
@@ -382,3 +371,6 @@ def _scalar(value, dtype):
         return np.array(value).astype(np.int64).astype(np_type)[()]
     with np.errstate(over="ignore"):
         return np_type(value)
+
+
+_tensor.convert = convert_to_tensor  # TensorSpec.is_compatible_with converts Python values

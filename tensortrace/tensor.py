@@ -18,6 +18,12 @@ _from_tuple = TensorShape._from_tuple
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
 
+def convert(value):
+    """``convert_to_tensor(value)``: ``convert`` registers its own here when it is imported (a
+    tensor knows TF's conversion rules only through the layer that defines them)."""
+    raise NotImplementedError("tensortrace.convert is not imported")
+
+
 class Tensor:
     """Base of eager and symbolic tensors; ``isinstance(x, tf.Tensor)`` holds for both."""
 
@@ -155,9 +161,7 @@ class EagerTensor(Tensor):
         return self
 
     def __reduce__(self):
-        from .convert import constant
-
-        return constant, (self.numpy(),)
+        return EagerTensor._wrap, (self.numpy(),)
 
     def __str__(self):
         return f"tf.Tensor({_numpy_text(self)}, shape={self.shape}, dtype={self.dtype.name})"
@@ -246,10 +250,8 @@ class TensorSpec:
         """True if ``spec_or_value`` (a spec or a tensor) has this dtype and a compatible shape."""
         other = spec_or_value
         if not isinstance(other, (TensorSpec, Tensor)):
-            from .convert import convert_to_tensor
-
             try:
-                other = convert_to_tensor(other)
+                other = convert(other)
             except (TypeError, ValueError):
                 return False
         return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)

@@ -12,7 +12,7 @@ from .dataset import Dataset, Options
 from .iterator import Iterator, NumpyIterator
 from .iterator import Optional as _Optional
 from .sources import TextLineDatasetV2 as TextLineDataset
-from .transforms import DatasetSpec
+from .dataset import DatasetSpec
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = _ops.INFINITE

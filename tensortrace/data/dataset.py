@@ -11,7 +11,9 @@ from .. import errors, nest
 from .._export import tf_export
 from ..context import bind, state
 from ..convert import constant, convert_to_tensor
-from ..tensor import EagerTensor, Tensor
+from ..shapes import as_shape
+from ..tensor import EagerTensor, Tensor, TensorSpec
+from ..tracing import signature
 from . import iterator as _iterator
 from . import ops, structure
 from .functions import autograph
@@ -108,6 +110,10 @@ class Dataset:
 
     def __bool__(self):
         return True  # as TF: ``__len__`` must not decide truth
+
+    def __tf_tracing_type__(self, context):
+        """A dataset argument of a tf.function is traced by its spec (``tracing.signature``)."""
+        return DatasetSpec(self._element_spec)
 
     def _iterate(self, env):
         raise NotImplementedError
@@ -405,6 +411,82 @@ class Dataset:
             if own is not None:
                 merged = merged.merge(own)
         return merged
+
+
+class DatasetSpec:
+    """The spec of a dataset: its element spec and shape (``tf.data.DatasetSpec``).
+
+    It is also the trace type of a dataset argument of a ``tf.function`` (the protocol of
+    ``tracing.signature``): datasets of one element spec share a trace, fed at call time
+    through a variant placeholder, as in TF.
+    """
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.shape = as_shape(dataset_shape)
+
+    def __eq__(self, other):
+        return (isinstance(other, DatasetSpec) and self.shape == other.shape
+                and self.element_spec == other.element_spec)
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return f"DatasetSpec({structure.structure_text(self.element_spec)}, {self.shape!r})"
+
+    # --- the trace-type protocol ------------------------------------------------------------
+    def is_subtype_of(self, other):
+        return (isinstance(other, DatasetSpec) and self.shape == other.shape
+                and _element_subtype(self.element_spec, other.element_spec))
+
+    def most_specific_common_supertype(self, others):
+        return self if all(o == self for o in others) else None
+
+    def placeholder_value(self, context):
+        placeholder = context.graph.placeholder(TensorSpec((), D.variant), context.name)
+        return DatasetArgument(placeholder, self.element_spec)
+
+    def to_tensors(self, value):
+        return [value._variant()]  # fed to the trace's variant placeholder
+
+
+def _element_subtype(spec, general):
+    if isinstance(general, dict):
+        return (isinstance(spec, dict) and spec.keys() == general.keys()
+                and all(_element_subtype(spec[k], general[k]) for k in general))
+    if isinstance(general, (list, tuple)):
+        return (type(spec) is type(general) and len(spec) == len(general)
+                and all(_element_subtype(a, b) for a, b in zip(spec, general)))
+    if isinstance(general, TensorSpec):
+        return signature.is_subtype(spec, general)
+    return spec == general
+
+
+class DatasetArgument(Dataset):
+    """A dataset argument inside a trace: stands for whichever dataset the call passes, read
+    from its variant placeholder's value when the graph runs."""
+
+    def __init__(self, placeholder, element_spec):
+        super().__init__(element_spec)
+        self._placeholder = placeholder
+        self._tensors = (placeholder,)
+
+    def _fed(self, env):
+        if env is None:
+            raise LookupError("symbolic value")
+        return env[id(self._placeholder)]  # a DatasetValue
+
+    def _iterate(self, env):
+        value = self._fed(env)
+        return value.dataset._iterate(value.env)
+
+    def _cardinality(self, env=None):
+        value = self._fed(env)  # unknown while tracing: computed when the graph runs
+        return value.dataset._cardinality(value.env)
+
+    def __repr__(self):
+        return f"<DatasetArgument element_spec={self._element_spec!r}>"
 
 
 @tf_export("data.Options")

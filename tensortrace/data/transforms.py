@@ -11,7 +11,7 @@ from ..ops import random as _random
 from ..shapes import as_shape
 from ..tensor import Tensor, TensorSpec
 from . import structure
-from .dataset import Dataset, int_arg, int_value, value_of
+from .dataset import Dataset, DatasetSpec, int_arg, int_value, value_of
 from .functions import TracedFunction, check_predicate
 from .ops import INFINITE, UNKNOWN
 
@@ -216,24 +216,6 @@ def _check_datasets(datasets):
             raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element "
                             f"specs.\n {lines}")
     return datasets
-
-
-class DatasetSpec:
-    """The spec of a dataset-valued element (``window``'s): its element spec and shape."""
-
-    def __init__(self, element_spec, dataset_shape=()):
-        self.element_spec = element_spec
-        self.shape = as_shape(dataset_shape)
-
-    def __eq__(self, other):
-        return (isinstance(other, DatasetSpec) and self.shape == other.shape
-                and self.element_spec == other.element_spec)
-
-    def __hash__(self):
-        return hash(repr(self))
-
-    def __repr__(self):
-        return f"DatasetSpec({structure.structure_text(self.element_spec)}, {self.shape!r})"
 
 
 class _WindowDataset(_Unary):

@@ -17,10 +17,12 @@ import sys
 import numpy as np
 
 from .. import context as _context
+from ..dtypes import from_numpy
 from ..errors import OperatorNotAllowedInGraphError
 from ..registry import get as get_op
 from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
+from .printer import format_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _STATIC_LIMIT = 64  # fold values at trace time only for small tensors (shape arithmetic)
@@ -130,6 +132,10 @@ class Operation:
     def get_attr(self, name):
         return self.attrs[name]
 
+    def subgraphs(self):
+        """The (attr name, graph) pairs of the branches and bodies this op holds."""
+        return subgraphs(self.attrs)
+
     @property
     def node_def(self):
         return _NodeDef(self)
@@ -231,8 +237,6 @@ class Graph:
 
     def constant(self, value, name="Const"):
         """A ``Const`` op holding ``value`` (a NumPy array or scalar)."""
-        from ..dtypes import from_numpy
-
         arr = np.asarray(value)
         op = self.add_op("Const", (), {"value": value, "dtype": from_numpy(arr.dtype)},
                          (TensorSpec(arr.shape, from_numpy(arr.dtype)),), name=name)
@@ -305,8 +309,6 @@ class Graph:
         return f"<Graph {self.name!r} with {len(self._ops)} ops>"
 
     def __str__(self):
-        from .printer import format_graph
-
         return format_graph(self)
 
 

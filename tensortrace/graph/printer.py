@@ -6,8 +6,6 @@
 """
 
 
-from .ir import subgraphs
-
 
 def _type(t):
     short = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32",
@@ -29,7 +27,7 @@ def format_graph(graph, indent=""):
     for op in graph.get_operations():
         outs = ", ".join(f"%{o.name.replace(':0', '')}: {_type(o)}" for o in op.outputs) or "()"
         ins = [f"%{t.name.replace(':0', '')}" for t in op.inputs]
-        held = subgraphs(op.attrs)
+        held = op.subgraphs()
         graph_keys = {k.split("[")[0] for k, _ in held}
         ins += [f"{k}={_attr(v)}" for k, v in op.attrs.items()
                 if k not in graph_keys and k not in ("dtype", "shape")]

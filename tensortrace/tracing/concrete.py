@@ -177,10 +177,10 @@ class ConcreteFunction:
     def _flat_checked(self, spec, value, out):
         if isinstance(spec, VariableSpec):
             out.append(value)
-        elif isinstance(spec, signature.DatasetSpec):
+        elif signature.is_trace_type(spec):
             if not signature.is_subtype(signature.spec_of(value), spec):
                 raise _BindingError(f"Can not cast {value!r} to {spec!r}")
-            out.append(value._variant())
+            out.extend(spec.to_tensors(value))
         elif isinstance(spec, TensorSpec):
             index = len(out)
             if not isinstance(value, Tensor):

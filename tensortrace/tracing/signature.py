@@ -44,51 +44,24 @@ def key_of(value):
         return (value.dtype, value.shape)
     if isinstance(value, np.generic):  # NumPy scalars are passed as tensors, as in TF
         return (value.dtype, ())
-    if isinstance(value, _dataset_class()):
-        return ("dataset", _element_key(value.element_spec))
+    own = trace_type(value)
+    if own is not None:
+        return ("trace_type", own)
     return ("id", id(value))
 
 
-_DATASET = []
+def trace_type(value):
+    """The trace type an argument gives itself through TF's ``__tf_tracing_type__`` protocol
+    (datasets do), or None. A trace type is hashable and has ``is_subtype_of(other)``,
+    ``most_specific_common_supertype(others)``, ``placeholder_value(context)`` (the value the
+    traced function receives; ``context.graph``, ``context.name``) and ``to_tensors(value)``
+    (what a call feeds to those placeholders)."""
+    method = getattr(type(value), "__tf_tracing_type__", None)
+    return None if method is None else method(value, None)
 
 
-def _dataset_class():
-    """tf.data.Dataset, imported late (the data package imports tracing)."""
-    if not _DATASET:
-        from ..data.dataset import Dataset
-
-        _DATASET.append(Dataset)
-    return _DATASET[0]
-
-
-def _element_key(spec):
-    if isinstance(spec, TensorSpec):
-        return (type(spec), spec.dtype, _dims(spec.shape))
-    if isinstance(spec, (list, tuple)):
-        return (type(spec),) + tuple(map(_element_key, spec))
-    if isinstance(spec, dict):
-        return (dict,) + tuple((k, _element_key(spec[k])) for k in sorted(spec, key=repr))
-    return (type(spec), repr(spec))
-
-
-class DatasetSpec:
-    """The trace type of a ``tf.data.Dataset`` argument: its element spec (TF keys datasets by
-    it, so datasets of one element spec share a trace)."""
-
-    __slots__ = ("element_spec", "_key")
-
-    def __init__(self, element_spec):
-        self.element_spec = element_spec
-        self._key = _element_key(element_spec)
-
-    def __eq__(self, other):
-        return isinstance(other, DatasetSpec) and self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
-
-    def __repr__(self):
-        return f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
+def is_trace_type(spec):
+    return hasattr(spec, "placeholder_value")
 
 
 def _dims(shape):
@@ -143,8 +116,9 @@ def spec_of(value):
         return type(value)(*(spec_of(v) for v in value))
     if type(value) is dict:
         return {k: spec_of(v) for k, v in value.items()}
-    if isinstance(value, _dataset_class()):
-        return DatasetSpec(value.element_spec)
+    own = trace_type(value)
+    if own is not None:
+        return own
     if key_of(value)[0] == "id":
         return IdentitySpec(value)
     return value
@@ -204,24 +178,11 @@ def is_subtype(spec, general):
     if type(general) is dict:
         return (type(spec) is dict and spec.keys() == general.keys()
                 and all(is_subtype(spec[k], general[k]) for k in general))
-    if isinstance(general, DatasetSpec):
-        return isinstance(spec, DatasetSpec) and _element_subtype(spec.element_spec,
-                                                                   general.element_spec)
+    if is_trace_type(general):
+        return is_trace_type(spec) and spec.is_subtype_of(general)
     if isinstance(spec, TensorSpec):
         return False
     return _same_kind(spec, general) and (spec is general or _literal_eq(spec, general))
-
-
-def _element_subtype(spec, general):
-    if isinstance(general, dict):
-        return (isinstance(spec, dict) and spec.keys() == general.keys()
-                and all(_element_subtype(spec[k], general[k]) for k in general))
-    if isinstance(general, (list, tuple)):
-        return (type(spec) is type(general) and len(spec) == len(general)
-                and all(_element_subtype(a, b) for a, b in zip(spec, general)))
-    if isinstance(general, TensorSpec):
-        return is_subtype(spec, general)
-    return _element_key(spec) == _element_key(general)
 
 
 def _same_kind(a, b):
@@ -254,6 +215,8 @@ def supertype(a, b):
     if type(a) is dict and type(b) is dict and a.keys() == b.keys():
         parts = {k: supertype(a[k], b[k]) for k in a}
         return None if any(parts[k] is None and a[k] is not None for k in a) else parts
+    if is_trace_type(a) and is_trace_type(b):
+        return a.most_specific_common_supertype([b])
     if _same_kind(a, b) and _literal_eq(a, b):
         return a
     return None
@@ -273,7 +236,7 @@ def describe(spec):
         return f"{type(spec).__name__}[{inner}]"
     if isinstance(spec, _LITERALS):
         return f"Literal[{spec!r}]"
-    if isinstance(spec, (IdentitySpec, DatasetSpec)):
+    if isinstance(spec, IdentitySpec) or is_trace_type(spec):
         return repr(spec)
     return f"<{type(spec).__name__} object at {hex(id(spec))}>"
 
@@ -350,8 +313,10 @@ def flat_inputs(value, out):
         out.append(value)
     elif isinstance(value, (np.ndarray, np.generic)):
         out.append(value)
-    elif isinstance(value, _dataset_class()):
-        out.append(value._variant())  # fed to the trace's variant placeholder
+    else:
+        own = trace_type(value)
+        if own is not None:
+            out.extend(own.to_tensors(value))
     return out
 
 

@@ -12,7 +12,7 @@ from ..convert import convert_to_tensor
 from ..graph.ir import Graph
 from ..tensor import Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
-from .signature import DatasetSpec, IdentitySpec
+from .signature import IdentitySpec, is_trace_type
 
 #: Set by the AutoGraph package: converter(fn) -> converted fn. None means no conversion.
 converter = None
@@ -49,6 +49,13 @@ class FuncGraph(Graph):
         self.created_variables = []
 
 
+class PlaceholderContext:
+    """What a trace type's ``placeholder_value`` builds with: the graph and the input's name."""
+
+    def __init__(self, graph, name):
+        self.graph, self.name = graph, name
+
+
 def _placeholders(graph, spec, name):
     """Rebuild an argument from its spec: tensors become placeholders named ``name`` (…_1)."""
     if isinstance(spec, VariableSpec):
@@ -67,11 +74,8 @@ def _placeholders(graph, spec, name):
         return made
     if isinstance(spec, IdentitySpec):
         return spec.get()
-    if isinstance(spec, DatasetSpec):
-        from .dataset_arg import DatasetArgument
-
-        return DatasetArgument(graph.placeholder(TensorSpec((), "variant"), name),
-                               spec.element_spec)
+    if is_trace_type(spec):
+        return spec.placeholder_value(PlaceholderContext(graph, name))
     return spec
 
 
