@@ -22,6 +22,7 @@ from .module import Module
 from . import config as _config_module  # noqa: F401  (registers tf.config.*)
 from .tracing.function import function
 from .autodiff import tape as _tape  # noqa: F401  (tf.GradientTape)
+from .autodiff import rules as _rules  # noqa: F401  (fills every op's gradient rule)
 from . import nest as _nest
 from . import autograph as _autograph  # noqa: F401  (installs the tracing converter)
 from . import data as _data  # noqa: F401  (tf.data)

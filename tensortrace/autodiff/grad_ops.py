@@ -8,7 +8,8 @@ from .. import dtypes as D
 from .._export import tf_export
 from ..context import bind
 from ..convert import convert_to_tensor
-from ..ops._rules import broadcast_shape, check_dtypes, make_check, unbroadcast_axes
+from ..ops._base import broadcast_shape, check_dtypes, unbroadcast_axes
+from ..registry import DtypeCheck
 from ..ops.array import check_index, shape_values
 from ..ops.indexing import strided_index
 from ..registry import NON_DIFFERENTIABLE, define_op
@@ -54,7 +55,7 @@ class Complex:
         out.imag = imag
         return out[()] if out.ndim == 0 else out
 
-    check = make_check("Complex", (D.float32, D.float64), same=2)
+    check = DtypeCheck("Complex", (D.float32, D.float64), same=2)
 
     def grad(op, dz):
         from ..ops.math import imag, real

@@ -4,7 +4,9 @@ the graph); otherwise shapes are read at run time with ``tf.shape``."""
 
 import numpy as np
 
-from ..ops._rules import unbroadcast_axes
+from ..ops._base import unbroadcast_axes
+from ..registry import NON_DIFFERENTIABLE
+from ..registry import get as get_op
 
 _OPS = None
 
@@ -24,6 +26,22 @@ def public():
     import tensortrace
 
     return tensortrace
+
+
+def register_gradients(table):
+    """Fill ``OpDef.grad`` of every op named in ``table`` (op type -> rule); a second rule for
+    one op is a bug."""
+    for name, rule in table.items():
+        opdef = get_op(name)
+        if opdef.grad is not None:
+            raise ValueError(f"Op {name!r} already has a gradient rule")
+        opdef.grad = rule
+
+
+def not_differentiable(*names):
+    """Declare ops that pass no gradient (comparisons, argmax, random ...), as TF's
+    ``ops.NotDifferentiable``: differentiating through them gives None, not an error."""
+    register_gradients(dict.fromkeys(names, NON_DIFFERENTIABLE))
 
 
 def skip(op, i):

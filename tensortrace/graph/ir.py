@@ -25,7 +25,7 @@ from ..tensor import EagerTensor, Tensor, TensorSpec
 from .printer import format_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_STATIC_LIMIT = 64  # fold values at trace time only for small tensors (shape arithmetic)
+STATIC_LIMIT = 64  # fold values at trace time only for small tensors (shape arithmetic)
 
 
 # TF's advice, verbatim, for Python control flow on a symbolic tensor
@@ -333,7 +333,7 @@ def _propagate_static(opdef, op, inputs, attrs):
                 t.static = np.asarray(v)
         return
     statics = [t.static for t in inputs]
-    if not inputs or any(s is None or s.size > _STATIC_LIMIT for s in statics) or subgraphs(attrs):
+    if not inputs or any(s is None or s.size > STATIC_LIMIT for s in statics) or subgraphs(attrs):
         return
     try:
         with np.errstate(all="ignore"):

@@ -18,41 +18,16 @@ from ..errors import OpError, invalid_argument
 from ..registry import NON_DIFFERENTIABLE, define_op
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ._rules import BOOL, NUMERIC, broadcast_shape, c_name, check_dtypes, make_check
+from ..dtypes import c_name
+from ..registry import DtypeCheck
+from ..shapes import shape_text
+from ._args import arg_error, auto_pack as _auto_pack, axis_attr, const as _const, holds_tensor
+from ._args import int_attr, int_input, known_values, scalar_array, scalar_tensor, shape_values
+from ._args import static_int as _static_int, static_ints
+from ._base import BOOL, INDEX as _INDEX, NUMERIC, bounded_static, broadcast_shape, check_dtypes
+from ._base import check_index, check_out_type, graph_error, kernel_out_type
 
-_STATIC_LIMIT = 64  # as graph/ir.py: trace-time values are kept for small tensors only
-_INDEX = (D.int32, D.int64)
-_BF16 = (D.bfloat16,) if D.bfloat16 else ()
-_RANGE_DTYPES = _BF16 + (D.float16, D.float32, D.float64, D.int8, D.int16, D.int32, D.int64,
-                         D.uint16, D.uint32, D.uint64)
-_RANGE_HIERARCHY = (D.int32, D.int64, D.float16) + _BF16 + (D.float32, D.float64)
-_ONE_HOT_INDEX = (D.uint8, D.int8, D.int32, D.int64)
-_FLOATS = _BF16 + (D.float16, D.float32, D.float64)
-_MANY = 1 << 30  # make_check: every input shares the first one's dtype
-
-
-# --- shared helpers (reduce.py and other op modules use these too) ---------------------------
-def shape_text(dims):
-    """TF's text for a shape in messages: ``[2,3]``, ``[?,3]``, ``<unknown>``."""
-    if isinstance(dims, TensorShape):
-        dims = dims.dims
-        if dims is None:
-            return "<unknown>"
-    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
-
-
-def graph_error(op, message, *shapes):
-    """The ValueError TF's shape functions raise while a graph is built."""
-    where = ", ".join(shape_text(as_shape(s)) for s in shapes)
-    return ValueError(f"{message} for '{{{{node {op}}}}} = {op}[]' with input shapes: {where}.")
-
-
-def arg_error(op, message):
-    """An error TF reports from the op's kernel: InvalidArgumentError eagerly, ValueError while
-    tracing (where TF's shape functions catch it)."""
-    if executing_eagerly():
-        return invalid_argument(message, op)
-    return ValueError(message)
+_PUBLIC = {}
 
 
 def public(name):
@@ -67,257 +42,13 @@ def public(name):
         _PUBLIC[name] = fn
     return fn
 
-
-_PUBLIC = {}
-
-
-def holds_tensor(value):
-    """True if a (nested) list/tuple holds tensors or variables (TF auto-packs those)."""
-    for v in value:
-        if isinstance(v, Tensor) or hasattr(v, "_as_graph_or_eager_tensor"):
-            return True
-        if isinstance(v, (list, tuple)) and holds_tensor(v):
-            return True
-    return False
-
-
-def _auto_pack(values, dtype=None):
-    """A list mixing Python numbers and scalar tensors as one tensor (a Pack op), as TF packs."""
-    elems = [_auto_pack(v, dtype) if isinstance(v, (list, tuple)) and holds_tensor(v)
-             else convert_to_tensor(v) if hasattr(v, "_as_graph_or_eager_tensor") else v
-             for v in values]
-    if dtype is None:
-        dtype = next((e.dtype for e in elems if isinstance(e, Tensor)), None)
-    tensors = [e if isinstance(e, Tensor) else convert_to_tensor(e, dtype) for e in elems]
-    return bind(PACK, *tensors, axis=0)
-
-
-def int_input(value, dtype=None, hint=None):
-    """A shape-like argument as a tensor: tensors pass, ``TensorShape``s and lists (possibly
-    holding scalar tensors) are converted; ``dtype`` None keeps TF's natural inference, and
-    ``hint`` is the dtype of an empty list."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, TensorShape):
-        value = value.as_list()
-    if isinstance(value, (list, tuple)):
-        if dtype is None and value:
-            arr = _int_list(value)  # the common case, kept fast
-            if arr is not None:
-                return _const(arr)
-        if holds_tensor(value):
-            return _auto_pack(value)
-        if not value and dtype is None:  # [] is a float32 list to TF, but an int32 shape
-            dtype = hint
-    return convert_to_tensor(value, dtype)
-
-
-def shape_values(t):
-    """What is known at trace time of the 1-D int tensor ``t``: a list of int-or-None, or None
-    when even its length is unknown. Sees through Shape, Pack, ConcatV2 and StridedSlice ops, as
-    TF's shape inference does (``tf.reshape(x, tf.shape(y))`` keeps y's known dims)."""
-    v = known_values(t)
-    if v is not None and v.ndim == 1:
-        return v.tolist()
-    n = t.shape[0] if t.shape.rank == 1 else None
-    return None if n is None else [None] * n
-
-
-def known_values(t):
-    """The trace-time value of the int tensor ``t`` as an object array whose unknown entries
-    are None (a partial value, as TF evaluates shape tensors), or None if nothing is known."""
-    v = static_value(t)
-    if v is not None:
-        return np.asarray(v, dtype=object) if v.dtype.kind in "iu" else None
-    op = getattr(t, "op", None)
-    if op is None:
-        return None
-    try:
-        if op.type == "Shape":
-            dims = op.inputs[0].shape.dims
-            return None if dims is None else np.array(dims, dtype=object)
-        if op.type == "Pack" and op.attrs.get("axis") == 0 and \
-                all(i.shape.rank == 0 for i in op.inputs):
-            return np.array([_static_int(i) for i in op.inputs], dtype=object)
-        if op.type == "ConcatV2" and op.attrs.get("axis") in (0, -1):
-            parts = [known_values(i) for i in op.inputs]
-            if all(p is not None and p.ndim == 1 for p in parts):
-                return np.concatenate(parts)
-        if op.type == "StridedSlice":
-            return _sliced_values(op)
-    except (TypeError, ValueError, IndexError, KeyError, OpError):
-        pass
-    return None
-
-
-def _sliced_values(op):
-    """``tf.shape(x)[1]`` and friends: slice the partial value of a StridedSlice's input."""
-    from .indexing import strided_index
-
-    base = known_values(op.inputs[0])
-    spec = [static_value(i) for i in op.inputs[1:4]]
-    if base is None or any(s is None for s in spec):
-        return None
-    begin, end, strides = (s.tolist() for s in spec)
-    index = strided_index(base.shape, begin, end, strides, **op.attrs)
-    return np.asarray(base[index], dtype=object)
-
-
-def _static_int(t):
-    """The value of a scalar int tensor if it is known when tracing, else None."""
-    v = known_values(t)
-    if v is None or v.ndim != 0:
-        return None
-    v = v[()]
-    return None if v is None else int(v)
-
-
-def _const(value):
-    """A tensor holding the NumPy ``value``: eager, or a Const op while tracing."""
-    if state.graph is None:
-        return EagerTensor._wrap(value)
-    return state.graph.constant(value)
-
-
-_SCALARS = {}
-
-
-def scalar_array(value, dtype=None):
-    """``to_array`` of a Python scalar, memoised for ints, bools and strings (the shape, depth
-    and fill arguments converted on every eager call)."""
-    kind = type(value)
-    if kind not in (int, bool, str):
-        return np.asarray(to_array(value, dtype))
-    key = (kind, value, dtype)
-    arr = _SCALARS.get(key)
-    if arr is None:
-        arr = np.asarray(to_array(value, dtype))  # raises as convert_to_tensor does
-        if len(_SCALARS) > 1024:
-            _SCALARS.clear()
-        _SCALARS[key] = arr
-    return arr
-
-
-def scalar_tensor(value, dtype=None):
-    """``convert_to_tensor`` for Python scalars, without re-deriving the dtype every call."""
-    if isinstance(value, Tensor) or hasattr(value, "_as_graph_or_eager_tensor"):
-        return convert_to_tensor(value, dtype)
-    arr = scalar_array(value, dtype)
-    return _const(arr if arr.dtype == object else arr[()])
-
-
-def _int_list(value):
-    """A list of Python ints as an int32 (or, if needed, int64) array; None for anything else."""
-    if all(type(v) is int for v in value):
-        if all(-2**31 <= v < 2**31 for v in value):
-            return np.array(value, np.int32)
-        if all(-2**63 <= v < 2**63 for v in value):
-            return np.array(value, np.int64)
-    return None
-
-
-def axis_attr(axis):
-    """A reduction-style ``axis`` argument as an attr: None, or a tuple of ints."""
-    if axis is None:
-        return None
-    if type(axis) is int:
-        return (axis,)
-    if isinstance(axis, (list, tuple)) and all(type(a) is int for a in axis):
-        return tuple(axis)
-    return tuple(int(a) for a in np.reshape(static_ints(axis, "axis"), -1))
-
-
-def int_attr(value, what="axis"):
-    """A scalar int argument (Python int, NumPy integer or a tensor known when tracing)."""
-    if type(value) is int:
-        return value
-    v = static_ints(value, what)
-    if v.ndim != 0:
-        raise TypeError(f"{what} must be int or Tensor with integer datatype")
-    return int(v)
-
-
-def static_ints(value, what):
-    """The value of an int argument that must be known when tracing, as a NumPy array."""
-    v = static_value(value) if isinstance(value, Tensor) else None
-    if isinstance(value, Tensor):
-        if v is None:
-            raise TypeError(f"`{what}` must be known when the function is traced; got the "
-                            f"symbolic tensor {value}. Pass a Python int or a constant.")
-    else:
-        try:
-            v = np.asarray(value)
-        except (TypeError, ValueError, NotImplementedError):
-            raise TypeError(f"`{what}` must be an int or a list of ints, got {value!r}") from None
-    if v.size == 0:
-        v = v.astype(np.int32)
-    if v.dtype.kind not in "iu":
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int32")
-    return v
-
-
-def bounded_static(opdef):
-    """Give ``opdef`` a trace-time value rule that skips large outputs (Fill, Tile, Range ...
-    can turn small known inputs into big arrays)."""
-
-    def rule(*inputs, **attrs):
-        statics = [static_value(t) for t in inputs]
-        if any(s is None or s.size > _STATIC_LIMIT for s in statics):
-            return None
-        try:
-            spec = opdef.infer(*inputs, **attrs)
-            if not spec.shape.is_fully_defined() or spec.shape.num_elements() > _STATIC_LIMIT:
-                return None
-            with np.errstate(all="ignore"):
-                return opdef.kernel(*statics, **attrs)
-        except Exception:  # noqa: BLE001 - the op raises when it runs, with the runtime's error
-            return None
-
-    opdef.static = rule
-    return opdef
-
-
-def attr_check(op, attr, allowed, index=0):
-    """An eager check that input ``index`` has a dtype in ``allowed`` (TF names the attr)."""
-    allowed_np = frozenset(d._np for d in allowed)
-    text = ", ".join(c_name(d) for d in allowed)
-
-    def check(arrays):
-        dt = arrays[index].dtype
-        if dt not in allowed_np:
-            raise invalid_argument(f"Value for attr '{attr}' of {c_name(D.from_numpy(dt))} is "
-                                   f"not in the list of allowed values: {text}", op)
-
-    return check
-
-
-def _checks(*checks):
-    def check(arrays):
-        for c in checks:
-            c(arrays)
-
-    return check
-
-
-def check_index(op, t, param):
-    """Graph-time check that an index input (shape, multiples, paddings) is int32/int64."""
-    if t.dtype not in _INDEX:
-        raise TypeError(f"Value passed to parameter '{param}' has DataType {t.dtype.name} not in "
-                        "list of allowed values: int32, int64")
-
-
-def check_out_type(op, out_type, allowed=_INDEX, param="out_type"):
-    """Graph-time check of an output-dtype attr."""
-    if out_type not in allowed:
-        raise TypeError(f"Value passed to parameter '{param}' has DataType {out_type.name} not in "
-                        f"list of allowed values: {', '.join(d.name for d in allowed)}")
-
-
-def kernel_out_type(out_type, allowed=_INDEX, attr="out_type"):
-    """Eager check of an output-dtype attr (kernels see attrs; ``check`` does not)."""
-    if out_type not in allowed:
-        raise invalid_argument(f"Value for attr '{attr}' of {c_name(out_type)} is not in the list "
-                               f"of allowed values: {', '.join(c_name(d) for d in allowed)}")
+_BF16 = (D.bfloat16,) if D.bfloat16 else ()
+_RANGE_DTYPES = _BF16 + (D.float16, D.float32, D.float64, D.int8, D.int16, D.int32, D.int64,
+                         D.uint16, D.uint32, D.uint64)
+_RANGE_HIERARCHY = (D.int32, D.int64, D.float16) + _BF16 + (D.float32, D.float64)
+_ONE_HOT_INDEX = (D.uint8, D.int8, D.int32, D.int64)
+_FLOATS = _BF16 + (D.float16, D.float32, D.float64)
+_MANY = 1 << 30  # make_check: every input shares the first one's dtype
 
 
 def _object_scalar(v):
@@ -343,7 +74,7 @@ class Reshape:
             raise invalid_argument(f"sizes input must be 1-D, not {shape_text(shape.shape)}")
         return tensor.reshape(_resolve_reshape(tensor, shape.tolist()))
 
-    check = attr_check("Reshape", "Tshape", _INDEX, 1)
+    check = DtypeCheck("Reshape", _INDEX, 1, first=1, attr="Tshape")
 
 
 def _resolve_reshape(tensor, dims):
@@ -609,7 +340,7 @@ class ConcatV2:
         except ValueError:
             raise _concat_error(values, axis) from None
 
-    check = make_check("ConcatV2", NUMERIC + BOOL + (D.string,), same=_MANY)
+    check = DtypeCheck("ConcatV2", NUMERIC + BOOL + (D.string,), same=_MANY)
 
 
 @define_op("Pack")
@@ -643,7 +374,7 @@ class Pack:
                                        f"{shape_text(np.shape(v))}")
         return np.stack(values, axis=axis)
 
-    check = make_check("Pack", NUMERIC + BOOL + (D.string,), same=_MANY)
+    check = DtypeCheck("Pack", NUMERIC + BOOL + (D.string,), same=_MANY)
 
 
 @define_op("Unpack")
@@ -788,7 +519,7 @@ class Tile:
                 raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {k}")
         return np.tile(input, m)
 
-    check = attr_check("Tile", "Tmultiples", _INDEX, 1)
+    check = DtypeCheck("Tile", _INDEX, 1, first=1, attr="Tmultiples")
 
 
 def _pad_infer(op):
@@ -844,7 +575,7 @@ class Pad:
     def kernel(input, paddings):
         return _constant_pad(input, paddings, _zero_of(input.dtype))
 
-    check = attr_check("Pad", "Tpaddings", _INDEX, 1)
+    check = DtypeCheck("Pad", _INDEX, 1, first=1, attr="Tpaddings")
 
 
 @define_op("PadV2")
@@ -859,7 +590,7 @@ class PadV2:
                                    f"{shape_text(np.shape(constant_values))}")
         return _constant_pad(input, paddings, constant_values)
 
-    check = attr_check("PadV2", "Tpaddings", _INDEX, 1)
+    check = DtypeCheck("PadV2", _INDEX, 1, first=1, attr="Tpaddings")
 
 
 @define_op("MirrorPad")
@@ -879,7 +610,7 @@ class MirrorPad:
                                        f"{a}, {b} greater than {d}")
         return np.pad(input, p, mode=mode.lower())
 
-    check = attr_check("MirrorPad", "Tpaddings", _INDEX, 1)
+    check = DtypeCheck("MirrorPad", _INDEX, 1, first=1, attr="Tpaddings")
 
 
 # --- Fill / ZerosLike / OnesLike / Identity ---------------------------------------------------
@@ -912,7 +643,7 @@ class Fill:
                 raise invalid_argument(f"Dimension {d} must be >= 0")
         return np.full(shape, value, dtype=value.dtype)
 
-    check = attr_check("Fill", "index_type", _INDEX, 0)
+    check = DtypeCheck("Fill", _INDEX, 1, attr="index_type")
 
 
 @define_op("ZerosLike")
@@ -946,7 +677,7 @@ class OnesLike:
     def kernel(x):
         return np.ones_like(x)
 
-    check = make_check("OnesLike", _ONES_LIKE_DTYPES, same=1)
+    check = DtypeCheck("OnesLike", _ONES_LIKE_DTYPES, same=1)
     grad = NON_DIFFERENTIABLE
 
 
@@ -1001,7 +732,7 @@ class ShapeN:
         kernel_out_type(out_type)
         return tuple(np.array(np.shape(x), dtype=out_type._np) for x in input)
 
-    check = make_check("ShapeN", NUMERIC + BOOL + (D.string,), same=_MANY)
+    check = DtypeCheck("ShapeN", NUMERIC + BOOL + (D.string,), same=_MANY)
     grad = NON_DIFFERENTIABLE
 
 
@@ -1094,7 +825,7 @@ class BroadcastTo:
             raise invalid_argument(f"Incompatible shapes: {shape_text(np.shape(input))} vs. "
                                    f"{shape_text(target)}") from None
 
-    check = attr_check("BroadcastTo", "Tidx", _INDEX, 1)
+    check = DtypeCheck("BroadcastTo", _INDEX, 1, first=1, attr="Tidx")
 
 
 @define_op("BroadcastArgs")
@@ -1115,7 +846,7 @@ class BroadcastArgs:
             raise invalid_argument(f"Incompatible shapes: {shape_text(s0.tolist())} vs. "
                                    f"{shape_text(s1.tolist())}") from None
 
-    check = make_check("BroadcastArgs", _INDEX, same=2)
+    check = DtypeCheck("BroadcastArgs", _INDEX, same=2)
     grad = NON_DIFFERENTIABLE
 
 
@@ -1198,8 +929,7 @@ class Range:
         # TF computes start + i * delta in the output dtype (not a running sum)
         return (start + np.arange(n, dtype=dtype) * delta).astype(dtype, copy=False)
 
-    check = _checks(attr_check("Range", "Tidx", _RANGE_DTYPES),
-                    make_check("Range", _RANGE_DTYPES, same=3))
+    check = DtypeCheck("Range", _RANGE_DTYPES, 3, attr="Tidx")
     grad = NON_DIFFERENTIABLE
 
 
@@ -1235,7 +965,7 @@ class LinSpace:
             out = np.concatenate([s + np.arange(n - 1, dtype=dtype) * step, e], -1)
         return np.moveaxis(out, -1, axis).astype(dtype, copy=False)
 
-    check = make_check("LinSpace", _FLOATS, same=2)
+    check = DtypeCheck("LinSpace", _FLOATS, same=2)
     grad = NON_DIFFERENTIABLE
 
 
@@ -1273,7 +1003,7 @@ class OneHot:
         out = np.where(hot, on_value, off_value)
         return out if axis == -1 else np.moveaxis(out, -1, axis)
 
-    check = attr_check("OneHot", "TI", _ONE_HOT_INDEX)
+    check = DtypeCheck("OneHot", _ONE_HOT_INDEX, 1, attr="TI")
     grad = NON_DIFFERENTIABLE
 
 

@@ -15,7 +15,9 @@ from ..errors import invalid_argument
 from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ._rules import ALL, BOOL, COMPLEX, FLOAT, NUMERIC, REAL, broadcast_shape, c_name, check_dtypes
+from ..graph.ir import STATIC_LIMIT
+from ._base import ALL, BOOL, COMPLEX, FLOAT, NUMERIC, REAL, broadcast_shape, check_dtypes
+from ..dtypes import c_name
 from .array import shape as tf_shape
 from .array import stack, transpose
 from .math import cast, where
@@ -305,7 +307,7 @@ def _strided_slice_static(x, begin, end, strides, **masks):
     """The trace-time value: folded when the input is known, and also when it is a partially
     known shape whose sliced entries are known (``tf.shape(x)[1]`` with x's dim 1 static), so
     that shape maths built on it folds as in TF's shape inference."""
-    from .array import _STATIC_LIMIT, known_values
+    from .array import known_values
 
     spec = [static_value(t) for t in (begin, end, strides)]
     if any(v is None for v in spec):
@@ -313,7 +315,7 @@ def _strided_slice_static(x, begin, end, strides, **masks):
     value = static_value(x)
     try:
         if value is not None:
-            if value.size > _STATIC_LIMIT:
+            if value.size > STATIC_LIMIT:
                 return None
             with np.errstate(all="ignore"):
                 return _strided_slice_kernel(value, *spec, **masks)

@@ -14,7 +14,9 @@ from ..errors import invalid_argument
 from ..registry import define_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ._rules import ALL, NUMERIC, c_name, check_dtypes, make_check
+from ._base import ALL, NUMERIC, check_dtypes
+from ..dtypes import c_name
+from ..registry import DtypeCheck
 
 
 # --- shared helpers (nn.py uses these too) -----------------------------------------------------
@@ -71,7 +73,7 @@ def not_found(op_name, dtype, attrs=""):
 
 def kernel_check(op_name, allowed, no_kernel=(), same=2):
     """An eager dtype check: TF's allowed list, then NotFoundError for kernel-less dtypes."""
-    base = make_check(op_name, allowed, same)
+    base = DtypeCheck(op_name, allowed, same)
     missing = frozenset(d._np for d in no_kernel)
 
     def check(arrays):
@@ -502,7 +504,7 @@ def _check_square(x):
 class MatrixInverse:
     """The inverse of each innermost square matrix (of its adjoint when ``adjoint``)."""
 
-    check = make_check("MatrixInverse", _LINALG_T, same=1)
+    check = DtypeCheck("MatrixInverse", _LINALG_T, same=1)
 
     def infer(x, adjoint=False):
         shape, dtype = _square_infer("MatrixInverse", x, {"adjoint": adjoint})
@@ -536,7 +538,7 @@ class MatrixDeterminant:
 class LogMatrixDeterminant:
     """(sign, log|det|) of each innermost square matrix: no overflow for large matrices."""
 
-    check = make_check("LogMatrixDeterminant", _LINALG_T, same=1)
+    check = DtypeCheck("LogMatrixDeterminant", _LINALG_T, same=1)
 
     def infer(input):
         shape, dtype = _square_infer("LogMatrixDeterminant", input, {})
@@ -555,7 +557,7 @@ class SelfAdjointEigV2:
     """Eigenvalues (ascending) and, when ``compute_v``, eigenvectors of each innermost
     self-adjoint matrix, read from its lower triangle."""
 
-    check = make_check("SelfAdjointEigV2", _LINALG_T, same=1)
+    check = DtypeCheck("SelfAdjointEigV2", _LINALG_T, same=1)
 
     def infer(input, compute_v=True):
         shape, dtype = _square_infer("SelfAdjointEigV2", input, {"compute_v": compute_v})
@@ -580,7 +582,7 @@ class Qr:
     """The QR factorisation (Householder, as TF's) of each innermost matrix: ``full_matrices``
     gives a square q."""
 
-    check = make_check("Qr", _LINALG_T, same=1)
+    check = DtypeCheck("Qr", _LINALG_T, same=1)
 
     def infer(input, full_matrices=False):
         dtype = check_dtypes("Qr", (input,), _LINALG_T)
@@ -609,7 +611,7 @@ class Qr:
 class MatrixSolve:
     """X with matrix @ X = rhs (adjoint(matrix) @ X = rhs when ``adjoint``), batched."""
 
-    check = make_check("MatrixSolve", _LINALG_T, same=2)
+    check = DtypeCheck("MatrixSolve", _LINALG_T, same=2)
 
     def infer(matrix, rhs, adjoint=False):
         dtype = check_dtypes("MatrixSolve", (matrix, rhs), _LINALG_T, ("matrix", "rhs"))
@@ -648,7 +650,7 @@ class MatrixSolve:
 class Cholesky:
     """The lower Cholesky factor of each innermost matrix (only its lower triangle is read)."""
 
-    check = make_check("Cholesky", _LINALG_T, same=1)
+    check = DtypeCheck("Cholesky", _LINALG_T, same=1)
 
     def infer(x):
         shape, dtype = _square_infer("Cholesky", x, {})
@@ -734,7 +736,7 @@ def adjoint(matrix, name=None):
 class Trace:
     """tf.linalg.trace fused into one op (TF builds MatrixDiagPartV3 then Sum)."""
 
-    check = make_check("Sum", NUMERIC, same=1)
+    check = DtypeCheck("Sum", NUMERIC, same=1)
 
     def infer(x):
         check_dtypes("Sum", (x,), NUMERIC, ("input",))
@@ -978,7 +980,7 @@ def band_part(input, num_lower, num_upper, name=None):
 class L2Normalize:
     """x / sqrt(max(sum(|x|^2, axis), epsilon)): tf.math.l2_normalize fused into one op."""
 
-    check = make_check("Rsqrt", _SQRT_T, same=1)
+    check = DtypeCheck("Rsqrt", _SQRT_T, same=1)
 
     def infer(x, axis, epsilon):
         check_dtypes("Rsqrt", (x,), _SQRT_T)
@@ -1016,7 +1018,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 class Diag:
     """A tensor of shape ``s + s`` with ``diagonal`` (shape ``s``) on its diagonal."""
 
-    check = make_check("Diag", NUMERIC, same=1)
+    check = DtypeCheck("Diag", NUMERIC, same=1)
 
     def infer(diagonal):
         check_dtypes("Diag", (diagonal,), NUMERIC, ("diagonal",))
@@ -1034,7 +1036,7 @@ class Diag:
 class DiagPart:
     """The diagonal of a tensor of shape ``s + s`` (shape ``s``)."""
 
-    check = make_check("DiagPart", NUMERIC, same=1)
+    check = DtypeCheck("DiagPart", NUMERIC, same=1)
 
     def infer(input):
         check_dtypes("DiagPart", (input,), NUMERIC, ("input",))

@@ -18,20 +18,9 @@ from ..errors import invalid_argument
 from ..registry import NON_DIFFERENTIABLE, DtypeCheck, OpDef, register
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec
-from ._rules import (
-    ALL,
-    COMPLEX,
-    FLOAT,
-    FLOAT_COMPLEX,
-    REAL,
-    broadcast_shape,
-    c_name,
-    EXTOBJ,
-    IGNORE,
-    check_dtypes,
-    make_check,
-    quiet,
-)
+from ._base import ALL, COMPLEX, FLOAT, FLOAT_COMPLEX, REAL, broadcast_shape, check_dtypes
+from ..dtypes import c_name
+from ..numerics import EXTOBJ, IGNORE, quiet
 
 _wrap = EagerTensor._wrap
 _ND = NON_DIFFERENTIABLE

@@ -16,7 +16,9 @@ from ..convert import convert_to_tensor
 from ..errors import invalid_argument
 from ..registry import OpDef, define_op, register
 from ..tensor import TensorSpec, static_value
-from ._rules import broadcast_shape, c_name, check_dtypes, make_check
+from ._base import broadcast_shape, check_dtypes
+from ..dtypes import c_name
+from ..registry import DtypeCheck
 from .linalg import dims_text, dtypes_named, node_error, static_attr, via_float32
 
 RELU_T = dtypes_named("float32", "float64", "int32", "uint8", "int16", "int8", "int64", "bfloat16",
@@ -47,7 +49,7 @@ def _quiet(fn):
 def _activation(name, kernel, allowed, quiet=True, ints_to_float=False):
     """Register an elementwise one-input op whose attrs (LeakyRelu's alpha) go to the kernel;
     with ``ints_to_float``, integer features give float32 (TF's leaky_relu casts them first)."""
-    base = make_check(name, allowed, same=1)
+    base = DtypeCheck(name, allowed, same=1)
 
     def check(arrays):
         if not (ints_to_float and arrays[0].dtype.kind in "iu"):
@@ -214,9 +216,9 @@ def _softmax_infer(name):
 
 # TF's ops work on the last axis and the Python wrapper transposes; an ``axis`` attr saves that.
 SOFTMAX = register(OpDef("Softmax", _softmax_infer("Softmax"), _softmax_kernel(False),
-                         check=make_check("Softmax", HALF_T, same=1)))
+                         check=DtypeCheck("Softmax", HALF_T, same=1)))
 LOG_SOFTMAX = register(OpDef("LogSoftmax", _softmax_infer("LogSoftmax"), _softmax_kernel(True),
-                             check=make_check("LogSoftmax", HALF_T, same=1)))
+                             check=DtypeCheck("LogSoftmax", HALF_T, same=1)))
 
 
 def _softmax_axis(x, axis):
@@ -248,7 +250,7 @@ def log_softmax(logits, axis=None, name=None):
 class SigmoidCrossEntropyWithLogits:
     """max(x, 0) - x * z + log1p(exp(-|x|)): TF's composite as one op (x logits, z labels)."""
 
-    check = make_check("SigmoidCrossEntropyWithLogits", HALF_T, same=2)
+    check = DtypeCheck("SigmoidCrossEntropyWithLogits", HALF_T, same=2)
 
     def infer(logits, labels):
         dtype = check_dtypes("SigmoidCrossEntropyWithLogits", (logits, labels), HALF_T,
@@ -296,7 +298,7 @@ class SoftmaxCrossEntropyWithLogits:
     """
 
     def check(arrays):
-        make_check("SoftmaxCrossEntropyWithLogits", HALF_T, same=1)(arrays)
+        DtypeCheck("SoftmaxCrossEntropyWithLogits", HALF_T, same=1)(arrays)
 
     def infer(features, labels, axis=-1):
         check_dtypes("SoftmaxCrossEntropyWithLogits", (features,), HALF_T, ("features",))
@@ -352,7 +354,7 @@ class SparseSoftmaxCrossEntropyWithLogits:
     gradient."""
 
     def check(arrays):
-        make_check("SparseSoftmaxCrossEntropyWithLogits", HALF_T, same=1)(arrays)
+        DtypeCheck("SparseSoftmaxCrossEntropyWithLogits", HALF_T, same=1)(arrays)
         dt = D.from_numpy(arrays[1].dtype)
         if dt not in LABEL_T:
             raise invalid_argument(f"Value for attr 'Tlabels' of {c_name(dt)} is not in the list "
@@ -415,7 +417,7 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
 class L2Loss:
     """sum(t ** 2) / 2."""
 
-    check = make_check("L2Loss", HALF_T, same=1)
+    check = DtypeCheck("L2Loss", HALF_T, same=1)
 
     def infer(t):
         check_dtypes("L2Loss", (t,), HALF_T, ("t",))
@@ -437,7 +439,7 @@ def l2_loss(t, name=None):
 class BiasAdd:
     """value + bias along the channel dimension (last for NHWC, the second for NCHW)."""
 
-    check = make_check("BiasAdd", NUMBER_T, same=2)
+    check = DtypeCheck("BiasAdd", NUMBER_T, same=2)
 
     def infer(value, bias, data_format="NHWC"):
         dtype = check_dtypes("BiasAdd", (value, bias), NUMBER_T, ("value", "bias"))
@@ -522,7 +524,7 @@ def _mean(x, axes):
 class Moments:
     """Mean and variance over ``axes`` (TF's Mean, SquaredDifference, Mean, as one op)."""
 
-    check = make_check("Mean", NUMBER_T, same=1)
+    check = DtypeCheck("Mean", NUMBER_T, same=1)
 
     def infer(x, axes, keepdims=False):
         check_dtypes("Mean", (x,), NUMBER_T, ("input",))
@@ -568,8 +570,8 @@ class BatchNormalization:
     """
 
     def check(arrays):
-        make_check("BatchNormalization", HALF_T, same=1)(arrays[:1])
-        make_check("Rsqrt", HALF_T, same=len(arrays) - 1)(arrays[1:])
+        DtypeCheck("BatchNormalization", HALF_T, same=1)(arrays[:1])
+        DtypeCheck("Rsqrt", HALF_T, same=len(arrays) - 1)(arrays[1:])
 
     def infer(x, mean, variance, *rest, variance_epsilon, has_offset, has_scale):
         check_dtypes("BatchNormalization", (x,), HALF_T, ("x",))
@@ -637,7 +639,7 @@ class Dropout:
     composite as one stateful op). ``noise_shape`` broadcasts the mask; ``scale`` is
     1 / (1 - rate) computed in Python for a Python rate (as TF), else in x's dtype."""
 
-    check = make_check("Dropout", HALF_T, same=2)
+    check = DtypeCheck("Dropout", HALF_T, same=2)
 
     def infer(x, rate, noise_shape=None, scale=None, seed=0, seed2=0, _stream=0):
         return TensorSpec(x.shape, x.dtype)
@@ -1105,7 +1107,7 @@ def _conv_op(op_name, allowed, depthwise=False, fmt_last=("NHWC",)):
         return _conv_kernel(input, filter, strides, padding, explicit_paddings,
                             dilations or (1,) * rank, data_format in fmt_last, depthwise)
 
-    return register(OpDef(op_name, infer, kernel, check=make_check(op_name, allowed, same=2)))
+    return register(OpDef(op_name, infer, kernel, check=DtypeCheck(op_name, allowed, same=2)))
 
 
 CONV2D = _conv_op("Conv2D", CONV_T)
@@ -1482,7 +1484,7 @@ def _pool_op(op_name, allowed, average, rank):
         return _pool_kernel(input, ksize, strides, padding, explicit_paddings,
                             not data_format.startswith("NC"), average)
 
-    return register(OpDef(op_name, infer, kernel, check=make_check(op_name, allowed, same=1)))
+    return register(OpDef(op_name, infer, kernel, check=DtypeCheck(op_name, allowed, same=1)))
 
 
 _ONEDNN_POOL = frozenset(d._np for d in (D.float32, D.bfloat16) if d is not None)

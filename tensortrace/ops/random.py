@@ -26,7 +26,8 @@ from ..errors import NotFoundError, invalid_argument
 from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
 from ..shapes import TensorShape
 from ..tensor import Tensor, TensorSpec, static_value
-from ._rules import FLOAT, c_name, check_dtypes
+from ._base import FLOAT, check_dtypes
+from ..dtypes import c_name
 from .array import stack
 from .math import add
 

@@ -12,7 +12,9 @@ from ..errors import invalid_argument
 from ..registry import NON_DIFFERENTIABLE, OpDef, register
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
-from ._rules import c_name, check_dtypes, make_check
+from ._base import check_dtypes
+from ..dtypes import c_name
+from ..registry import DtypeCheck
 from .array import (
     axis_attr,
     graph_error,
@@ -173,7 +175,7 @@ def _reduction(name, kernel, allowed, grad=None):
     def run(input, axis, keep_dims):
         return kernel(input, _axes(input.ndim, axis), keep_dims)
 
-    check = _bool_check(name) if allowed is None else make_check(name, allowed, same=1)
+    check = _bool_check(name) if allowed is None else DtypeCheck(name, allowed, same=1)
     return register(OpDef(name, infer, run, grad=grad, check=check))
 
 
@@ -223,7 +225,7 @@ def _arg_reduction(name, np_fn, nan_fill, allowed_out):
         return np_fn(input, axis=axis).astype(output_type._np)[()]
 
     return register(OpDef(name, infer, kernel, grad=NON_DIFFERENTIABLE,
-                          check=make_check(name, _ARG_INPUT, same=1)))
+                          check=DtypeCheck(name, _ARG_INPUT, same=1)))
 
 
 ARG_MAX = _arg_reduction("ArgMax", np.argmax, -np.inf, _ARG_MAX_OUT)
@@ -257,7 +259,7 @@ def _scan(name, ufunc, identity, allowed=NUMBER):
             out = shifted
         return np.flip(out, axis) if reverse else out
 
-    return register(OpDef(name, infer, kernel, check=make_check(name, allowed, same=1)))
+    return register(OpDef(name, infer, kernel, check=DtypeCheck(name, allowed, same=1)))
 
 
 CUMSUM = _scan("Cumsum", np.add, 0)

@@ -19,7 +19,8 @@ from ..errors import OutOfRangeError, invalid_argument
 from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
 from ..shapes import TensorShape
 from ..tensor import Tensor, TensorSpec, static_value
-from ._rules import broadcast_shape, c_name
+from ._base import broadcast_shape
+from ..dtypes import c_name
 from .math import binary_operands
 
 _UNITS = ("BYTE", "UTF8_CHAR")

@@ -16,7 +16,8 @@ from ..convert import convert_to_tensor
 from ..registry import NON_DIFFERENTIABLE, define_op
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ._rules import c_name, check_dtypes
+from ._base import check_dtypes
+from ..dtypes import c_name
 from .array import (
     broadcast_to,
     concat,

@@ -11,6 +11,7 @@ import numpy as np
 from .. import errors, nest
 from ..context import record, state
 from ..convert import convert_to_tensor
+from ..dtypes import c_name
 from ..autodiff.replay import replay
 from ..executor.compiled import compile_graph
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -190,8 +191,8 @@ class ConcreteFunction:
                     raise self._input_error(index, spec, str(e)) from None
             if value.dtype != spec.dtype:
                 raise self._input_error(
-                    index, spec, f"expected to be a {_c(spec.dtype)} tensor but is a "
-                    f"{_c(value.dtype)} tensor")
+                    index, spec, f"expected to be a {c_name(spec.dtype)} tensor but is a "
+                    f"{c_name(value.dtype)} tensor")
             if not spec.shape.is_compatible_with(value.shape):
                 raise self._input_error(
                     index, spec, f"expected to have shape {spec.shape} but has shape "
@@ -323,12 +324,6 @@ def _describe_output(structure):
         return signature.describe(nest.map_structure(
             lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, structure))
     return signature.describe(structure)
-
-
-def _c(dtype):
-    from ..ops._rules import c_name
-
-    return c_name(dtype)
 
 
 class _FunctionType:
