@@ -2,7 +2,7 @@
 
 Eagerly ``bind`` runs the op's NumPy kernel at once; while a function is being traced it asks the
 graph under construction to append an operation; in both cases it offers the op to every active
-tape (``record``). Tapes are any objects with a ``record`` method: autodiff's ``GradientTape``
+tape (``record``). Tapes are any objects with a ``_record`` method: autodiff's ``GradientTape``
 puts itself on ``state.tapes``, so this module knows nothing of gradients.
 
     >>> bind(registry.get("AddV2"), constant(1), constant(2))
@@ -19,7 +19,7 @@ from .tensor import EagerTensor, Tensor
 
 class _State(threading.local):
     """What ``bind`` consults: the graph being built (None when eager) and the active tapes
-    (objects with a ``record`` method, innermost last).
+    (objects with a ``_record`` method, innermost last).
 
     Per thread, as TF's context is: a function traced in one thread never captures the eager ops
     another thread runs meanwhile (about 20 ns more per read than a plain object).
@@ -91,12 +91,12 @@ def bind(op, *inputs, **attrs):
 
 def record(op, inputs, attrs, outs):
     """Offer one application of ``op`` to every active tape; each keeps it if it watches an
-    input. Tapes share one record: ``tape.record(op, inputs, attrs, outputs, shared)`` returns
+    input. Tapes share one record: ``tape._record(op, inputs, attrs, outputs, shared)`` returns
     the record it kept (``shared`` when one was given) or ``shared`` unchanged."""
     outputs = outs if type(outs) is tuple else (outs,)
     shared = None
     for tape in state.tapes:
-        shared = tape.record(op, inputs, attrs, outputs, shared)
+        shared = tape._record(op, inputs, attrs, outputs, shared)
 
 
 def _kernel_message(e, arrays):

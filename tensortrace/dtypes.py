@@ -210,18 +210,3 @@ def from_numpy(np_dtype):
 
 QUANTIZED_DTYPES = frozenset()
 
-
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
-_ENUM_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
-
-
-def c_name(dtype):
-    """TF's C++ name of a DType or NumPy dtype, as its runtime errors spell it ("float")."""
-    name = (dtype if isinstance(dtype, DType) else from_numpy(dtype))._name
-    return _C_NAMES.get(name, name)
-
-
-def enum_name(dtype):
-    """The ``DT_`` suffix of a DType or NumPy dtype in TF's node texts ("FLOAT", "INT32")."""
-    name = (dtype if isinstance(dtype, DType) else from_numpy(dtype))._name
-    return _ENUM_NAMES.get(name, name.upper())

@@ -1,7 +1,4 @@
-"""TensorFlow's error classes (``tf.errors``), with TF's names, codes and constructor, and the
-builders of the messages TF's kernels and shape functions raise (one place for each text)."""
-
-from .dtypes import c_name, enum_name
+"""TensorFlow's error classes (``tf.errors``), with TF's names, codes and constructor."""
 
 OK = 0
 CANCELLED = 1
@@ -94,32 +91,3 @@ def invalid_argument(message, op_name=None):
         message = f"{message} [Op:{op_name}]"
     return InvalidArgumentError(None, None, message)
 
-
-def input_dtype_error(op_name, index, expected, got):
-    """Input ``index`` of ``op_name`` has dtype ``got`` where ``expected`` was due (DTypes or NumPy
-    dtypes): TF's eager ``cannot compute ... as input #1(zero-based)`` error."""
-    return invalid_argument(
-        f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
-        f"{c_name(expected)} tensor but is a {c_name(got)} tensor", op_name)
-
-
-def attr_dtype_error(op_name, attr, got, allowed):
-    """A dtype outside the op's allowed list for type attr ``attr`` (eager)."""
-    text = ", ".join(c_name(d) for d in allowed)
-    return invalid_argument(f"Value for attr '{attr}' of {c_name(got)} is not in the list of "
-                            f"allowed values: {text}", op_name)
-
-
-def no_kernel_error(op_name, dtype, attrs=""):
-    """The NotFoundError TF raises for a dtype its OpDef allows but no CPU kernel handles;
-    ``attrs`` continues the node's attr list (``", Tidx=DT_INT32"``)."""
-    return NotFoundError(
-        None, None, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
-        f"[T=DT_{enum_name(dtype)}{attrs}] [Op:{op_name}]")
-
-
-def node_error(message, op_name, shapes, attrs="", args=""):
-    """TF's graph-construction ValueError naming the node and its input shapes (texts)."""
-    call = f"({args})" if args else ""
-    return ValueError(f"{message} for '{{{{node {op_name}}}}} = {op_name}[{attrs}]{call}' with "
-                      f"input shapes: {', '.join(shapes)}.")

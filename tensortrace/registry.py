@@ -8,7 +8,7 @@
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Optional
 
-from . import errors
+from . import messages
 
 
 class _NonDifferentiable:
@@ -62,18 +62,18 @@ class DtypeCheck:
                 ((i, fixed) for i in range(len(arrays)))
             for i, dtype in wanted:
                 if i < len(arrays) and arrays[i].dtype != dtype._np:
-                    raise errors.input_dtype_error(self.op_name, i, dtype, arrays[i].dtype)
+                    raise messages.input_dtype_error(self.op_name, i, dtype, arrays[i].dtype)
         first = self.first
         if first < len(arrays) and (self.allowed is not None or self.same != 1):
             dt = arrays[first].dtype
             if self._allowed_np is not None and dt not in self._allowed_np:
-                raise errors.attr_dtype_error(self.op_name, self.attr, dt, self.allowed)
+                raise messages.attr_dtype_error(self.op_name, self.attr, dt, self.allowed)
             end = len(arrays) if self.same is None else min(first + self.same, len(arrays))
             for i in range(first + 1, end):
                 if arrays[i].dtype != dt:
-                    raise errors.input_dtype_error(self.op_name, i, dt, arrays[i].dtype)
+                    raise messages.input_dtype_error(self.op_name, i, dt, arrays[i].dtype)
             if self.kernels is not None and dt not in self._kernels_np:
-                raise errors.no_kernel_error(self.op_name, dt)
+                raise messages.no_kernel_error(self.op_name, dt)
         if self.then is not None:
             self.then(arrays)
 

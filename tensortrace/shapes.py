@@ -209,13 +209,3 @@ def dimension_at_index(shape, index):
     shape = as_shape(shape)
     return None if shape.rank is None else shape.dims[index]
 
-
-def shape_text(shape):
-    """A shape as TF's runtime prints it: ``[2,?,3]`` (a TensorShape, or a sequence of dims).
-
-    Unknown dimensions print as ``?``; an unknown rank as ``<unknown>``.
-    """
-    dims = shape.dims if isinstance(shape, TensorShape) else shape
-    if dims is None:
-        return "<unknown>"
-    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"

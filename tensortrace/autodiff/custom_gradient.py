@@ -36,7 +36,7 @@ class _VariableWatcher:
     def __init__(self):
         self.variables = {}
 
-    def record(self, opdef, inputs, attrs, outputs, shared=None):
+    def _record(self, opdef, inputs, attrs, outputs, shared=None):
         self._consider(opdef, inputs)
         return shared
 

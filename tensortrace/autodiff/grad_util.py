@@ -114,8 +114,7 @@ def unbroadcast(dx, x, *others):
 
 
 def _dynamic(dx, x):
-    from ..ops.array import shape
-    from .grad_ops import sum_to_shape
+    from ..ops.array import shape, sum_to_shape
 
     return sum_to_shape(dx, shape(x))
 

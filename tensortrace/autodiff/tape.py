@@ -16,7 +16,7 @@ from .._logging import logger
 from ..context import state
 from ..tensor import Tensor
 from ..variables import Variable
-from . import custom_gradient, grad_ops, gradients  # noqa: F401  (register ops and public names)
+from . import custom_gradient, gradients  # noqa: F401  (register public names)
 
 
 class TapeRecord:
@@ -119,7 +119,7 @@ class GradientTape:
         self._watched[id(handle)] = handle
         self._variables.setdefault(id(v), v)
 
-    def record(self, opdef, inputs, attrs, outputs, shared=None):
+    def _record(self, opdef, inputs, attrs, outputs, shared=None):
         """Keep this application of ``opdef`` if an input is watched (the tape protocol of
         ``context.record``); returns the record, shared with the other tapes that keep it."""
         if self._recording and self._consider(opdef, inputs):

@@ -18,13 +18,14 @@ from ..errors import OpError, invalid_argument
 from ..registry import NON_DIFFERENTIABLE, define_op
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ..dtypes import c_name
+from ..messages import c_name
 from ..registry import DtypeCheck
-from ..shapes import shape_text
+from ..messages import shape_text
 from ._args import arg_error, auto_pack as _auto_pack, axis_attr, const as _const, holds_tensor
 from ._args import int_attr, int_input, known_values, scalar_array, scalar_tensor, shape_values
 from ._args import static_int as _static_int, static_ints
 from ._base import BOOL, INDEX as _INDEX, NUMERIC, bounded_static, broadcast_shape, check_dtypes
+from ._base import unbroadcast_axes
 from ._base import check_index, check_out_type, graph_error, kernel_out_type
 
 _PUBLIC = {}
@@ -1704,3 +1705,53 @@ Identity.grad = lambda op, dy: dy
 BroadcastTo.grad = _broadcast_to_grad
 ReverseV2.grad = lambda op, dy: reverse(dy, op.attrs["axis"]) if op.attrs["axis"] else dy
 LinSpace.grad = _linspace_grad
+
+
+# --- StopGradient -------------------------------------------------------------------------------
+@define_op("StopGradient", expr="{0}")
+class StopGradient:
+    """The input, unchanged; tapes see no path through it."""
+
+    def infer(input):
+        return TensorSpec(input.shape, input.dtype)
+
+    def kernel(input):
+        return input
+
+    grad = NON_DIFFERENTIABLE
+
+
+@tf_export("stop_gradient")
+def stop_gradient(input, name=None):
+    """``input``, treated as a constant by gradients."""
+    return bind(StopGradient, convert_to_tensor(input))
+
+
+# --- SumToShape ---------------------------------------------------------------------------------
+@define_op("SumToShape")
+class SumToShape:
+    """``x`` summed over the axes along which ``shape`` was broadcast to give x's shape.
+
+    TF spells this BroadcastGradientArgs + Sum(reduction_indices) + Reshape; our Sum takes its
+    axes as an attr, so the three are one op here. Gradients emit it only when static shapes
+    cannot tell which axes were broadcast.
+    """
+
+    def infer(x, shape):
+        check_index("SumToShape", shape, "shape")
+        return TensorSpec(TensorShape(shape_values(shape)), x.dtype)
+
+    def kernel(x, shape):
+        target = tuple(shape.tolist())
+        if np.shape(x) == target:
+            return x
+        axes = unbroadcast_axes(np.shape(x), target)
+        return np.add.reduce(x, axis=axes, dtype=x.dtype).reshape(target)
+
+    def grad(op, dy):
+        return broadcast_to(dy, shape(op.inputs[0])), None
+
+
+def sum_to_shape(x, shape):
+    """``x`` summed back to ``shape`` (a 1-D int tensor), undoing broadcasting."""
+    return bind(SumToShape, x, shape)

@@ -15,7 +15,7 @@ from ..registry import define_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
 from ._base import FLOAT, check_dtypes
-from ..dtypes import c_name
+from ..messages import c_name
 from .array import rank as _rank
 from .array import shape as _shape
 from .control_flow import ASSERT

@@ -17,10 +17,11 @@ from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
 from ..graph.ir import STATIC_LIMIT
 from ._base import ALL, BOOL, COMPLEX, FLOAT, NUMERIC, REAL, broadcast_shape, check_dtypes
-from ..dtypes import c_name
+from ..messages import c_name
 from .array import shape as tf_shape
 from .array import stack, transpose
 from .math import cast, where
+from ._args import shape_values
 
 _wrap = EagerTensor._wrap
 INDEX = (D.int16, D.int32, D.int64)
@@ -1548,8 +1549,6 @@ def _slice_grad(op, dy):
 
 
 def _strided_slice_grad(op, dy):
-    from ..autodiff.grad_ops import strided_slice_grad
-
     x, begin, end, strides = op.inputs
     dims = _grad_util().static_dims(x)
     shape = constant(np.array(dims, begin.dtype._np)) if dims is not None else \
@@ -1781,6 +1780,36 @@ def _no_gradient(name):
         raise LookupError(f"gradient registry has no entry for: {name}")
 
     return grad
+
+
+# --- StridedSliceGrad ---------------------------------------------------------------------------
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+@define_op("StridedSliceGrad")
+class StridedSliceGrad:
+    """Zeros of ``shape`` with ``dy`` written where StridedSlice(begin, end, strides) read."""
+
+    def infer(shape, begin, end, strides, dy, **masks):
+        return TensorSpec(TensorShape(shape_values(shape)), dy.dtype)
+
+    def kernel(shape, begin, end, strides, dy, **masks):
+        shape = tuple(shape.tolist())
+        out = np.zeros(shape, dy.dtype)
+        index = strided_index(shape, begin.tolist(), end.tolist(), strides.tolist(), **masks)
+        view = out[index]
+        view_shape = np.shape(view)
+        out[index] = np.reshape(dy, view_shape)
+        return out
+
+    def grad(op, ddx):
+        _, begin, end, strides, _ = op.inputs
+        masks = {k: op.attrs[k] for k in _MASKS}
+        return None, None, None, None, strided_slice(ddx, begin, end, strides, **masks)
+
+
+def strided_slice_grad(shape, begin, end, strides, dy, **masks):
+    return bind(StridedSliceGrad, shape, begin, end, strides, dy, **masks)
 
 
 UNIQUE.grad = _no_gradient("Unique")  # TF registers none: differentiating through it raises

@@ -15,11 +15,11 @@ from ..context import bind
 from ..context import state as _state
 from ..convert import convert_to_tensor
 from ..errors import invalid_argument
-from ..registry import NON_DIFFERENTIABLE, DtypeCheck, OpDef, register
+from ..registry import NON_DIFFERENTIABLE, DtypeCheck, OpDef, define_op, register
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ._base import ALL, COMPLEX, FLOAT, FLOAT_COMPLEX, REAL, broadcast_shape, check_dtypes
-from ..dtypes import c_name
+from ..messages import c_name
 from ..numerics import EXTOBJ, IGNORE, quiet
 
 _wrap = EagerTensor._wrap
@@ -1294,8 +1294,8 @@ def saturate_cast(value, dtype, name=None):
         if dtype.is_complex:
             real_in, real_out = in_dtype.real_dtype, dtype.real_dtype
             if real_in.min < real_out.min or real_in.max > real_out.max:
-                low = convert_to_tensor(complex(real_out.min, real_out.min), in_dtype)
-                high = convert_to_tensor(complex(real_out.max, real_out.max), in_dtype)
+                low = convert_to_tensor(builtins.complex(real_out.min, real_out.min), in_dtype)
+                high = convert_to_tensor(builtins.complex(real_out.max, real_out.max), in_dtype)
                 value = bind(CLIP_BY_VALUE, value, low, high)
             return cast(value, dtype)
         value = real(value)
@@ -1580,8 +1580,6 @@ def _nonzero(x):
 
 
 def _complex(re, im):
-    from ..autodiff.grad_ops import complex  # tf.complex is defined with the gradient ops
-
     return complex(re, im)
 
 
@@ -1710,6 +1708,47 @@ def _install_gradients():
     CLIP_BY_VALUE.grad = _clip_grad
     ADD_N.grad = lambda op, g: [g] * len(op.inputs)
     TRUNCATE_MOD.grad = _no_gradient("TruncateMod")
+
+
+# --- Complex ------------------------------------------------------------------------------------
+_COMPLEX_OF = {D.float32: D.complex64, D.float64: D.complex128}
+
+
+@define_op("Complex")
+class Complex:
+    """``real + 1j * imag`` elementwise, with broadcasting."""
+
+    def infer(real, imag, Tout):
+        check_dtypes("Complex", (real, imag), (D.float32, D.float64), ("real", "imag"))
+        return TensorSpec(broadcast_shape(real.shape, imag.shape, "Complex"), Tout)
+
+    def kernel(real, imag, Tout):
+        out = np.empty(np.broadcast_shapes(np.shape(real), np.shape(imag)), Tout._np)
+        out.real = real
+        out.imag = imag
+        return out[()] if out.ndim == 0 else out
+
+    check = DtypeCheck("Complex", (D.float32, D.float64), same=2)
+
+    def grad(op, dz):
+        x, y = op.inputs
+        return _unbroadcast(real(dz), x, y), _unbroadcast(imag(dz), y, x)
+
+
+@tf_export("dtypes.complex", "complex")
+def complex(real, imag, name=None):
+    """The complex tensor ``real + 1j * imag`` (float32 -> complex64, float64 -> complex128).
+
+    Raises:
+        TypeError: unless both parts are float32 or both are float64.
+    """
+    real, imag = convert_to_tensor(real), convert_to_tensor(imag)
+    tout = _COMPLEX_OF.get(real.dtype)
+    if tout is None or imag.dtype != real.dtype:
+        raise TypeError(f"The `real` and `imag` components have incorrect types: "
+                        f"{real.dtype.name} {imag.dtype.name}. They must be consistent, and one "
+                        f"of [tf.float32, tf.float64]")
+    return bind(Complex, real, imag, Tout=tout)
 
 
 _install_gradients()

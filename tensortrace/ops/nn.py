@@ -17,7 +17,7 @@ from ..errors import invalid_argument
 from ..registry import OpDef, define_op, register
 from ..tensor import TensorSpec, static_value
 from ._base import broadcast_shape, check_dtypes
-from ..dtypes import c_name
+from ..messages import c_name
 from ..registry import DtypeCheck
 from .linalg import dims_text, dtypes_named, node_error, static_attr, via_float32
 

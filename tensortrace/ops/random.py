@@ -27,7 +27,7 @@ from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
 from ..shapes import TensorShape
 from ..tensor import Tensor, TensorSpec, static_value
 from ._base import FLOAT, check_dtypes
-from ..dtypes import c_name
+from ..messages import c_name
 from .array import stack
 from .math import add
 

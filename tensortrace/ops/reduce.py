@@ -13,7 +13,7 @@ from ..registry import NON_DIFFERENTIABLE, OpDef, register
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
 from ._base import check_dtypes
-from ..dtypes import c_name
+from ..messages import c_name
 from ..registry import DtypeCheck
 from .array import (
     axis_attr,

@@ -20,7 +20,7 @@ from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
 from ..shapes import TensorShape
 from ..tensor import Tensor, TensorSpec, static_value
 from ._base import broadcast_shape
-from ..dtypes import c_name
+from ..messages import c_name
 from .math import binary_operands
 
 _UNITS = ("BYTE", "UTF8_CHAR")

@@ -16,7 +16,7 @@ from ..errors import InvalidArgumentError, OutOfRangeError, invalid_argument
 from ..registry import NON_DIFFERENTIABLE, define_op, never_static
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ..dtypes import c_name
+from ..messages import c_name
 from .array import concat as _concat
 from .array import split as _split
 from .array import stack as _stack

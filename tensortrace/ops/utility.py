@@ -17,7 +17,7 @@ from ..registry import NON_DIFFERENTIABLE, define_op
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
 from ._base import check_dtypes
-from ..dtypes import c_name
+from ..messages import c_name
 from .array import (
     broadcast_to,
     concat,

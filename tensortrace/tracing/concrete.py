@@ -11,7 +11,7 @@ import numpy as np
 from .. import errors, nest
 from ..context import record, state
 from ..convert import convert_to_tensor
-from ..dtypes import c_name
+from ..messages import c_name
 from ..autodiff.replay import replay
 from ..executor.compiled import compile_graph
 from ..tensor import EagerTensor, Tensor, TensorSpec

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.autodiff.grad_ops import strided_slice_grad, sum_to_shape
+from tensortrace.ops.array import sum_to_shape
+from tensortrace.ops.indexing import strided_slice_grad
 from tensortrace.autodiff.grad_util import unbroadcast
 from tensortrace.graph.ir import Graph
 

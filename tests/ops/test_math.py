@@ -71,7 +71,13 @@ _erf = np.vectorize(math.erf)
 _erfc = np.vectorize(math.erfc)
 
 
+_F32_23 = np.arange(6, dtype=np.float32).reshape(2, 3)
+
 CASES = [
+    # complex numbers from parts
+    Case(tf.complex, (_F32_23, np.float32(2.0)),
+         ref=lambda a, b: (a + 1j * b).astype(np.complex64)),
+    Case(tf.complex, (_F32_23.astype(np.float64), np.ones((1, 3))), ref=lambda a, b: a + 1j * b),
     # arithmetic
     Case(tf.math.add, (A, B), ref=np.add, id="add-broadcast"),
     Case(tf.math.add, (rand(4, dtype=np.int32), rand(4, dtype=np.int32)), ref=np.add, id="add-i32"),

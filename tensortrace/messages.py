@@ -1,0 +1,69 @@
+"""TF's message texts, one place for each: dtype and shape as its runtime prints them, and the
+errors its kernels and shape functions raise (these modules' public names would otherwise show
+in ``tf.dtypes`` and ``tf.errors``).
+
+    >>> input_dtype_error("AddV2", 1, tf.float32, tf.int32)
+    InvalidArgumentError('cannot compute AddV2 as input #1(zero-based) was expected to be a
+    float tensor but is a int32 tensor [Op:AddV2]')
+"""
+
+from .dtypes import DType, from_numpy
+from .errors import NotFoundError, invalid_argument
+from .shapes import TensorShape
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+_ENUM_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
+
+
+def c_name(dtype):
+    """TF's C++ name of a DType or NumPy dtype, as its runtime errors spell it ("float")."""
+    name = (dtype if isinstance(dtype, DType) else from_numpy(dtype)).name
+    return _C_NAMES.get(name, name)
+
+
+def enum_name(dtype):
+    """The ``DT_`` suffix of a DType or NumPy dtype in TF's node texts ("FLOAT", "INT32")."""
+    name = (dtype if isinstance(dtype, DType) else from_numpy(dtype)).name
+    return _ENUM_NAMES.get(name, name.upper())
+
+
+def shape_text(shape):
+    """A shape as TF's runtime prints it: ``[2,?,3]`` (a TensorShape, or a sequence of dims).
+
+    Unknown dimensions print as ``?``; an unknown rank as ``<unknown>``.
+    """
+    dims = shape.dims if isinstance(shape, TensorShape) else shape
+    if dims is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def input_dtype_error(op_name, index, expected, got):
+    """Input ``index`` of ``op_name`` has dtype ``got`` where ``expected`` was due (DTypes or NumPy
+    dtypes): TF's eager ``cannot compute ... as input #1(zero-based)`` error."""
+    return invalid_argument(
+        f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
+        f"{c_name(expected)} tensor but is a {c_name(got)} tensor", op_name)
+
+
+def attr_dtype_error(op_name, attr, got, allowed):
+    """A dtype outside the op's allowed list for type attr ``attr`` (eager)."""
+    text = ", ".join(c_name(d) for d in allowed)
+    return invalid_argument(f"Value for attr '{attr}' of {c_name(got)} is not in the list of "
+                            f"allowed values: {text}", op_name)
+
+
+def no_kernel_error(op_name, dtype, attrs=""):
+    """The NotFoundError TF raises for a dtype its OpDef allows but no CPU kernel handles;
+    ``attrs`` continues the node's attr list (``", Tidx=DT_INT32"``)."""
+    return NotFoundError(
+        None, None, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
+        f"[T=DT_{enum_name(dtype)}{attrs}] [Op:{op_name}]")
+
+
+def node_error(message, op_name, shapes, attrs="", args=""):
+    """TF's graph-construction ValueError naming the node and its input shapes (texts)."""
+    call = f"({args})" if args else ""
+    return ValueError(f"{message} for '{{{{node {op_name}}}}} = {op_name}[{attrs}]{call}' with "
+                      f"input shapes: {', '.join(shapes)}.")
