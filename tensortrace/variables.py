@@ -16,7 +16,9 @@ import numpy as np
 from . import dtypes as D
 from ._export import export_value
 from .context import bind, state
-from .convert import convert_to_tensor
+from .convert import convert_to_tensor, to_array
+from .graph.ir import SymbolicTensor
+from .ops import array, indexing
 from .ops import state as state_ops
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
@@ -222,24 +224,16 @@ class Variable:
 
     # --- sparse reads and updates (TF's, built from gather and tensor_scatter ops) -----------
     def sparse_read(self, indices, name=None):
-        from .ops import indexing
-
         return indexing.gather(self.value(), indices)
 
     def gather_nd(self, indices, name=None):
-        from .ops import indexing
-
         return indexing.gather_nd(self.value(), indices)
 
     def _scatter_nd(self, kind, indices, updates, read_value=True):
-        from .ops import indexing
-
         new = getattr(indexing, f"tensor_scatter_nd_{kind}")(self.value(), indices, updates)
         return self.assign(new, read_value=read_value)
 
     def _scatter(self, kind, sparse_delta, read_value=True):
-        from .ops import array
-
         indices = convert_to_tensor(sparse_delta.indices)
         values = sparse_delta.values
         if indices.shape.rank == 0:  # one slice: as a batch of one
@@ -376,8 +370,6 @@ class _SlicedEagerTensor(EagerTensor):
 
 
 def _sliced_symbolic_class():
-    from .graph.ir import SymbolicTensor
-
     if not _SLICED_SYMBOLIC:
         class _SlicedSymbolicTensor(SymbolicTensor):
             """``v[...]`` inside a trace: a graph tensor that can ``assign`` to the slice."""
@@ -406,8 +398,6 @@ def _variable_getitem(self, slice_spec):
 def _assign_slice(var, spec, value, read_value):
     """Assign ``value`` to ``var[spec]``: scatter it at the slice's flat indices (TF's
     strided-slice assign, built from ops that work eagerly and in graphs)."""
-    from .ops import array, indexing
-
     full = var.value()
     shape = array.shape(full)
     flat_index = array.reshape(array.range(array.size(full)), shape)[spec]
@@ -437,8 +427,6 @@ def _eager_value(initial_value, dtype):
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with "
                              f"dtype {initial_value.dtype.name}: {initial_value!r}")
         return value
-    from .convert import to_array
-
     return np.asarray(to_array(initial_value, dtype))
 
 
