@@ -1,0 +1,206 @@
+"""The convolution kernels' arithmetic: im2col GEMMs in cache-sized blocks on worker threads,
+Winograd's F(2x2, 3x3) for 3x3 filters, depthwise taps; and OpenBLAS's thread count, which the
+workers set to one while they run."""
+
+import ctypes
+import glob
+import itertools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._geometry import windows
+
+# One patch block of about this many bytes per BLAS call: big enough for the GEMM to run at full
+# speed, small enough to stay in cache (measured with bench/bench_conv.py).
+_BLOCK_BYTES = 3 << 20
+_PARALLEL_FLOPS = 5e7  # below this a convolution is one plain GEMM per block, no workers
+
+
+class Blas:
+    """The thread count of NumPy's bundled OpenBLAS, found through ctypes (as threadpoolctl
+    does); ``set`` stays None when this NumPy's BLAS cannot be controlled."""
+
+    get = set = None
+    found = False
+
+    @classmethod
+    def load(cls):
+        if not cls.found:
+            cls.found = True
+            cls.get, cls.set = _openblas_thread_functions()
+        return cls.set is not None
+
+
+def _openblas_thread_functions():
+    root = os.path.dirname(os.path.dirname(np.__file__))
+    for lib in sorted(glob.glob(os.path.join(root, "numpy.libs", "*openblas*"))
+                      + glob.glob(os.path.join(os.path.dirname(np.__file__), ".libs", "*blas*"))):
+        try:
+            dll = ctypes.CDLL(lib)
+        except OSError:
+            continue
+        for prefix in ("scipy_openblas", "openblas"):
+            for suffix in ("64_", ""):
+                try:
+                    get = getattr(dll, f"{prefix}_get_num_threads{suffix}")
+                    set_ = getattr(dll, f"{prefix}_set_num_threads{suffix}")
+                except AttributeError:
+                    continue
+                get.restype = ctypes.c_int
+                set_.argtypes = [ctypes.c_int]
+                return get, set_
+    return None, None
+
+
+class Workers:
+    """One worker thread per CPU for the blocks of a large convolution, each calling BLAS with
+    one thread: the workers balance among themselves, where BLAS's own threads each wait for the
+    slowest (twice as slow as this whenever another process holds a core)."""
+
+    pool = pid = None
+    lock = threading.Lock()
+    active = 0  # convolutions running now; the first saves BLAS's thread count, the last restores
+    saved = 1
+
+    @classmethod
+    def run(cls, fn, tasks):
+        Blas.load()
+        with cls.lock:
+            if cls.pid != os.getpid():  # a forked child inherits no threads: make a new pool
+                cls.pool, cls.pid = ThreadPoolExecutor(os.cpu_count() or 1), os.getpid()
+            if cls.active == 0:
+                cls.saved = Blas.get()
+                Blas.set(1)
+            cls.active += 1
+        try:
+            for f in [cls.pool.submit(fn, *t) for t in tasks]:
+                f.result()
+        finally:
+            with cls.lock:
+                cls.active -= 1
+                if cls.active == 0:
+                    Blas.set(cls.saved)
+
+
+def _parallel(flops, tasks):
+    return len(tasks) > 1 and flops >= _PARALLEL_FLOPS and Blas.load()
+
+
+def gemm_conv(x, w, out, strides, dilations):
+    """Convolve padded channels-last ``x`` with ``w`` [*k, C, O]: im2col blocks, one GEMM each."""
+    n, c = x.shape[0], x.shape[-1]
+    ksizes, o = w.shape[:-2], w.shape[-1]
+    kc = int(np.prod(ksizes)) * c
+    w2 = np.ascontiguousarray(w.reshape(kc, o))
+    y = np.empty((n, *out, o), x.dtype)
+    if y.size == 0:
+        return y
+    if kc == 0:
+        y[...] = 0
+        return y
+    if kc == c and all(s == 1 for s in strides) and tuple(out) == x.shape[1:-1]:
+        np.matmul(x.reshape(-1, c), w2, out=y.reshape(-1, o))  # 1x1 convolution: no patches
+        return y
+    win = windows(x, out, ksizes, strides, dilations)
+    blocks = [(b,) for b in _blocks(n, out, kc * x.itemsize)]
+
+    def run(block, buf=None):
+        src = win[block]
+        patches = np.empty(src.shape, x.dtype) if buf is None else buf[:src.size].reshape(
+            src.shape)
+        np.copyto(patches, src)
+        np.matmul(patches.reshape(-1, kc), w2, out=y[block].reshape(-1, o))
+
+    if _parallel(2.0 * y.size * kc, blocks):
+        Workers.run(run, blocks)
+        return y
+    buf = np.empty(max(win[b].size for (b,) in blocks[:2]), x.dtype)
+    for (b,) in blocks:
+        run(b, buf)
+    return y
+
+
+# Winograd's F(2x2, 3x3) (Lavin & Gray, 2015): each 4x4 input tile gives a 2x2 output tile from
+# 16 products instead of 36, so a 3x3 convolution is 16 GEMMs of a quarter of the rows, 2.25x
+# fewer flops than im2col (float32 errors stay at the GEMM's level).
+_WINO_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+
+
+def winograd_ok(x, w, out, strides, dilations):
+    """Large float32 3x3 stride-1 convolutions of finite values (the transforms would turn an
+    inf into nan where the direct sum gives inf; a sum is a cheap test that also catches values
+    big enough to overflow in the transforms)."""
+    return (w.shape[:-2] == (3, 3) and x.dtype == np.float32 and max(strides) == 1
+            and max(dilations) == 1 and w.shape[-2] == x.shape[-1] and min(out) > 0
+            and 18.0 * x.shape[0] * out[0] * out[1] * w.shape[-2] * w.shape[-1]
+            >= _PARALLEL_FLOPS and Blas.load()
+            and np.isfinite(np.sum(x)) and np.isfinite(np.sum(w)))
+
+
+def winograd_conv(x, w, out):
+    """3x3, stride-1 convolution of padded NHWC ``x`` by F(2x2, 3x3), in blocks of tile rows."""
+    n, c, o = x.shape[0], x.shape[-1], w.shape[-1]
+    th, tw = -(-out[0] // 2), -(-out[1] // 2)
+    hp, wp = 2 * th + 2, 2 * tw + 2
+    if (hp, wp) != x.shape[1:3]:  # odd output sizes: one more row/column of tiles
+        x = np.pad(x, [(0, 0), (0, hp - x.shape[1]), (0, wp - x.shape[2]), (0, 0)])
+    u = np.einsum("ai,ijco,bj->abco", _WINO_G, w.astype(np.float64), _WINO_G, optimize=True)
+    u = u.reshape(16, c, o).astype(x.dtype)
+    y = np.empty((n, 2 * th, 2 * tw, o), x.dtype)
+    rows = max(1, _BLOCK_BYTES // (16 * tw * c * x.itemsize))
+
+    def run(i, t0, t1):
+        b = t1 - t0
+        slab = x[i, 2 * t0:2 * t1 + 2]
+        d0, d1, d2, d3 = (slab[k:k + 2 * b:2] for k in range(4))
+        r = np.empty((4, b, wp, c), x.dtype)  # B^T d along rows ...
+        np.subtract(d0, d2, out=r[0])
+        np.add(d1, d2, out=r[1])
+        np.subtract(d2, d1, out=r[2])
+        np.subtract(d1, d3, out=r[3])
+        e0, e1, e2, e3 = (r[:, :, k:k + 2 * tw:2] for k in range(4))
+        v = np.empty((4, 4, b, tw, c), x.dtype)  # ... then along columns
+        np.subtract(e0, e2, out=v[:, 0])
+        np.add(e1, e2, out=v[:, 1])
+        np.subtract(e2, e1, out=v[:, 2])
+        np.subtract(e1, e3, out=v[:, 3])
+        m = np.matmul(v.reshape(16, b * tw, c), u).reshape(4, 4, b, tw, o)
+        h = np.empty((4, 2, b, tw, o), x.dtype)  # A^T m A along rows ... [column, row, ...]
+        np.add(m[0], m[1], out=h[:, 0])
+        h[:, 0] += m[2]
+        np.subtract(m[1], m[2], out=h[:, 1])
+        h[:, 1] -= m[3]
+        dst = y[i, 2 * t0:2 * t1].reshape(b, 2, tw, 2, o).transpose(3, 1, 0, 2, 4)
+        np.add(h[0], h[1], out=dst[0])  # ... then along columns, into the output
+        dst[0] += h[2]
+        np.subtract(h[1], h[2], out=dst[1])
+        dst[1] -= h[3]
+
+    Workers.run(run, [(i, t0, min(t0 + rows, th)) for i in range(n)
+                      for t0 in range(0, th, rows)])
+    return y[:, :out[0], :out[1]]
+
+
+def _blocks(n, out, row_bytes):
+    """Index tuples (into the patch view and the output) of blocks of about _BLOCK_BYTES."""
+    slab = int(np.prod(out[1:], dtype=np.int64)) * row_bytes  # one (image, output row)
+    rows = max(1, _BLOCK_BYTES // max(slab, 1))
+    if rows >= out[0]:
+        step = max(1, rows // out[0])
+        return [(slice(i, min(i + step, n)),) for i in range(0, n, step)]
+    return [(i, slice(r, min(r + rows, out[0]))) for i in range(n)
+            for r in range(0, out[0], rows)]
+
+
+def depthwise_conv(x, w, out, strides, dilations):
+    """Per-channel convolution: ``w`` [*k, C, M] -> C*M channels, accumulated tap by tap."""
+    ksizes, c, m = w.shape[:-2], w.shape[-2], w.shape[-1]
+    win = windows(x, out, ksizes, strides, dilations)
+    y = np.zeros((x.shape[0], *out, c, m), x.dtype)
+    lead = (slice(None),) * (1 + len(out))
+    for tap in itertools.product(*(range(k) for k in ksizes)):
+        y += win[lead + tap][..., None] * w[tap]
+    return y.reshape(*y.shape[:-2], c * m)
