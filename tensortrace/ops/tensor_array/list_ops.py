@@ -8,20 +8,20 @@ a ``variant`` TensorList tensor transformed by pure TensorList ops — so it can
 
 import numpy as np
 
-from .. import dtypes as D
-from .._export import tf_export
-from ..context import bind, state
-from ..convert import convert_to_tensor
-from ..errors import InvalidArgumentError, OutOfRangeError, invalid_argument
-from ..registry import NON_DIFFERENTIABLE, define_op, never_static
-from ..shapes import TensorShape, as_shape
-from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ..messages import c_name
-from .array import concat as _concat
-from .array import split as _split
-from .array import stack as _stack
-from .array import unstack as _unstack
-from .array import zeros as _zeros
+from ... import dtypes as D
+from ..._export import tf_export
+from ...context import bind, state
+from ...convert import convert_to_tensor
+from ...errors import InvalidArgumentError, OutOfRangeError, invalid_argument
+from ...registry import NON_DIFFERENTIABLE, define_op, never_static
+from ...shapes import TensorShape, as_shape
+from ...tensor import EagerTensor, Tensor, TensorSpec, static_value
+from ...messages import c_name
+from ..array import concat as _concat
+from ..array import split as _split
+from ..array import stack as _stack
+from ..array import unstack as _unstack
+from ..array import zeros as _zeros
 
 
 # --- the run-time value -------------------------------------------------------------------------
@@ -553,7 +553,7 @@ def _rest(shape):
 
 def _zeros_like(x):
     """Zeros like ``x``: a constant when its shape is static (so x itself is not needed)."""
-    from .array import zeros_like
+    from ..array import zeros_like
 
     if state.graph is not None and x.shape.is_fully_defined() and x.dtype != D.variant:
         return _zeros(x.shape.as_list(), x.dtype)
@@ -567,7 +567,7 @@ def _leading(rows, tensor):
     if n is not None and rows.shape.rank and rows.shape.dims[0] == n:
         return rows
     if n is None:
-        from .array import shape
+        from ..array import shape
 
         n = shape(tensor)[0]
     return rows[:n]
