@@ -13,20 +13,20 @@ import weakref
 
 import numpy as np
 
-from .. import dtypes as D
-from .. import errors, nest
-from .._export import tf_export
-from ..context import bind, state
-from ..convert import convert_to_tensor
-from ..executor import compiled as compiled_module
-from ..executor.compiled import compile_graph
-from ..graph.ir import Graph, Operation
-from ..passes.pipeline import optimize
-from ..registry import NON_DIFFERENTIABLE, OpDef, all_ops, never_static, register
-from ..registry import get as get_op
-from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor, TensorSpec
-from . import tensor_array as _ta
+from ... import dtypes as D
+from ... import errors, nest
+from ..._export import tf_export
+from ...context import bind, state
+from ...convert import convert_to_tensor
+from ...executor import compiled as compiled_module
+from ...executor.compiled import compile_graph
+from ...graph.ir import Graph, Operation
+from ...passes.pipeline import optimize
+from ...registry import NON_DIFFERENTIABLE, OpDef, all_ops, never_static, register
+from ...registry import get as get_op
+from ...shapes import TensorShape
+from ...tensor import EagerTensor, Tensor, TensorSpec
+from .. import tensor_array as _ta
 
 _uid = itertools.count(1)
 
@@ -331,8 +331,8 @@ def _trace(kind, fn, args=(), specs=None, templates=None, structure=None, allow_
 
 
 def _op_result(op, value):
-    from .array import identity
-    from .utility import control_dependencies
+    from ..array import identity
+    from ..utility import control_dependencies
 
     graph = state.graph
     if getattr(value, "graph", None) is not graph:
@@ -569,9 +569,9 @@ def _names(predicates):
 
 def _at_most_n_true(predicates, n, message):
     """TF's assertion that at most ``n`` predicates are true."""
-    from .array import stack
-    from .math import cast, less_equal
-    from .reduce import reduce_sum
+    from ..array import stack
+    from ..math import cast, less_equal
+    from ..reduce import reduce_sum
 
     stacked = stack(predicates)
     count = reduce_sum(cast(stacked, D.int32))
@@ -589,7 +589,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         InvalidArgumentError: (at run time) with ``exclusive`` when several predicates hold, or
             without ``default`` when none does.
     """
-    from .array import stack
+    from ..array import stack
 
     predicates, actions = _case_pairs(pred_fn_pairs, exclusive)
     if default is None:
@@ -877,7 +877,7 @@ for _opdef in (IF, STATELESS_IF):
 # --- gradients (tensortrace/autodiff/control_flow_grad.py builds them) --------------------------
 def _if_grad(record, *dys):
     """An If of the branches' backward graphs."""
-    from ..autodiff.control_flow_grad import cond_grad
+    from ...autodiff.control_flow_grad import cond_grad
 
     def make(pred, graphs, captured, tout, shapes):
         opdef = IF if _stateful(graphs) else STATELESS_IF
@@ -890,7 +890,7 @@ def _if_grad(record, *dys):
 
 def _case_grad(record, *dys):
     """A Case of the branches' backward graphs."""
-    from ..autodiff.control_flow_grad import cond_grad
+    from ...autodiff.control_flow_grad import cond_grad
 
     def make(index, graphs, captured, tout, shapes):
         opdef = CASE if _stateful(graphs) else STATELESS_CASE
@@ -902,7 +902,7 @@ def _case_grad(record, *dys):
 
 def _while_grad(record, *dys):
     """A While running the body's backward graph over the saved iterations, in reverse."""
-    from ..autodiff.control_flow_grad import while_grad
+    from ...autodiff.control_flow_grad import while_grad
 
     return while_grad(record, dys)
 
