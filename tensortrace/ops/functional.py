@@ -13,8 +13,8 @@ from ..shapes import TensorShape
 from ..tensor import TensorSpec
 from .array import shape as _shape
 from .array import stack, unstack, zeros
-from .control_flow import while_loop
-from .tensor_array import TensorArray
+from .control_flow.loops import while_loop
+from .tensor_array.tensor_arrays import TensorArray
 
 
 def _check_callable(fn):

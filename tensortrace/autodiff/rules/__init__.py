@@ -9,3 +9,5 @@ public ops, so it runs eagerly, while tracing, and under outer tapes (higher ord
 """
 
 from . import nn  # noqa: F401
+from . import tensor_array  # noqa: F401
+from . import control_flow  # noqa: F401
