@@ -5,18 +5,18 @@ import collections
 
 import numpy as np
 
-from .. import dtypes as D
-from .. import errors
-from .._export import tf_export
-from ..context import bind
-from ..convert import convert_to_tensor, operand
-from ..errors import invalid_argument
-from ..registry import define_op
-from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ._base import ALL, NUMERIC, check_dtypes
-from ..messages import c_name
-from ..registry import DtypeCheck
+from ... import dtypes as D
+from ... import errors
+from ..._export import tf_export
+from ...context import bind
+from ...convert import convert_to_tensor, operand
+from ...errors import invalid_argument
+from ...registry import define_op
+from ...shapes import TensorShape
+from ...tensor import EagerTensor, Tensor, TensorSpec, static_value
+from .._base import ALL, NUMERIC, check_dtypes
+from ...messages import c_name
+from ...registry import DtypeCheck
 
 
 # --- shared helpers (nn.py uses these too) -----------------------------------------------------
@@ -1071,13 +1071,13 @@ def tensor_diag_part(input, name=None):
 # Rules written with the public API (so they run eagerly, while tracing and under outer tapes),
 # following TF's linalg_grad.py and math_grad.py (MatMul); tf.norm is differentiated through its
 # composition from reductions, as TF builds it.
-from ..registry import get as _get_op  # noqa: E402
+from ...registry import get as _get_op  # noqa: E402
 
 
-from ..autodiff.grad_util import public as _tf  # noqa: E402
-from ..autodiff.grad_util import skip as _skip  # noqa: E402
-from ..autodiff.grad_util import unbroadcast as _unbroadcast  # noqa: E402
-from ..autodiff.grad_util import via_composite as _via_composite  # noqa: E402
+from ...autodiff.grad_util import public as _tf  # noqa: E402
+from ...autodiff.grad_util import skip as _skip  # noqa: E402
+from ...autodiff.grad_util import unbroadcast as _unbroadcast  # noqa: E402
+from ...autodiff.grad_util import via_composite as _via_composite  # noqa: E402
 
 
 def _matmul_grad(op, g):
@@ -1163,7 +1163,7 @@ def _trace_grad(op, g):
     return tf.expand_dims(tf.expand_dims(g, -1), -1) * tf.eye(rows, cols, dtype=x.dtype)
 
 def _static_attr(t):
-    from ..tensor import static_value
+    from ...tensor import static_value
 
     value = static_value(t)
     if value is None:
@@ -1386,8 +1386,8 @@ def slogdet(input, name=None):
 def logdet(matrix, name=None):
     """log(det(matrix)) of Hermitian positive definite matrices, via the Cholesky factor (as
     TF computes it)."""
-    from .math import log, real
-    from .reduce import reduce_sum
+    from ..math import log, real
+    from ..reduce import reduce_sum
 
     chol = bind(public_op("Cholesky"), convert_to_tensor(matrix))
     return 2.0 * reduce_sum(log(real(diag_part(chol))), axis=[-1])
@@ -1408,8 +1408,8 @@ def eigvalsh(tensor, name=None):
 @tf_export("linalg.set_diag", "linalg.matrix_set_diag")
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):
     """``input`` with its main diagonal replaced by ``diagonal`` (composed from public ops)."""
-    from .array import shape as shape_of
-    from .math import where
+    from ..array import shape as shape_of
+    from ..math import where
 
     if k != 0:
         raise NotImplementedError("tf.linalg.set_diag with k != 0")
@@ -1422,13 +1422,13 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):
 
 
 def public_op(name):
-    from ..registry import get
+    from ...registry import get
 
     return get(name)
 
 
 def public_op_ones_like(t, dtype):
-    from .array import ones_like
+    from ..array import ones_like
 
     return ones_like(t, dtype)
 
@@ -1437,7 +1437,7 @@ def public_op_ones_like(t, dtype):
 @tf_export("linalg.cross")
 def cross(a, b, name=None):
     """The cross product of 3-vectors along the last axis (broadcasting the rest)."""
-    from .array import stack
+    from ..array import stack
 
     a = convert_to_tensor(a)
     b = convert_to_tensor(b, a.dtype)
@@ -1461,7 +1461,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """Least-squares solutions of matrix @ X = rhs by the regularised normal equations (TF's
     ``fast`` path, used for both settings)."""
-    from .array import eye
+    from ..array import eye
 
     a = convert_to_tensor(matrix)
     b = convert_to_tensor(rhs, a.dtype)
