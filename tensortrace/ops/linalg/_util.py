@@ -1,6 +1,5 @@
 """What the linalg ops share (nn uses ``static_attr`` and ``via_float32`` too): attrs that must
-be static, half-precision BLAS calls, matrix transposes, batch broadcasting and the text of TF's
-shape-function errors."""
+be static, half-precision BLAS calls, matrix transposes and TF's shape-function error texts."""
 
 import numpy as np
 
@@ -33,12 +32,6 @@ def via_float32(fn, x, *rest):
     return fn(x, *rest)
 
 
-def lapack_input(x):
-    """``x`` as LAPACK takes it: float16 widened to float32 (the caller casts the results
-    back); other dtypes as they are, without a copy."""
-    return x.astype(np.float32) if x.dtype == np.float16 else x
-
-
 def matrix_t(x, conjugate=False):
     """The (conjugate) transpose of the innermost two dims: a view when possible."""
     y = np.swapaxes(x, -1, -2)
@@ -48,22 +41,6 @@ def matrix_t(x, conjugate=False):
 def same_dim(x, y):
     """Two dims that may be equal (an unknown one matches anything)."""
     return x is None or y is None or x == y
-
-
-def broadcast_batch(a, b, op_name, dtype, attrs, inputs, names=("a", "b")):
-    """Broadcast two batch shapes (dim lists) the way BatchMatMulV2 does."""
-    n = max(len(a), len(b))
-    a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
-    out = []
-    for x, y in zip(a, b):
-        if x == 1 or y == 1:
-            out.append(y if x == 1 else x)
-        elif not same_dim(x, y):
-            raise shape_fn_error(op_name, f"Dimensions must be equal, but are {x} and {y}", dtype,
-                                 attrs, inputs, names)
-        else:
-            out.append(y if x is None else x)
-    return out
 
 
 # --- TF's shape-function error text ------------------------------------------------------------

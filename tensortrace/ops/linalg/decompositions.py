@@ -13,7 +13,7 @@ from ...errors import invalid_argument
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
-from ._util import lapack_input, matrix_t, rank_error, same_dim, shape_fn_error, via_float32
+from ._util import matrix_t, rank_error, same_dim, shape_fn_error, via_float32
 
 _LINALG_T = dtypes_named("float64 float32 float16 complex64 complex128")
 _DET_T = dtypes_named("float16 float32 float64 complex64 complex128")
@@ -32,6 +32,12 @@ def _square_infer(op_name, x, attrs, names=("input",)):
                              f"{dims[-1]}", dtype, attrs, (x,), names)
     n = dims[-1] if dims[-1] is not None else dims[-2]
     return dims[:-2] + [n, n], dtype
+
+
+def _lapack_input(x):
+    """``x`` as LAPACK takes it: float16 widened to float32 (the caller casts the results
+    back); other dtypes as they are, without a copy."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
 def _check_rank(x):
@@ -113,7 +119,7 @@ class LogMatrixDeterminant:
 
     def kernel(input):
         _check_square(input)
-        sign, logdet = np.linalg.slogdet(lapack_input(input))
+        sign, logdet = np.linalg.slogdet(_lapack_input(input))
         return (np.asarray(sign).astype(input.dtype), np.asarray(logdet).astype(input.dtype))
 
 
@@ -144,9 +150,9 @@ class SelfAdjointEigV2:
         _check_square(input)
         real = np.finfo(input.dtype).dtype if input.dtype.kind == "c" else input.dtype
         if compute_v:
-            e, v = np.linalg.eigh(lapack_input(input), UPLO="L")
+            e, v = np.linalg.eigh(_lapack_input(input), UPLO="L")
             return e.astype(real), v.astype(input.dtype)
-        e = np.linalg.eigvalsh(lapack_input(input), UPLO="L")
+        e = np.linalg.eigvalsh(_lapack_input(input), UPLO="L")
         return e.astype(real), np.zeros([0], input.dtype)
 
 
@@ -188,7 +194,7 @@ class Qr:
 
     def kernel(input, full_matrices=False):
         _check_rank(input)
-        q, r = np.linalg.qr(lapack_input(input), mode="complete" if full_matrices else "reduced")
+        q, r = np.linalg.qr(_lapack_input(input), mode="complete" if full_matrices else "reduced")
         return q.astype(input.dtype), r.astype(input.dtype)
 
 

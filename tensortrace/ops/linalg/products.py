@@ -11,8 +11,7 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import EagerTensor, Tensor, TensorSpec
 from .._base import UNSIGNED_INT, check_dtypes, dtypes_named
-from ._util import broadcast_batch, matrix_t, rank_error, same_dim, shape_fn_error, \
-    static_attr, via_float32
+from ._util import matrix_t, rank_error, same_dim, shape_fn_error, static_attr, via_float32
 from .diagonals import MatrixTranspose
 
 MATMUL_T = dtypes_named("bfloat16 float16 float32 float64 int32 int64 uint8 uint16 uint32 uint64 "
@@ -28,6 +27,22 @@ _ONEDNN_MATMUL = frozenset(d._np for d in (D.float32, D.bfloat16) if d is not No
 def _size_error(a, b):
     return invalid_argument(f"Matrix size-incompatible: In[0]: {shape_text(a.shape)}, "
                             f"In[1]: {shape_text(b.shape)}")
+
+
+def _broadcast_batch(a, b, op_name, dtype, attrs, inputs, names=("a", "b")):
+    """Broadcast two batch shapes (dim lists) the way BatchMatMulV2 does."""
+    n = max(len(a), len(b))
+    a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x == 1 or y == 1:
+            out.append(y if x == 1 else x)
+        elif not same_dim(x, y):
+            raise shape_fn_error(op_name, f"Dimensions must be equal, but are {x} and {y}", dtype,
+                                 attrs, inputs, names)
+        else:
+            out.append(y if x is None else x)
+    return out
 
 
 def _product_dims(a, b, adj_a, adj_b, dtype, attrs, need):
@@ -89,7 +104,7 @@ class BatchMatMulV2:
         m, n = _product_dims(x, y, adj_x, adj_y, dtype, attrs, "at least rank 2")
         if x.shape.rank is None or y.shape.rank is None:
             return TensorSpec(None, dtype)
-        batch = broadcast_batch(x.shape.dims[:-2], y.shape.dims[:-2], "MatMul", dtype, attrs,
+        batch = _broadcast_batch(x.shape.dims[:-2], y.shape.dims[:-2], "MatMul", dtype, attrs,
                                 (x, y))
         return TensorSpec(batch + [m, n], dtype)
 
