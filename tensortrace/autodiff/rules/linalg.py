@@ -1,0 +1,287 @@
+"""Gradients of the linear-algebra ops, after TF's linalg_grad.py and math_grad.py (MatMul);
+tf.norm is differentiated through its composition from reductions, as TF builds it."""
+
+import numpy as np
+
+from ...ops.array import concat, expand_dims, eye, shape, squeeze, transpose, zeros_like
+from ...ops.linalg.composites import set_diag, triangular_solve
+from ...ops.linalg.decompositions import eigh, inv, solve
+from ...ops.linalg.diagonals import adjoint, band_part, diag, diag_part, matrix_transpose, \
+    tensor_diag, tensor_diag_part
+from ...ops.linalg.products import matmul, tensordot
+from ...ops.math import abs, cast, conj, less, maximum, pow, real, reciprocal, sqrt, square, \
+    where
+from ...ops.reduce import reduce_max, reduce_sum
+from ..grad_util import register_gradients, skip, unbroadcast, via_composite
+
+
+# --- products ------------------------------------------------------------------------------------
+def _product_grads(dy, x, y, tx, ty, product):
+    """TF's gradients of x and y in a product of x and y transposed as ``tx``/``ty``, each a
+    product of dy with the other operand: ``product(p, q, tp, tq)`` multiplies p and q
+    transposed (or adjoined) as ``tp``/``tq``."""
+    if not tx and not ty:
+        return product(dy, y, False, True), product(x, dy, True, False)
+    if not tx:
+        return product(dy, y, False, False), product(dy, x, True, False)
+    if not ty:
+        return product(y, dy, False, True), product(x, dy, False, False)
+    return product(y, dy, True, True), product(dy, x, True, True)
+
+
+def _matmul(op, dy):
+    """TF's _MatMulGrad: real transposes of the conjugated operands (an input the tape does not
+    need gets no product)."""
+    a, b = op.inputs
+    ca = None if skip(op, 1) else conj(a)
+    cb = None if skip(op, 0) else conj(b)
+
+    def product(p, q, tp, tq):
+        return None if p is None or q is None else matmul(p, q, transpose_a=tp, transpose_b=tq)
+
+    return _product_grads(dy, ca, cb, op.attrs.get("transpose_a", False),
+                          op.attrs.get("transpose_b", False), product)
+
+
+def _batch_matmul(op, dy):
+    """Adjoints of the operands, summed over the batch dims each was broadcast along."""
+    x, y = op.inputs
+    d_x, d_y = _product_grads(dy, x, y, op.attrs.get("adj_x", False),
+                              op.attrs.get("adj_y", False),
+                              lambda p, q, tp, tq: matmul(p, q, adjoint_a=tp, adjoint_b=tq))
+    return unbroadcast(d_x, x), unbroadcast(d_y, y)
+
+
+def _contracted(dy, other, dy_axes, other_axes, mine, theirs, rank, first):
+    """One operand's Tensordot gradient: dy contracted with the other operand over the other's
+    free axes, then the result's axes put back in the operand's order. ``mine``/``theirs`` pair
+    the contracted axes of this operand and the other; ``first``: this operand is ``a``."""
+    free = [i for i in range(rank) if i not in mine]
+    pairs = {t: m for m, t in zip(mine, theirs)}
+    kept = [pairs[i] for i in sorted(theirs)]  # the other's contracted axes, in its order
+    if first:
+        out, current = tensordot(dy, conj(other), [dy_axes, other_axes]), free + kept
+    else:
+        out, current = tensordot(conj(other), dy, [other_axes, dy_axes]), kept + free
+    return transpose(out, [current.index(i) for i in range(rank)])
+
+
+def _tensordot(op, dy):
+    """Contract dy with the other operand over its free axes (dy has a's free dims, then b's)."""
+    a, b = op.inputs
+    ra, rb = a.shape.rank, b.shape.rank
+    axes_a = [i % ra for i in op.attrs["axes_a"]]
+    axes_b = [i % rb for i in op.attrs["axes_b"]]
+    free_a = [i for i in range(ra) if i not in axes_a]
+    free_b = [i for i in range(rb) if i not in axes_b]
+    na, nb = len(free_a), len(free_b)
+    da = _contracted(dy, b, list(range(na, na + nb)), free_b, axes_a, axes_b, ra, True)
+    db = _contracted(dy, a, list(range(na)), free_a, axes_b, axes_a, rb, False)
+    return da, db
+
+
+# --- structure -----------------------------------------------------------------------------------
+def _matrix_dims(x):
+    """(rows, cols) of x's innermost matrices: ints when static, else scalar tensors."""
+    dims = x.shape.dims if x.shape.rank is not None else None
+    rows = dims[-2] if dims and dims[-2] is not None else shape(x)[-2]
+    cols = dims[-1] if dims and dims[-1] is not None else shape(x)[-1]
+    return rows, cols
+
+
+def _trace(op, dy):
+    x = op.inputs[0]
+    rows, cols = _matrix_dims(x)
+    return expand_dims(expand_dims(dy, -1), -1) * eye(rows, cols, dtype=x.dtype)
+
+
+def _matrix_transpose(op, dy):
+    return matrix_transpose(dy, conjugate=op.attrs.get("conjugate", False))
+
+
+def _matrix_diag(op, dy):
+    """TF's _MatrixDiagV3Grad: the diagonals k of dy."""
+    align = op.attrs.get("align", "RIGHT_LEFT")
+    return diag_part(dy, k=op.inputs[1], align=align), None, None, None, None
+
+
+def _matrix_diag_part(op, dy):
+    """TF's _MatrixDiagPartV3Grad: a matrix of x's size with dy on its diagonals k."""
+    rows, cols = _matrix_dims(op.inputs[0])
+    align = op.attrs.get("align", "RIGHT_LEFT")
+    return diag(dy, k=op.inputs[1], num_rows=rows, num_cols=cols, align=align), None, None
+
+
+# --- square-matrix ops ---------------------------------------------------------------------------
+def _matrix_inverse(op, dy):
+    ainv = op.outputs[0]
+    if op.attrs.get("adjoint", False):
+        return -matmul(ainv, matmul(dy, ainv, adjoint_a=True), adjoint_a=False)
+    return -matmul(ainv, matmul(dy, ainv, adjoint_b=True), adjoint_a=True)
+
+
+def _times_inverse_adjoint(scale, a):
+    """``scale`` (one value per matrix) times adjoint(inv(a)), matrix by matrix."""
+    return expand_dims(expand_dims(scale, -1), -1) * matrix_transpose(inv(a), conjugate=True)
+
+
+def _determinant(op, dy):
+    return _times_inverse_adjoint(dy * op.outputs[0], op.inputs[0])
+
+
+def _log_determinant(op, *dys):
+    """TF's rule: d log|det A| / dA = adjoint(inv(A)); the sign has no gradient."""
+    return _times_inverse_adjoint(dys[1], op.inputs[0])
+
+
+def _solve(op, dy):
+    a, rhs = op.inputs
+    c = op.outputs[0]
+    adj = op.attrs.get("adjoint", False)
+    d_rhs = solve(a, dy, adjoint=not adj)
+    if adj:
+        d_a = -matmul(c, d_rhs, adjoint_b=True)
+    else:
+        d_a = -matmul(d_rhs, c, adjoint_b=True)
+    return unbroadcast(d_a, a), unbroadcast(d_rhs, rhs)
+
+
+def _cholesky(op, dy):
+    """TF's _CholeskyGrad (Murray's formula)."""
+    factor = op.outputs[0]
+    linv = inv(factor)
+    middle = matmul(factor, dy, adjoint_a=True)
+    middle = band_part(middle, -1, 0) - 0.5 * diag(diag_part(middle))
+    d_a = matmul(matmul(linv, middle, adjoint_a=True), linv)
+    return 0.5 * (d_a + matrix_transpose(d_a, conjugate=True))
+
+
+def _safe_reciprocal(x, epsilon=1e-20):
+    return x * reciprocal(x * x + epsilon)
+
+
+def _eigh(op, *dys):
+    """TF's _SelfAdjointEigV2Grad."""
+    dy_e, dy_v = dys
+    e, a = op.outputs[0], op.inputs[0]
+    if dy_e is None:
+        dy_e = zeros_like(e)
+    dy_e = cast(dy_e, a.dtype)
+    ec = cast(e, a.dtype)
+    if op.attrs.get("compute_v", True):
+        v = op.outputs[1]
+        f = set_diag(_safe_reciprocal(expand_dims(ec, -2) - expand_dims(ec, -1)), zeros_like(ec))
+        inner = diag(dy_e)
+        if dy_v is not None:
+            inner = inner + f * matmul(v, dy_v, adjoint_a=True)
+        d_a = matmul(v, matmul(inner, v, adjoint_b=True))
+    else:
+        _, v = eigh(a)
+        d_a = matmul(v, matmul(diag(dy_e), v, adjoint_b=True))
+    # the op reads only the lower triangle: symmetrise, keep that triangle, halve the diagonal
+    d_a = band_part(d_a + adjoint(d_a), -1, 0)
+    return set_diag(d_a, 0.5 * diag_part(d_a))
+
+
+def _times_inverse_r(x, r):
+    """x @ adjoint(inv(r)) for upper-triangular r."""
+    return adjoint(triangular_solve(r, adjoint(x), lower=False))
+
+
+def _qr_square_and_deep(q, r, dq, dr):
+    """TF's QR gradient when the input has at least as many rows as columns."""
+    qdq = matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - adjoint(qdq)
+    rdr = matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - adjoint(rdr)
+    tril = band_part(qdq_ + rdr_, -1, 0)
+    out = matmul(q, dr + _times_inverse_r(tril, r)) + _times_inverse_r(dq - matmul(q, qdq), r)
+    if q.dtype.is_complex:
+        m = rdr - adjoint(qdq)
+        eyem = set_diag(zeros_like(m), diag_part(m))
+        correction = eyem - cast(real(eyem), q.dtype)
+        out = out + _times_inverse_r(matmul(q, adjoint(correction)), r)
+    return out
+
+
+def _qr(op, *dys):
+    """TF's _QrGrad."""
+    q, r = op.outputs
+    if r.shape.rank is None or None in r.shape.as_list()[-2:]:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received "
+                                  f"r.shape: {r.shape}")
+    rows_r, cols_r = r.shape.as_list()[-2:]
+    if rows_r > cols_r and q.shape[-2] == q.shape[-1]:
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and "
+                                  f"full_matrices is true. Received r.shape={r.shape} with "
+                                  f"nrows={rows_r}and ncols={cols_r}.")
+    dy_q, dy_r = dys
+    dy_q = zeros_like(q) if dy_q is None else dy_q
+    dy_r = zeros_like(r) if dy_r is None else dy_r
+    num_rows, num_cols = q.shape[-2], r.shape[-1]
+    if num_rows >= num_cols:
+        return _qr_square_and_deep(q, r, dy_q, dy_r)
+    # a wide input [x | y]: x = q @ u is square, y = q @ v follows from q
+    y = op.inputs[0][..., :, num_rows:]
+    u = r[..., :, :num_rows]
+    dv = dy_r[..., :, num_rows:]
+    du = dy_r[..., :, :num_rows]
+    d_y = matmul(q, dv)
+    d_x = _qr_square_and_deep(q, u, dy_q + matmul(y, dv, adjoint_b=True), du)
+    return concat([d_x, d_y], axis=-1)
+
+
+# --- norms ---------------------------------------------------------------------------------------
+def _l2_normalize(op, dy):
+    """y = x / max(||x||, sqrt(eps)): where the norm is above the floor, the gradient is
+    (dy - y * sum(dy * y)) / norm; below it, dy / sqrt(eps)."""
+    x, y = op.inputs[0], op.outputs[0]
+    axis, eps = op.attrs["axis"], op.attrs["epsilon"]
+    square_sum = reduce_sum(square(x), axis, keepdims=True)
+    norm = sqrt(maximum(square_sum, cast(eps, square_sum.dtype)))
+    projected = dy - y * reduce_sum(dy * y, axis, keepdims=True)
+    floored = less(square_sum, cast(eps, square_sum.dtype))
+    return where(floored, dy / norm, projected / norm)
+
+
+def _norm_composite(x, ord, axis, keepdims, is_matrix):
+    """tf.norm as TF's Python builds it."""
+    rank = x.shape.rank
+    axes = list(range(rank)) if axis is None else [a % rank for a in axis]
+    if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
+        out = sqrt(reduce_sum(x * conj(x), axes, keepdims=True))
+    elif is_matrix and ord in (1, np.inf):
+        r, c = axes if ord == 1 else axes[::-1]
+        out = reduce_max(reduce_sum(abs(x), r, keepdims=True), c, keepdims=True)
+    elif is_matrix:
+        raise NotImplementedError(f"the gradient of the matrix norm ord={ord!r}")
+    elif ord == 1:
+        out = reduce_sum(abs(x), axes, keepdims=True)
+    elif ord == np.inf:
+        out = reduce_max(abs(x), axes, keepdims=True)
+    else:
+        out = pow(reduce_sum(pow(abs(x), ord), axes, keepdims=True), 1.0 / ord)
+    return out if keepdims else squeeze(out, axes)
+
+
+register_gradients({
+    "MatMul":               _matmul,
+    "BatchMatMulV2":        _batch_matmul,
+    "Tensordot":            _tensordot,
+    "MatrixTranspose":      _matrix_transpose,
+    "Trace":                _trace,
+    "Diag":                 lambda op, dy: tensor_diag_part(dy),
+    "DiagPart":             lambda op, dy: tensor_diag(dy),
+    "MatrixDiagV3":         _matrix_diag,
+    "MatrixDiagPartV3":     _matrix_diag_part,
+    "MatrixBandPart":       lambda op, dy: (band_part(dy, op.inputs[1], op.inputs[2]), None, None),
+    "MatrixInverse":        _matrix_inverse,
+    "MatrixDeterminant":    _determinant,
+    "LogMatrixDeterminant": _log_determinant,
+    "SelfAdjointEigV2":     _eigh,
+    "Qr":                   _qr,
+    "MatrixSolve":          _solve,
+    "Cholesky":             _cholesky,
+    "L2Normalize":          _l2_normalize,
+    "Norm":                 via_composite(_norm_composite),
+})

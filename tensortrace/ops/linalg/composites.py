@@ -1,0 +1,71 @@
+"""Linear algebra composed from the family's ops and public ones (differentiable through them):
+logdet, set_diag, cross, triangular_solve and lstsq."""
+
+from ... import dtypes as D
+from ..._export import tf_export
+from ...context import bind
+from ...convert import convert_to_tensor
+from ..array import eye, ones_like, shape, stack
+from ..math import log, real, where
+from ..reduce import reduce_sum
+from .decompositions import MatrixSolve, cholesky
+from .diagonals import band_part, diag, diag_part
+from .products import matmul
+
+
+@tf_export("linalg.logdet")
+def logdet(matrix, name=None):
+    """log(det(matrix)) of Hermitian positive definite matrices, via the Cholesky factor (as
+    TF computes it)."""
+    chol = cholesky(matrix)
+    return 2.0 * reduce_sum(log(real(diag_part(chol))), axis=[-1])
+
+
+@tf_export("linalg.set_diag", "linalg.matrix_set_diag")
+def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):
+    """``input`` with its main diagonal replaced by ``diagonal``."""
+    if k != 0:
+        raise NotImplementedError("tf.linalg.set_diag with k != 0")
+    x = convert_to_tensor(input)
+    d = convert_to_tensor(diagonal, x.dtype)
+    rows, cols = shape(x)[-2], shape(x)[-1]
+    mask = diag(ones_like(d, D.bool), num_rows=rows, num_cols=cols, padding_value=False)
+    return where(mask, diag(d, num_rows=rows, num_cols=cols), x)
+
+
+@tf_export("linalg.cross")
+def cross(a, b, name=None):
+    """The cross product of 3-vectors along the last axis (broadcasting the rest)."""
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b, a.dtype)
+    if a.shape.rank is not None and a.shape[-1] not in (None, 3):
+        raise ValueError(f"Dimension must be 3 but is {a.shape[-1]} for '{{{{node Cross}}}}'")
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+@tf_export("linalg.triangular_solve")
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """X with triangular(matrix) @ X = rhs, reading only the ``lower`` (or upper) triangle."""
+    matrix = convert_to_tensor(matrix)
+    rhs = convert_to_tensor(rhs, matrix.dtype)
+    tri = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
+    return bind(MatrixSolve, tri, rhs, adjoint=bool(adjoint))
+
+
+@tf_export("linalg.lstsq")
+def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
+    """Least-squares solutions of matrix @ X = rhs by the regularised normal equations (TF's
+    ``fast`` path, used for both settings)."""
+    a = convert_to_tensor(matrix)
+    b = convert_to_tensor(rhs, a.dtype)
+    rows, cols = a.shape[-2], a.shape[-1]
+    if rows is None or cols is None:
+        raise NotImplementedError("tf.linalg.lstsq needs static matrix dimensions")
+    l2 = convert_to_tensor(l2_regularizer, a.dtype)
+    if rows >= cols:
+        gram = matmul(a, a, adjoint_a=True) + l2 * eye(cols, dtype=a.dtype)
+        return bind(MatrixSolve, gram, matmul(a, b, adjoint_a=True), adjoint=False)
+    gram = matmul(a, a, adjoint_b=True) + l2 * eye(rows, dtype=a.dtype)
+    return matmul(a, bind(MatrixSolve, gram, b, adjoint=False), adjoint_a=True)
