@@ -6,22 +6,22 @@ import numbers
 
 import numpy as np
 
-from .. import dtypes as D
-from .. import errors
-from .._export import tf_export
-from ..context import bind, state
-from ..convert import constant, convert_to_tensor
-from ..errors import invalid_argument
-from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
-from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ..graph.ir import STATIC_LIMIT
-from ._base import ALL, BOOL, COMPLEX, FLOAT, NUMERIC, REAL, broadcast_shape, check_dtypes
-from ..messages import c_name
-from .array import shape as tf_shape
-from .array import stack, transpose
-from .math import cast, where
-from ._args import shape_values
+from ... import dtypes as D
+from ... import errors
+from ..._export import tf_export
+from ...context import bind, state
+from ...convert import constant, convert_to_tensor
+from ...errors import invalid_argument
+from ...registry import NON_DIFFERENTIABLE, OpDef, define_op, register
+from ...shapes import TensorShape
+from ...tensor import EagerTensor, Tensor, TensorSpec, static_value
+from ...graph.ir import STATIC_LIMIT
+from .._base import ALL, BOOL, COMPLEX, FLOAT, NUMERIC, REAL, broadcast_shape, check_dtypes
+from ...messages import c_name
+from ..array import shape as tf_shape
+from ..array import stack, transpose
+from ..math import cast, where
+from .._args import shape_values
 
 _wrap = EagerTensor._wrap
 INDEX = (D.int16, D.int32, D.int64)
@@ -308,7 +308,7 @@ def _strided_slice_static(x, begin, end, strides, **masks):
     """The trace-time value: folded when the input is known, and also when it is a partially
     known shape whose sliced entries are known (``tf.shape(x)[1]`` with x's dim 1 static), so
     that shape maths built on it folds as in TF's shape inference."""
-    from .array import known_values
+    from ..array import known_values
 
     spec = [static_value(t) for t in (begin, end, strides)]
     if any(v is None for v in spec):
@@ -363,7 +363,7 @@ class Slice:
 
     def infer(x, begin, size):
         check_dtypes("Slice", (begin, size), INDEX32, ("begin", "size"))
-        from .array import known_values, shape_values
+        from ..array import known_values, shape_values
 
         begin_v, rank = known_values(begin), x.shape.rank
         size_v = shape_values(size)  # partly known sizes ([tf.shape(x)[0], 2]) keep their dims
@@ -1452,13 +1452,13 @@ def einsum(equation, *inputs, **kwargs):
 # Written with public ops (see math.py's gradients); they follow TF's array_grad.py and
 # math_grad.py, except that gather's gradient is a dense tensor (TF's is IndexedSlices).
 def _grad_util():
-    from ..autodiff import grad_util
+    from ...autodiff import grad_util
 
     return grad_util
 
 
 def _public(name):
-    from .array import public
+    from ..array import public
 
     return public(name)
 
@@ -1563,7 +1563,7 @@ def _scatter_nd_grad(op, dy):
 
 def _tensor_scatter_update_grad(op, dy):
     _, indices, updates = op.inputs
-    from .array import zeros_like
+    from ..array import zeros_like
 
     return (tensor_scatter_nd_update(dy, indices, zeros_like(updates)), None,
             gather_nd(dy, indices))
@@ -1616,7 +1616,7 @@ def _segment_mean_grad(op, dy):
 
 def _segment_extreme_grad(op, dy):
     data, ids = op.inputs
-    from .array import zeros_like
+    from ..array import zeros_like
 
     selected = _public("math.equal")(data, gather(op.outputs[0], ids))
     count = segment_sum(cast(selected, dy.dtype), ids)
@@ -1628,7 +1628,7 @@ def _segment_prod_grad(op, dy):
     """Segments with no zero divide their product by each element; with one zero only the
     zero gets the product of the others; with two or more every gradient is 0 (TF's rule)."""
     data, ids = op.inputs
-    from .array import ones_like, zeros_like
+    from ..array import ones_like, zeros_like
 
     is_zero = _public("math.equal")(data, 0)
     zeros_per = segment_sum(cast(is_zero, D.int32), ids)
@@ -1641,7 +1641,7 @@ def _segment_prod_grad(op, dy):
 
 def _gather_drop_negatives(params, ids, clipped=None, positive=None):
     """gather(params, ids) with zeros where ids are negative (the unsorted segment rules)."""
-    from .array import zeros_like
+    from ..array import zeros_like
 
     if clipped is None:
         clipped = _public("math.maximum")(ids, zeros_like(ids))
@@ -1665,7 +1665,7 @@ def _unsorted_segment_sum_grad(op, dy):
 
 def _unsorted_segment_extreme_grad(op, dy):
     data, ids, n = op.inputs
-    from .array import zeros_like
+    from ..array import zeros_like
 
     gathered, clipped, positive = _gather_drop_negatives(op.outputs[0], ids)
     selected = _public("math.logical_and")(_public("math.equal")(data, gathered), positive)
@@ -1677,7 +1677,7 @@ def _unsorted_segment_extreme_grad(op, dy):
 
 def _unsorted_segment_prod_grad(op, dy):
     data, ids, n = op.inputs
-    from .array import ones_like, zeros_like
+    from ..array import ones_like, zeros_like
 
     is_zero = _public("math.equal")(data, 0)
     zeros_per = unsorted_segment_sum(cast(is_zero, D.int32), ids, n)
