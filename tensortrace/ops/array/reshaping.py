@@ -10,23 +10,23 @@ import math as _pymath
 
 import numpy as np
 
-from .. import dtypes as D
-from .._export import exports, tf_export
-from ..context import bind, executing_eagerly, state
-from ..convert import convert_to_tensor, to_array
-from ..errors import OpError, invalid_argument
-from ..registry import NON_DIFFERENTIABLE, define_op
-from ..shapes import TensorShape, as_shape
-from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ..messages import c_name
-from ..registry import DtypeCheck
-from ..messages import shape_text
-from ._args import arg_error, auto_pack as _auto_pack, axis_attr, const as _const, holds_tensor
-from ._args import int_attr, int_input, known_values, scalar_array, scalar_tensor, shape_values
-from ._args import static_int as _static_int, static_ints
-from ._base import BOOL, INDEX as _INDEX, NUMERIC, bounded_static, broadcast_shape, check_dtypes
-from ._base import unbroadcast_axes
-from ._base import check_index, check_out_type, graph_error, kernel_out_type
+from ... import dtypes as D
+from ..._export import exports, tf_export
+from ...context import bind, executing_eagerly, state
+from ...convert import convert_to_tensor, to_array
+from ...errors import OpError, invalid_argument
+from ...registry import NON_DIFFERENTIABLE, define_op
+from ...shapes import TensorShape, as_shape
+from ...tensor import EagerTensor, Tensor, TensorSpec, static_value
+from ...messages import c_name
+from ...registry import DtypeCheck
+from ...messages import shape_text
+from .._args import arg_error, auto_pack as _auto_pack, axis_attr, const as _const, holds_tensor
+from .._args import int_attr, int_input, known_values, scalar_array, scalar_tensor, shape_values
+from .._args import static_int as _static_int, static_ints
+from .._base import BOOL, INDEX as _INDEX, NUMERIC, bounded_static, broadcast_shape, check_dtypes
+from .._base import unbroadcast_axes
+from .._base import check_index, check_out_type, graph_error, kernel_out_type
 
 _PUBLIC = {}
 
@@ -1357,7 +1357,7 @@ def reverse(tensor, axis, name=None):
 
 def _check_reverse_sequence(x, lengths, seq, batch):
     """TF's ReverseSequence runtime checks, on the values known now (eagerly: all of them)."""
-    from .. import errors
+    from ... import errors
 
     if seq == batch:
         raise errors.invalid_argument(f"batch_dim == seq_dim == {seq}", "ReverseSequence")
@@ -1381,8 +1381,8 @@ def _check_reverse_sequence(x, lengths, seq, batch):
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None):
     """Reverse the first ``seq_lengths[b]`` entries along ``seq_axis`` of each batch entry b
     (composed, as a gather with batch_dims, so its gradient is the gather's)."""
-    from .indexing import gather
-    from .math import less, where
+    from ..indexing import gather
+    from ..math import less, where
 
     x = convert_to_tensor(input)
     lengths = convert_to_tensor(seq_lengths)
@@ -1513,7 +1513,7 @@ def _hinted(value, dtype):
 @tf_export("sequence_mask")
 def sequence_mask(lengths, maxlen=None, dtype=D.bool, name=None):
     """``mask[i..., j] = j < lengths[i...]`` for j below ``maxlen`` (default: max of lengths)."""
-    from .reduce import reduce_max
+    from ..reduce import reduce_max
 
     lengths = convert_to_tensor(lengths)
     if maxlen is None:
@@ -1537,7 +1537,7 @@ def sequence_mask(lengths, maxlen=None, dtype=D.bool, name=None):
 # Written with public ops (see math.py's gradients); they follow TF's array_grad.py. Static
 # shapes become constants; unknown ones are read with ``shape`` at run time.
 def _grad_util():
-    from ..autodiff import grad_util
+    from ...autodiff import grad_util
 
     return grad_util
 
@@ -1655,7 +1655,7 @@ def _tile_grad(op, dy):
 
 
 def reduce_sum_(x, axis):
-    from .reduce import reduce_sum
+    from ..reduce import reduce_sum
 
     return reduce_sum(x, axis)
 
@@ -1678,7 +1678,7 @@ def _linspace_grad(op, dy):
     axis %= rank
     t = reshape(t, [-1] + [1] * (rank - axis - 1))
     util = _grad_util()
-    from .reduce import reduce_sum
+    from ..reduce import reduce_sum
 
     return (util.unbroadcast(reduce_sum(dy * (1 - t), axis), start, stop),
             util.unbroadcast(reduce_sum(dy * t, axis), stop, start), None)
