@@ -16,11 +16,12 @@ from .._base import ALL, graph_error, object_result
 from .passthrough import identity
 
 
-def list_dtype(op_name, values):
-    """The one dtype of a list input's tensors (TypeError, as TF's op builder, if they differ)."""
+def list_dtype(op_name, values, param="values"):
+    """The one dtype of the tensors of the list input ``param`` (TypeError, as TF's op builder
+    raises, if they differ)."""
     dtypes = [v.dtype for v in values]
     if any(d != dtypes[0] for d in dtypes):
-        raise TypeError(f"Tensors in list passed to 'values' of '{op_name}' Op have types "
+        raise TypeError(f"Tensors in list passed to '{param}' of '{op_name}' Op have types "
                         f"[{', '.join(d.name for d in dtypes)}] that don't all match.")
     return dtypes[0]
 
