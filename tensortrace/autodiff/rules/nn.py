@@ -10,7 +10,7 @@ from ...convert import constant
 from ...ops.array import (expand_dims, one_hot, pad, reshape, stack, stop_gradient, transpose,
                           zeros_like)
 from ...ops.indexing import strided_slice
-from ...ops.linalg import tensordot
+from ...ops.linalg.products import tensordot
 from ...ops.math import (add_n, cast, equal, erf, exp, greater, less, logical_and, rsqrt, sigmoid,
                          tanh, where)
 from ...ops.nn._geometry import out_sizes, spatial_axes, spatial_pads, window_counts
