@@ -18,18 +18,18 @@ import weakref
 
 import numpy as np
 
-from .. import dtypes as D
-from .._export import tf_export
-from ..context import bind, state
-from ..convert import convert_to_tensor
-from ..errors import NotFoundError, invalid_argument
-from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
-from ..shapes import TensorShape
-from ..tensor import Tensor, TensorSpec, static_value
-from ._base import FLOAT, check_dtypes
-from ..messages import c_name
-from .array import stack
-from .math import add
+from ... import dtypes as D
+from ..._export import tf_export
+from ...context import bind, state
+from ...convert import convert_to_tensor
+from ...errors import NotFoundError, invalid_argument
+from ...registry import NON_DIFFERENTIABLE, OpDef, define_op, register
+from ...shapes import TensorShape
+from ...tensor import Tensor, TensorSpec, static_value
+from .._base import FLOAT, check_dtypes
+from ...messages import c_name
+from ..array import stack
+from ..math import add
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -257,7 +257,7 @@ def _infer_shape(shape, op_name):
     if rank is not None and rank != 1:
         raise ValueError(f"Shape must be rank 1 but is rank {rank} for '{{{{node {op_name}}}}} = "
                          f"{op_name}(shape)' with input shapes: {_fmt(shape.shape.dims)}.")
-    from .array import shape_values
+    from ..array import shape_values
 
     # the known entries of a partly known shape (tf.shape(x), [tf.shape(x)[0], 3]) are kept
     values = shape_values(shape) if rank in (None, 1) else None
@@ -741,9 +741,9 @@ def stateless_categorical(logits, num_samples, seed, dtype=D.int64, name=None):
 @tf_export("random.gamma")
 def gamma(shape, alpha, beta=None, dtype=D.float32, seed=None, name=None):
     """Gamma(alpha, beta) samples of shape ``shape + broadcast(alpha, beta).shape``."""
-    from .array import broadcast_dynamic_shape, broadcast_to
-    from .array import shape as shape_of
-    from .math import maximum
+    from ..array import broadcast_dynamic_shape, broadcast_to
+    from ..array import shape as shape_of
+    from ..math import maximum
 
     dtype = D.as_dtype(dtype)
     if not dtype.is_floating:
