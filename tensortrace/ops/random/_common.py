@@ -201,10 +201,3 @@ def categorical_args(logits, num_samples, dtype):
 def scale(rnd, scale, shift):
     """``rnd * scale + shift`` as TF builds it (Mul then AddV2)."""
     return add(rnd * scale, shift)
-
-
-def normal_args(shape, mean, stddev, dtype):
-    """``(shape tensor, mean, stddev, dtype)`` of a normal-style function."""
-    dtype = D.as_dtype(dtype)
-    return shape_tensor(shape), convert_to_tensor(mean, dtype), convert_to_tensor(stddev, dtype), \
-        dtype

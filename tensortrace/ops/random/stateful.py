@@ -23,7 +23,6 @@ from ._common import (
     infer_multinomial,
     infer_shape,
     multinomial,
-    normal_args,
     out,
     scale,
     shape_tensor,
@@ -108,17 +107,25 @@ def uniform(shape, minval=0, maxval=None, dtype=D.float32, seed=None, name=None)
     return scale(rnd, maxval - minval, minval)
 
 
+def _normal_args(shape, mean, stddev, dtype):
+    """``(shape tensor, mean, stddev, dtype)`` of a normal-style function, converted in TF's
+    order."""
+    dtype = D.as_dtype(dtype)
+    return shape_tensor(shape), convert_to_tensor(mean, dtype), convert_to_tensor(stddev, dtype), \
+        dtype
+
+
 @tf_export("random.normal")
 def normal(shape, mean=0.0, stddev=1.0, dtype=D.float32, seed=None, name=None):
     """Normal values with ``mean`` and ``stddev`` (broadcast against ``shape``)."""
-    shape, mean, stddev, dtype = normal_args(shape, mean, stddev, dtype)
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype)
     return scale(bind(RandomStandardNormal, shape, dtype=dtype, **seed_attrs(seed)), stddev, mean)
 
 
 @tf_export("random.truncated_normal")
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=D.float32, seed=None, name=None):
     """Normal values redrawn until within 2 standard deviations of ``mean``."""
-    shape, mean, stddev, dtype = normal_args(shape, mean, stddev, dtype)
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype)
     return scale(bind(TruncatedNormal, shape, dtype=dtype, **seed_attrs(seed)), stddev, mean)
 
 

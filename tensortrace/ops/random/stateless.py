@@ -23,7 +23,6 @@ from ._common import (
     infer_seed,
     infer_shape,
     multinomial,
-    normal_args,
     out,
     scale,
     seed_tensor,
@@ -132,22 +131,26 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=D.float32, name=
     return scale(rnd, maxval - minval, minval)
 
 
+def _scaled_normal(op, shape, seed, mean, stddev, dtype):
+    """``op``'s standard normal draws determined by ``seed``, times ``stddev`` plus ``mean``."""
+    dtype = D.as_dtype(dtype)
+    shape, seed = shape_tensor(shape), seed_tensor(seed)
+    mean, stddev = convert_to_tensor(mean, dtype), convert_to_tensor(stddev, dtype)
+    return scale(bind(op, shape, seed, dtype=dtype), stddev, mean)
+
+
 @tf_export("random.stateless_normal")
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=D.float32, name=None,
                      alg="auto_select"):
     """Normal values determined by ``seed`` (shape [2])."""
-    shape, mean, stddev, dtype = normal_args(shape, mean, stddev, dtype)
-    rnd = bind(StatelessRandomNormal, shape, seed_tensor(seed), dtype=dtype)
-    return scale(rnd, stddev, mean)
+    return _scaled_normal(StatelessRandomNormal, shape, seed, mean, stddev, dtype)
 
 
 @tf_export("random.stateless_truncated_normal")
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=D.float32, name=None,
                                alg="auto_select"):
     """Truncated normal values determined by ``seed`` (shape [2])."""
-    shape, mean, stddev, dtype = normal_args(shape, mean, stddev, dtype)
-    rnd = bind(StatelessTruncatedNormal, shape, seed_tensor(seed), dtype=dtype)
-    return scale(rnd, stddev, mean)
+    return _scaled_normal(StatelessTruncatedNormal, shape, seed, mean, stddev, dtype)
 
 
 @define_op("StatelessMultinomial")
