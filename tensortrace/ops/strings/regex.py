@@ -11,17 +11,17 @@ import re
 
 import numpy as np
 
-from .. import dtypes as D
-from .._export import tf_export
-from ..context import bind
-from ..convert import convert_to_tensor
-from ..errors import OutOfRangeError, invalid_argument
-from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
-from ..shapes import TensorShape
-from ..tensor import Tensor, TensorSpec, static_value
-from ._base import broadcast_shape
-from ..messages import c_name
-from .math import binary_operands
+from ... import dtypes as D
+from ..._export import tf_export
+from ...context import bind
+from ...convert import convert_to_tensor
+from ...errors import OutOfRangeError, invalid_argument
+from ...registry import NON_DIFFERENTIABLE, OpDef, define_op, register
+from ...shapes import TensorShape
+from ...tensor import Tensor, TensorSpec, static_value
+from .._base import broadcast_shape
+from ...messages import c_name
+from ..math import binary_operands
 
 _UNITS = ("BYTE", "UTF8_CHAR")
 _TO_NUMBER_TYPES = (D.float32, D.float64, D.int32, D.int64, D.uint32, D.uint64)
@@ -887,7 +887,7 @@ class StringFormat:
         return TensorSpec([], D.string)
 
     def kernel(*inputs, template, placeholder, summarize):
-        from .io import format_tensor
+        from ..io import format_tensor
 
         pieces = template.split(placeholder)
         out = [pieces[0]]
