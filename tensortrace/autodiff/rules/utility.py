@@ -11,4 +11,10 @@ not_differentiable(
     "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
     "StatelessRandomUniformInt", "StatelessRandomUniformFullInt", "StatelessMultinomial",
     "RngReadAndSkip",
+    # strings
+    "StringUpper", "StringLower", "StringStrip", "StringLength", "Substr", "StringJoin",
+    "ReduceJoin", "StringSplitV2", "StringBytesSplit", "StaticRegexReplace", "RegexReplace",
+    "StaticRegexFullMatch", "RegexFullMatch", "StringToNumber", "AsString",
+    # io
+    "PrintV2", "EagerPyFunc", "StringFormat",
 )

@@ -1,3 +1,3 @@
-"""String ops (``tf.strings.*``), being split by kind: for now one module."""
+"""String ops (``tf.strings.*``) on NumPy object arrays of ``bytes``."""
 
-from . import regex  # noqa: F401
+from . import elementwise, join_split, numbers, regex  # noqa: F401
