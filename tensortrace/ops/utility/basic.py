@@ -8,17 +8,17 @@ import time
 
 import numpy as np
 
-from .. import dtypes as D
-from .. import errors, nest
-from .._export import tf_export
-from ..context import bind, state
-from ..convert import convert_to_tensor
-from ..registry import NON_DIFFERENTIABLE, define_op
-from ..shapes import TensorShape, as_shape
-from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ._base import check_dtypes
-from ..messages import c_name
-from .array import (
+from ... import dtypes as D
+from ... import errors, nest
+from ..._export import tf_export
+from ...context import bind, state
+from ...convert import convert_to_tensor
+from ...registry import NON_DIFFERENTIABLE, define_op
+from ...shapes import TensorShape, as_shape
+from ...tensor import EagerTensor, Tensor, TensorSpec, static_value
+from .._base import check_dtypes
+from ...messages import c_name
+from ..array import (
     broadcast_to,
     concat,
     expand_dims,
@@ -31,12 +31,12 @@ from .array import (
     tile,
     zeros,
 )
-from .array import size as array_size
-from .indexing import boolean_mask, gather, scatter_nd
-from .linalg import matmul
-from .math import cast, maximum, minimum, sqrt, where
-from .nn import l2_loss
-from .reduce import reduce_max, reduce_sum
+from ..array import size as array_size
+from ..indexing import boolean_mask, gather, scatter_nd
+from ..linalg import matmul
+from ..math import cast, maximum, minimum, sqrt, where
+from ..nn import l2_loss
+from ..reduce import reduce_max, reduce_sum
 
 
 def no_gradient(name):
@@ -179,7 +179,7 @@ def device(device_name):
 @tf_export("get_logger")
 def get_logger():
     """The logger tensortrace writes its warnings to (Python's ``logging``)."""
-    from .._logging import logger
+    from ..._logging import logger
 
     return logger
 
@@ -627,7 +627,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
                      name=None):
     """``m[i, j]``: how many examples of label ``i`` were predicted as ``j`` (summing
     ``weights`` when given), ``num_classes`` defaulting to ``max(labels, predictions) + 1``."""
-    from .debugging import assert_less, assert_non_negative
+    from ..debugging import assert_less, assert_non_negative
 
     dtype = D.as_dtype(dtype)
     labels = cast(convert_to_tensor(labels), D.int64)
@@ -689,8 +689,8 @@ def get_intra_op_parallelism_threads():
 def in_top_k(targets, predictions, k, name=None):
     """Whether each row's target class is among its ``k`` highest predictions (ties count as in;
     an out-of-range target or a non-finite prediction in the row gives False), as TF's InTopKV2."""
-    from .math import greater, is_finite, less, logical_and
-    from .reduce import reduce_all
+    from ..math import greater, is_finite, less, logical_and
+    from ..reduce import reduce_all
 
     predictions = convert_to_tensor(predictions, D.float32)
     targets = convert_to_tensor(targets)
@@ -710,7 +710,7 @@ def in_top_k(targets, predictions, k, name=None):
 @tf_export("math.polyval")
 def polyval(coeffs, x, name=None):
     """``coeffs[0] * x**(n-1) + ... + coeffs[-1]`` by Horner's rule (zeros_like(x) if empty)."""
-    from .array import zeros_like
+    from ..array import zeros_like
 
     if not isinstance(coeffs, (list, tuple)):  # a ValueError, as TF raises
         raise ValueError(f"Argument coeffs must be list type found {type(coeffs)}.")  # noqa: TRY004
@@ -728,9 +728,9 @@ def polyval(coeffs, x, name=None):
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Sigmoid cross-entropy with the positive term weighted by ``pos_weight`` (TF's stable
     form: (1 - z) x + (1 + (q - 1) z) (log1p(exp(-|x|)) + max(-x, 0)))."""
-    from .math import abs as abs_
-    from .math import exp, log1p
-    from .nn import relu
+    from ..math import abs as abs_
+    from ..math import exp, log1p
+    from ..nn import relu
 
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, logits.dtype)
@@ -783,7 +783,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=D.int32, name=No
 @tf_export("histogram_fixed_width_bins")
 def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=D.int32, name=None):
     """The bin index (0 .. nbins - 1) of each of ``values``, as histogram_fixed_width bins them."""
-    from .math import floor
+    from ..math import floor
 
     values = convert_to_tensor(values)
     value_range = convert_to_tensor(value_range, values.dtype)
@@ -798,7 +798,7 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=D.int32, na
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
     """sum(per_example_loss * sample_weight) / global_batch_size (0 when that is 0); the batch
     size defaults to the first dimension (tensortrace runs one replica)."""
-    from .math import divide_no_nan
+    from ..math import divide_no_nan
 
     loss = convert_to_tensor(per_example_loss)
     dtype = loss.dtype
@@ -836,8 +836,8 @@ def scale_regularization_loss(regularization_loss):
 # --- small composites TF also builds from other ops ----------------------------------------------
 def _segment_counts(data, segment_ids, num_segments):
     """max(count of rows per segment, 1), shaped to broadcast against the segment sums."""
-    from .array import ones, rank
-    from .indexing import unsorted_segment_sum
+    from ..array import ones, rank
+    from ..indexing import unsorted_segment_sum
 
     n = unsorted_segment_sum(ones(shape(segment_ids), data.dtype), segment_ids, num_segments)
     extra = rank(data) - rank(segment_ids)
@@ -849,7 +849,7 @@ def _segment_counts(data, segment_ids, num_segments):
 @tf_export("math.unsorted_segment_mean")
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """The mean of the rows of ``data`` in each segment (0 for empty segments)."""
-    from .indexing import unsorted_segment_sum
+    from ..indexing import unsorted_segment_sum
 
     data = convert_to_tensor(data)
     return unsorted_segment_sum(data, segment_ids, num_segments) / _segment_counts(
@@ -859,7 +859,7 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
 @tf_export("math.unsorted_segment_sqrt_n")
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """The sum of each segment's rows divided by sqrt(their count)."""
-    from .indexing import unsorted_segment_sum
+    from ..indexing import unsorted_segment_sum
 
     data = convert_to_tensor(data)
     return unsorted_segment_sum(data, segment_ids, num_segments) / sqrt(_segment_counts(
@@ -869,8 +869,8 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
 @tf_export("math.zero_fraction", "nn.zero_fraction")
 def zero_fraction(value, name=None):
     """The fraction of zeros in ``value`` (float32)."""
-    from .math import equal
-    from .reduce import reduce_mean
+    from ..math import equal
+    from ..reduce import reduce_mean
 
     value = convert_to_tensor(value)
     return reduce_mean(cast(equal(value, convert_to_tensor(0, value.dtype)), D.float32))
@@ -879,7 +879,7 @@ def zero_fraction(value, name=None):
 @tf_export("nn.crelu")
 def crelu(features, name=None, axis=-1):
     """concat([relu(x), relu(-x)], axis)."""
-    from .nn import relu
+    from ..nn import relu
 
     features = convert_to_tensor(features)
     return concat([relu(features), relu(-features)], axis)
@@ -888,7 +888,7 @@ def crelu(features, name=None, axis=-1):
 @tf_export("linalg.normalize")
 def normalize(tensor, ord="euclidean", axis=None, name=None):
     """(tensor / norm(tensor), norm(tensor)), the norm kept broadcastable."""
-    from .linalg import norm
+    from ..linalg import norm
 
     tensor = convert_to_tensor(tensor)
     n = norm(tensor, ord=ord, axis=axis, keepdims=True)
@@ -899,8 +899,8 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - log_input * targets (+ Stirling's term for targets > 1 when
     ``compute_full_loss``)."""
-    from .array import ones_like, zeros_like
-    from .math import exp, greater, log
+    from ..array import ones_like, zeros_like
+    from ..math import exp, greater, log
 
     log_input = convert_to_tensor(log_input)
     targets = convert_to_tensor(targets, log_input.dtype)
@@ -917,7 +917,7 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
 @tf_export("nn.space_to_depth")
 def space_to_depth(input, block_size, data_format="NHWC", name=None):
     """Move ``block_size`` x ``block_size`` spatial blocks into the channels (NHWC)."""
-    from .array import transpose
+    from ..array import transpose
 
     if data_format != "NHWC":
         raise NotImplementedError("tf.nn.space_to_depth supports NHWC only")
@@ -932,7 +932,7 @@ def space_to_depth(input, block_size, data_format="NHWC", name=None):
 @tf_export("nn.depth_to_space")
 def depth_to_space(input, block_size, data_format="NHWC", name=None):
     """Move channels into ``block_size`` x ``block_size`` spatial blocks (NHWC)."""
-    from .array import transpose
+    from ..array import transpose
 
     if data_format != "NHWC":
         raise NotImplementedError("tf.nn.depth_to_space supports NHWC only")
