@@ -19,6 +19,7 @@ from ._export import tf_export
 from .context import bind
 from .convert import convert_to_tensor
 from .ops.array import concat, reshape, stack, unstack, zeros, zeros_like
+from .ops.core import init_scope
 from .ops.indexing import gather
 from .ops.math import cast
 from .ops.random.stateless import (
@@ -30,7 +31,6 @@ from .ops.random.stateless import (
     unsupported_algorithm,
 )
 from .ops.reduce import reduce_prod
-from .ops.utility import init_scope
 from .tensor import Tensor
 from .variables import Variable
 
