@@ -19,6 +19,7 @@ from .shapes import TensorShape
 from .tensor import Tensor, TensorSpec
 from .variables import Variable
 from .module import Module
+from . import random_generator as _random_generator  # noqa: F401  (tf.random.Generator)
 from . import config as _config_module  # noqa: F401  (registers tf.config.*)
 from .tracing.function import function
 from .autodiff import tape as _tape  # noqa: F401  (tf.GradientTape)

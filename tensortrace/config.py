@@ -1,4 +1,5 @@
-"""``tf.config``: the switches tensortrace honours, and the device queries scripts make."""
+"""``tf.config``: the switches tensortrace honours (or records: threading and placement mean
+nothing on NumPy), and the device queries scripts make."""
 
 from ._export import tf_export
 
@@ -18,6 +19,39 @@ def functions_run_eagerly():
 
 tf_export("config.experimental_run_functions_eagerly")(run_functions_eagerly)
 tf_export("config.experimental_functions_run_eagerly")(functions_run_eagerly)
+
+
+# --- switches recorded only: every op runs on the CPU, in the calling thread ------------------
+_SWITCHES = {}
+
+
+def _switch(key, default, convert, setter, getter, doc):
+    """A recorded switch: the ``tf.config.{setter}`` that stores ``convert(value)`` and the
+    ``tf.config.{getter}`` that reads it back."""
+    _SWITCHES[key] = default
+
+    def set_switch(value):
+        _SWITCHES[key] = convert(value)
+
+    def get_switch():
+        return _SWITCHES[key]
+
+    set_switch.__name__ = set_switch.__qualname__ = setter.rpartition(".")[2]
+    get_switch.__name__ = get_switch.__qualname__ = getter.rpartition(".")[2]
+    set_switch.__doc__ = doc
+    return tf_export(f"config.{setter}")(set_switch), tf_export(f"config.{getter}")(get_switch)
+
+
+set_soft_device_placement, get_soft_device_placement = _switch(
+    "soft_device_placement", True, bool, "set_soft_device_placement",
+    "get_soft_device_placement", "Recorded only: every op runs on the CPU.")
+set_inter_op_parallelism_threads, get_inter_op_parallelism_threads = _switch(
+    "inter_op", 0, int, "threading.set_inter_op_parallelism_threads",
+    "threading.get_inter_op_parallelism_threads",
+    "Recorded only: ops run one after another in the calling thread.")
+set_intra_op_parallelism_threads, get_intra_op_parallelism_threads = _switch(
+    "intra_op", 0, int, "threading.set_intra_op_parallelism_threads",
+    "threading.get_intra_op_parallelism_threads", "Recorded only: NumPy decides its own threading.")
 
 
 class PhysicalDevice:

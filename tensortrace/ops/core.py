@@ -1,8 +1,16 @@
-"""The ops every graph has: ``Const`` and ``Placeholder`` (graph-only: their values come from
-the graph, not from inputs)."""
+"""What every graph has: the ``Const`` and ``Placeholder`` ops (their values come from the graph,
+not from inputs), ``NoOp``, and the scopes that order ops or lift them out of a trace
+(``tf.control_dependencies``, ``tf.group``, ``tf.init_scope``)."""
 
-from ..registry import NON_DIFFERENTIABLE, define_op
-from ..tensor import TensorSpec
+import contextlib
+
+import numpy as np
+
+from .. import nest
+from .._export import tf_export
+from ..context import bind, state
+from ..registry import define_op
+from ..tensor import EagerTensor, Tensor, TensorSpec
 
 
 @define_op("Const")
@@ -10,14 +18,10 @@ class Const:
     """A value baked into the graph (``attrs['value']``)."""
 
     def infer(value, dtype):
-        import numpy as np
-
         return TensorSpec(np.shape(value), dtype)
 
     def kernel(value, dtype):
         return value
-
-    grad = NON_DIFFERENTIABLE
 
 
 @define_op("Placeholder")
@@ -30,4 +34,71 @@ class Placeholder:
     def kernel(dtype, shape):
         raise ValueError("A Placeholder has no value outside a graph call: feed it.")
 
-    grad = NON_DIFFERENTIABLE
+
+# --- NoOp, group, control_dependencies, init_scope ---------------------------------------------
+@define_op("NoOp")
+class NoOp:
+    """Does nothing; in a graph its control inputs make it a join point (``tf.group``)."""
+
+    def infer():
+        return ()
+
+    def kernel():
+        return ()
+
+
+@tf_export("no_op")
+def no_op(name=None):
+    """Eagerly None; while tracing, a NoOp operation."""
+    if state.graph is None:
+        return None
+    return bind(NoOp)  # a graph returns the Operation itself for ops without outputs
+
+
+def _control_ops(values):
+    """The graph operations ``values`` (tensors, operations, nested lists) stand for."""
+    ops = []
+    for v in nest.flatten(values):
+        if isinstance(v, Tensor) and not isinstance(v, EagerTensor):
+            ops.append(v.op)
+        elif hasattr(v, "control_inputs") and hasattr(v, "outputs"):  # an Operation
+            ops.append(v)
+    return ops
+
+
+@tf_export("group")
+def group(*inputs, name=None):
+    """Eagerly None; while tracing, a NoOp that runs after every op of ``inputs``."""
+    if state.graph is None:
+        return None
+    with control_dependencies(_control_ops(inputs)):
+        return no_op(name)
+
+
+@tf_export("control_dependencies")
+def control_dependencies(control_inputs):
+    """A context manager: ops created inside run after ``control_inputs`` (tensors or ops).
+
+    Eagerly ops already run in order, so it does nothing. While tracing, nested blocks add up;
+    ``None`` clears the dependencies inside the block.
+    """
+    graph = state.graph
+    if graph is None:
+        return contextlib.nullcontext()
+    if control_inputs is None:
+        return graph.control_dependencies([])
+    outer = graph.control_dependencies_stack[-1] if graph.control_dependencies_stack else []
+    return graph.control_dependencies(list(outer) + _control_ops(control_inputs))
+
+
+@tf_export("init_scope")
+@contextlib.contextmanager
+def init_scope():
+    """Run the body eagerly even inside a trace (how TF lifts initializers), with gradient tapes
+    paused."""
+    saved_graph, saved_tapes = state.graph, state.tapes
+    state.graph, state.tapes = None, ()
+    try:
+        yield
+    finally:
+        state.graph, state.tapes = saved_graph, saved_tapes

@@ -1,5 +1,6 @@
 """``tf.debugging``: the assert family (eager errors at once, ``Assert`` ops while tracing,
-static failures at trace time), ``check_numerics`` and ``enable_check_numerics``."""
+static failures at trace time), ``check_numerics`` and ``enable_check_numerics``; and
+``tf.math.confusion_matrix``, which asserts its inputs' bounds."""
 
 import collections
 import sys
@@ -11,18 +12,29 @@ from .. import errors, registry
 from .._export import tf_export
 from ..context import bind, state
 from ..convert import convert_to_tensor
-from ..registry import define_op
+from ..registry import DtypeCheck, define_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
-from ._base import FLOAT, check_dtypes
-from ..messages import c_name
+from ._base import FLOAT, check_dtypes, dtypes_named
+from .array import ones_like, stack
 from .array import rank as _rank
 from .array import shape as _shape
 from .control_flow import ASSERT
+from .core import no_op
+from .indexing import scatter_nd
 from .math import abs as _abs
-from .math import equal, greater, greater_equal, less, less_equal, logical_or, not_equal
-from .reduce import reduce_all
-from .utility import no_op
+from .math import (
+    cast,
+    equal,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    logical_or,
+    maximum,
+    not_equal,
+)
+from .reduce import reduce_all, reduce_max
 
 
 def _message_prefix(message):
@@ -141,35 +153,33 @@ def _binary_assert(sym, opname, op_func, static_func, x, y, data, summarize, mes
     return _assert(condition, data, summarize)
 
 
-def _binary(sym, opname, op_func, static_func, doc):
+def _binary(sym, opname, op_func, static_func, top_level=False):
+    """``tf.debugging.{opname}`` (also ``tf.{opname}`` when ``top_level``): ``x {sym} y``."""
+
     def assert_fn(x, y, message=None, summarize=None, name=None):
         if opname == "assert_equal" and x is y:
             return None if state.graph is None else no_op()
         return _binary_assert(sym, opname, op_func, static_func, x, y, None, summarize, message)
 
     assert_fn.__name__ = opname
-    assert_fn.__doc__ = (f"Assert ``x {sym} y`` element-wise (broadcasting); {doc}\n\n"
-                         "Raises InvalidArgumentError eagerly (or while tracing when both values "
-                         "are known); otherwise returns the Assert op that raises when run.")
-    return assert_fn
+    assert_fn.__doc__ = (f"Assert ``x {sym} y`` element-wise (broadcasting); empty tensors "
+                         "pass.\n\nRaises InvalidArgumentError eagerly (or while tracing when "
+                         "both values are known); otherwise returns the Assert op that raises "
+                         "when run.")
+    return tf_export(f"debugging.{opname}", *([opname] if top_level else []))(assert_fn)
 
 
-_BINARY = [  # (sym, name, op, numpy check, also at the top level)
-    ("==", "assert_equal", equal, np.equal, True),
-    ("!=", "assert_none_equal", not_equal, np.not_equal, False),
-    ("<", "assert_less", less, np.less, True),
-    ("<=", "assert_less_equal", less_equal, np.less_equal, False),
-    (">", "assert_greater", greater, np.greater, True),
-    (">=", "assert_greater_equal", greater_equal, np.greater_equal, False),
-]
-for _sym, _name, _op, _static, _top in _BINARY:
-    _fn = _binary(_sym, _name, _op, _static, "empty tensors pass.")
-    tf_export(f"debugging.{_name}", *([_name] if _top else []))(_fn)
-    globals()[_name] = _fn
+assert_equal = _binary("==", "assert_equal", equal, np.equal, top_level=True)
+assert_none_equal = _binary("!=", "assert_none_equal", not_equal, np.not_equal)
+assert_less = _binary("<", "assert_less", less, np.less, top_level=True)
+assert_less_equal = _binary("<=", "assert_less_equal", less_equal, np.less_equal)
+assert_greater = _binary(">", "assert_greater", greater, np.greater, top_level=True)
+assert_greater_equal = _binary(">=", "assert_greater_equal", greater_equal, np.greater_equal)
 
 
 def _unary(opname, sym, compare, zero_first):
-    """``x {sym}`` asserted as ``assert_less``/``assert_less_equal`` against zero, like TF."""
+    """``tf.debugging.{opname}``: ``x {sym}``, asserted as ``assert_less``/``assert_less_equal``
+    against zero, like TF."""
 
     def assert_fn(x, message=None, summarize=None, name=None):
         prefix = _message_prefix(message)
@@ -188,16 +198,13 @@ def _unary(opname, sym, compare, zero_first):
 
     assert_fn.__name__ = opname
     assert_fn.__doc__ = f"Assert ``x {sym}`` element-wise; empty tensors pass."
-    return assert_fn
+    return tf_export(f"debugging.{opname}")(assert_fn)
 
 
-for _name, _sym, _cmp, _zero_first in (
-    ("assert_negative", "< 0", (less, np.less), False),
-    ("assert_positive", "> 0", (less, np.less), True),
-    ("assert_non_negative", ">= 0", (less_equal, np.less_equal), True),
-    ("assert_non_positive", "<= 0", (less_equal, np.less_equal), False),
-):
-    globals()[_name] = tf_export(f"debugging.{_name}")(_unary(_name, _sym, _cmp, _zero_first))
+assert_negative = _unary("assert_negative", "< 0", (less, np.less), False)
+assert_positive = _unary("assert_positive", "> 0", (less, np.less), True)
+assert_non_negative = _unary("assert_non_negative", ">= 0", (less_equal, np.less_equal), True)
+assert_non_positive = _unary("assert_non_positive", "<= 0", (less_equal, np.less_equal), False)
 
 
 @tf_export("debugging.assert_near")
@@ -463,9 +470,6 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
 
 
 # --- CheckNumerics ------------------------------------------------------------------------------
-_GRAD_PREFIX = "Not a number (NaN) or infinity (Inf) values detected in gradient. "
-
-
 def _numerics_problem(arr):
     """"NaN", "Inf" or "Inf and NaN" when ``arr`` has such values, else None."""
     if np.isfinite(arr).all():
@@ -478,11 +482,8 @@ def _numerics_problem(arr):
 class CheckNumerics:
     """The input, after checking it holds no NaN or Inf (raising with ``message``)."""
 
-    def check(arrays):
-        if arrays[0].dtype not in _FLOAT_NP:
-            raise errors.invalid_argument(
-                f"Value for attr 'T' of {c_name(D.from_numpy(arrays[0].dtype))} is not in the "
-                f"list of allowed values: {_FLOAT_TEXT}", "CheckNumerics")
+    # TF's list (the message's order): bfloat16 first
+    check = DtypeCheck("CheckNumerics", dtypes_named("bfloat16 float16 float32 float64"), 1)
 
     def infer(tensor, message):
         check_dtypes("CheckNumerics", (tensor,), FLOAT, names=("tensor",))
@@ -493,14 +494,6 @@ class CheckNumerics:
         if problem is not None:
             raise errors.invalid_argument(f"{message} : Tensor had {problem} values")
         return tensor
-
-    def grad(op, dy):
-        message = repr(op.attrs["message"].encode())
-        return check_numerics(dy, _GRAD_PREFIX + message)
-
-
-_FLOAT_NP = frozenset(d._np for d in FLOAT)
-_FLOAT_TEXT = ", ".join(c_name(d) for d in sorted(FLOAT, key=lambda d: d.name != "bfloat16"))
 
 
 @tf_export("debugging.check_numerics")
@@ -548,7 +541,8 @@ def _numerics_error(op_name, outputs, index, arr, inputs):
         lines += [f"         {i}: {t!s}" for i, t in enumerate(shown)]
     elif shown:
         lines += ["", f"  Input tensor: {shown[0]!s}"]
-    problem = [k for k, bad in (("-Inf", np.any(inf & (arr < 0))), ("+Inf", np.any(inf & (arr > 0))),
+    problem = [k for k, bad in (("-Inf", np.any(inf & (arr < 0))),
+                                ("+Inf", np.any(inf & (arr > 0))),
                                 ("NaN", np.any(np.isnan(arr)))) if bad]
     lines += ["", f" : Tensor had {' and '.join(problem)} values"]
     return errors.invalid_argument("\n".join(lines))
@@ -588,3 +582,27 @@ def disable_check_numerics():
         op = registry.get(name)
         op.kernel, op.expr = kernel, expr
     _saved.clear()
+
+
+# --- confusion_matrix -----------------------------------------------------------------------------
+@tf_export("math.confusion_matrix")
+def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=D.int32,
+                     name=None):
+    """``m[i, j]``: how many examples of label ``i`` were predicted as ``j`` (summing
+    ``weights`` when given), ``num_classes`` defaulting to ``max(labels, predictions) + 1``."""
+    dtype = D.as_dtype(dtype)
+    labels = cast(convert_to_tensor(labels), D.int64)
+    predictions = cast(convert_to_tensor(predictions), D.int64)
+    assert_non_negative(labels, message="`labels` contains negative values")
+    assert_non_negative(predictions, message="`predictions` contains negative values")
+    if num_classes is None:
+        num_classes = maximum(reduce_max(predictions), reduce_max(labels)) + 1
+    else:
+        num_classes = cast(convert_to_tensor(num_classes), D.int64)
+        assert_less(labels, num_classes, message="`labels` out of bound")
+        assert_less(predictions, num_classes, message="`predictions` out of bound")
+    if weights is not None:
+        weights = convert_to_tensor(weights)
+    indices = stack([labels, predictions], axis=1)
+    values = ones_like(predictions, dtype) if weights is None else cast(weights, dtype)
+    return scatter_nd(indices, values, cast(stack([num_classes, num_classes]), D.int64))

@@ -2,7 +2,7 @@
 appear in traced graphs (what users inspect and save), only in the optimized graphs that run."""
 
 from ..errors import invalid_argument
-from ..registry import NON_DIFFERENTIABLE, define_op
+from ..registry import define_op
 from ..tensor import TensorSpec
 
 
@@ -19,8 +19,6 @@ class IndexAxis0:
             return x[i]
         except IndexError:
             raise invalid_argument(f"slice index {int(i)} of dimension 0 out of bounds.") from None
-
-    grad = NON_DIFFERENTIABLE  # optimized graphs are never differentiated
 
     def reword(error, op):
         if isinstance(error, IndexError):

@@ -1,5 +1,6 @@
 """Ops with effects outside the graph: ``tf.print`` (PrintV2) and ``tf.py_function``
-(EagerPyFunc). Both are stateful: they run on every call, in program order."""
+(EagerPyFunc), both stateful (they run on every call, in program order); and
+``tf.strings.format`` (StringFormat), which formats tensors as ``tf.print`` prints them."""
 
 import sys
 
@@ -10,7 +11,7 @@ from .._export import tf_export
 from ..context import bind
 from ..convert import convert_to_tensor, to_array
 from ..errors import InvalidArgumentError
-from ..registry import NON_DIFFERENTIABLE, define_op
+from ..registry import define_op
 from ..tensor import EagerTensor, Tensor, TensorSpec
 
 # TF prints floats like its C++ FloatToBuffer: the short form when it round-trips, else full.
@@ -45,6 +46,40 @@ def format_tensor(arr, summarize=3, depth=0):
         return "[" + " ".join("..." if i is None else _format_scalar(arr[i]) for i in rows) + "]"
     parts = ["..." if i is None else format_tensor(arr[i], summarize, depth + 1) for i in rows]
     return "[" + ("\n" * (arr.ndim - 1) + " " * (depth + 1)).join(parts) + "]"
+
+
+@define_op("StringFormat")
+class StringFormat:
+    """A scalar string: ``template`` with each ``placeholder`` replaced by one input, printed as
+    ``tf.print`` prints it."""
+
+    def infer(*inputs, template, placeholder, summarize):
+        return TensorSpec([], D.string)
+
+    def kernel(*inputs, template, placeholder, summarize):
+        pieces = template.split(placeholder)
+        out = [pieces[0]]
+        for value, piece in zip(inputs, pieces[1:]):
+            out.append(format_tensor(value, summarize))
+            out.append(piece)
+        return np.array("".join(out).encode("utf-8"), dtype=object)
+
+
+@tf_export("strings.format")
+def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
+    """Format ``inputs`` (a tensor or a list of them) into ``template`` as a scalar string."""
+    if isinstance(inputs, (list, tuple)):
+        values = list(inputs)
+    else:
+        values = [inputs]
+    values = [convert_to_tensor(v) for v in values]
+    count = template.count(placeholder)
+    if count != len(values):
+        raise ValueError(f"The template expects {count} tensors, but the inputs only has "
+                         f"{len(values)}. Please ensure the number of placeholders in template "
+                         f"matches inputs length.")
+    return bind(StringFormat, *values, template=str(template), placeholder=str(placeholder),
+                summarize=int(summarize))
 
 
 class _Hole:
@@ -104,8 +139,6 @@ class PrintV2:
         stream.flush()
         return ()
 
-    grad = NON_DIFFERENTIABLE
-
 
 @tf_export("print")
 def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
@@ -162,8 +195,6 @@ class EagerPyFunc:
                 out.append(to_array(r._as_tensor_value() if hasattr(r, "_as_tensor_value")
                                     else r, d))
         return tuple(out)
-
-    grad = NON_DIFFERENTIABLE
 
 
 @tf_export("py_function")

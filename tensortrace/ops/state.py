@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes as D
 from ..errors import FailedPreconditionError
-from ..registry import NON_DIFFERENTIABLE, OpDef, define_op, register
+from ..registry import OpDef, define_op, register
 from ..tensor import TensorSpec
 
 
@@ -30,9 +30,6 @@ class ReadVariableOp:
 
     def kernel(resource, dtype, shape):
         return _value_of(resource)
-
-    def grad(op, dy):  # the gradient flows to the variable (the tape maps handles to variables)
-        return dy
 
 
 def _checked(var, value, op_name):
@@ -64,8 +61,7 @@ for _name, _update in (
     ("AssignAddVariableOp", lambda old, delta: old + delta),
     ("AssignSubVariableOp", lambda old, delta: old - delta),
 ):
-    register(OpDef(_name, _assign_infer, _assign_kernel(_update), grad=NON_DIFFERENTIABLE,
-                   stateful=True))
+    register(OpDef(_name, _assign_infer, _assign_kernel(_update), stateful=True))
 
 
 @define_op("InitializeVariableOnce", stateful=True)
@@ -81,15 +77,13 @@ class InitializeVariableOnce:
             resource._array = np.asarray(value)
         return ()
 
-    grad = NON_DIFFERENTIABLE
-
 
 @define_op("VarIsInitializedOp", stateful=True)
 class VarIsInitializedOp:
+    """Whether the variable has a value yet."""
+
     def infer(resource):
         return TensorSpec((), D.bool)
 
     def kernel(resource):
         return np.bool_(resource._array is not None)
-
-    grad = NON_DIFFERENTIABLE

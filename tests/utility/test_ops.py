@@ -7,7 +7,7 @@ import pytest
 
 import tensortrace as tf
 from tensortrace.ops import debugging as Dg
-from tensortrace.ops import random_generator as RG
+from tensortrace import random_generator as RG
 from tensortrace.ops import utility as U
 
 from ..autodiff.gradcheck import GradCase, check

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.ops import random_generator as RG
+from tensortrace import random_generator as RG
 
 
 def _state(g):

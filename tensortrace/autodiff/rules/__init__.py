@@ -12,5 +12,6 @@ from . import array  # noqa: F401
 from . import indexing  # noqa: F401
 from . import linalg  # noqa: F401
 from . import nn  # noqa: F401
+from . import utility  # noqa: F401
 from . import tensor_array  # noqa: F401
 from . import control_flow  # noqa: F401

@@ -14,22 +14,27 @@ import enum
 
 import numpy as np
 
-from .. import dtypes as D
-from .._export import tf_export
-from ..context import bind
-from ..convert import convert_to_tensor
-from ..errors import invalid_argument
-from ..registry import NON_DIFFERENTIABLE, define_op
-from ..tensor import Tensor, TensorSpec
-from .array import concat, reshape, stack, unstack, zeros, zeros_like
-from .indexing import gather
-from .math import cast
-from .random import stateless_normal, stateless_truncated_normal, stateless_uniform
-from .reduce import reduce_prod
-from .utility import init_scope
+from . import dtypes as D
+from ._export import tf_export
+from .context import bind
+from .convert import convert_to_tensor
+from .ops.array import concat, reshape, stack, unstack, zeros, zeros_like
+from .ops.core import init_scope
+from .ops.indexing import gather
+from .ops.math import cast
+from .ops.random.stateless import (
+    RngReadAndSkip,
+    state_size,
+    stateless_normal,
+    stateless_truncated_normal,
+    stateless_uniform,
+    unsupported_algorithm,
+)
+from .ops.reduce import reduce_prod
+from .tensor import Tensor
+from .variables import Variable
 
 _MASK64 = (1 << 64) - 1
-_SKIP_PER_VALUE = 256  # TF reserves 256 counter values for every value drawn
 
 
 @tf_export("random.Algorithm", "random.experimental.Algorithm")
@@ -41,18 +46,6 @@ class Algorithm(enum.Enum):
     AUTO_SELECT = 3
 
 
-def _unsupported(alg):
-    if isinstance(alg, int):
-        names = (1, 2, 3)
-    elif isinstance(alg, str):
-        names = ("philox", "threefry", "auto_select")
-    else:
-        names = (Algorithm.PHILOX, Algorithm.THREEFRY, Algorithm.AUTO_SELECT)
-    return (f"Argument `alg` got unsupported value {alg}. Supported values are {names[0]} for "
-            f"the Philox algorithm, {names[1]} for the ThreeFry algorithm, and {names[2]} for "
-            "auto-selection.")
-
-
 def _alg_to_int(alg):
     if isinstance(alg, Algorithm):
         return alg.value
@@ -62,43 +55,13 @@ def _alg_to_int(alg):
         canon = alg.strip().lower().replace("-", "").replace("_", "")
         found = {"philox": 1, "threefry": 2, "autoselect": 3}.get(canon)
         if found is None:
-            raise ValueError(_unsupported(alg))
+            raise ValueError(unsupported_algorithm(alg, ("philox", "threefry", "auto_select")))
         return found
     raise TypeError(f"Can't convert argument `alg` (of value {alg} and type {type(alg)}) to int.")
 
 
-def _state_size(alg):
-    if alg not in (1, 2, 3):
-        raise ValueError(_unsupported(alg))
-    return 2 if alg == 2 else 3
-
-
 def _counter_size(alg):
-    return _state_size(alg) - 1
-
-
-@define_op("RngReadAndSkip", stateful=True)
-class RngReadAndSkip:
-    """The state of the generator variable ``resource`` (padded to 3 words), after which its
-    counter moves on by ``256 * delta``."""
-
-    grad = NON_DIFFERENTIABLE
-
-    def infer(resource, alg, delta):
-        return TensorSpec([3], D.int64)
-
-    def kernel(resource, alg, delta):
-        state = resource._array
-        size = _state_size(int(alg))
-        if state is None or state.shape != (size,) or state.dtype != np.int64:
-            raise invalid_argument(f"The size of the state must be {size}; got "
-                                   f"{None if state is None else state.size}")
-        words = [int(w) & _MASK64 for w in state]
-        counter = words[0] + (words[1] << 64 if size == 3 else 0)
-        counter += _SKIP_PER_VALUE * int(delta)
-        new = [counter & _MASK64] + ([(counter >> 64) & _MASK64] if size == 3 else [])
-        resource._array = np.array(new + words[-1:], np.uint64).astype(np.int64)
-        return np.concatenate([state, np.zeros(3 - size, np.int64)])
+    return state_size(alg) - 1
 
 
 def _make_1d_state(size, seed):
@@ -119,13 +82,28 @@ def _make_1d_state(size, seed):
 @tf_export("random.create_rng_state", "random.experimental.create_rng_state")
 def create_rng_state(seed, alg):
     """The generator state (int64 vector) that ``seed`` stands for under ``alg``."""
-    return convert_to_tensor(_make_1d_state(_state_size(_alg_to_int(alg)), seed))
+    return convert_to_tensor(_make_1d_state(state_size(_alg_to_int(alg)), seed))
 
 
 def _state_tensor(state):
     if isinstance(state, (list, tuple)) and not any(isinstance(s, Tensor) for s in state):
         state = [s - (1 << 64) if isinstance(s, int) and s >= 1 << 63 else s for s in state]
     return cast(convert_to_tensor(state), D.int64)
+
+
+def _checked_state(state, alg):
+    """``state`` as an int64 tensor (a variable as it is) whose shape fits algorithm ``alg``."""
+    state = state if isinstance(state, Variable) else _state_tensor(state)
+    state.shape.assert_is_compatible_with([state_size(alg)])
+    return state
+
+
+def _key_counter_state(key, counter, alg):
+    """The state made of ``counter`` (its words) and ``key`` (one word)."""
+    counter, key = _state_tensor(counter), _state_tensor(key)
+    counter.shape.assert_is_compatible_with([_counter_size(alg)])
+    key.shape.assert_is_compatible_with([])
+    return concat([counter, reshape(key, [1])], 0)
 
 
 def _shape_arg(shape):
@@ -158,21 +136,16 @@ class Generator:
     def from_non_deterministic_state(cls, alg=None):
         """A generator seeded from the operating system's entropy."""
         alg = _alg_to_int(Algorithm.PHILOX if alg is None else alg)
-        words = np.random.default_rng().integers(-(1 << 63), (1 << 63) - 1, _state_size(alg),
+        words = np.random.default_rng().integers(-(1 << 63), (1 << 63) - 1, state_size(alg),
                                                  dtype=np.int64, endpoint=True)
         return cls(state=words, alg=alg)
 
     @classmethod
     def from_key_counter(cls, key, counter, alg):
         alg = _alg_to_int(alg)
-        counter, key = _state_tensor(counter), _state_tensor(key)
-        counter.shape.assert_is_compatible_with([_state_size(alg) - 1])
-        key.shape.assert_is_compatible_with([])
-        return cls(state=concat([counter, reshape(key, [1])], 0), alg=alg)
+        return cls(state=_key_counter_state(key, counter, alg), alg=alg)
 
     def __init__(self, copy_from=None, state=None, alg=None):
-        from ..variables import Variable
-
         if copy_from is not None:
             if alg is not None or state is not None:
                 raise ValueError("Generator: give either `copy_from` or `state` and `alg`")
@@ -182,48 +155,27 @@ class Generator:
         if alg is None or state is None:
             raise ValueError("Generator needs both `state` and `alg` (or use from_seed)")
         self._alg = _alg_to_int(alg)
-        if isinstance(state, Variable):
-            state.shape.assert_is_compatible_with([_state_size(self._alg)])
-            self._state_var = state
-            return
-        state = _state_tensor(state)
-        state.shape.assert_is_compatible_with([_state_size(self._alg)])
-        self._state_var = self._variable(state)
+        state = _checked_state(state, self._alg)
+        self._state_var = state if isinstance(state, Variable) else self._variable(state)
 
     @staticmethod
     def _variable(value):
-        from ..variables import Variable
-
         return Variable(value, dtype=D.int64, trainable=False, name="StateVar")
 
     # --- state -----------------------------------------------------------------------------
-    @property
-    def state(self):
-        """The state variable (int64: counter words, then the key)."""
-        return self._state_var
-
-    @property
-    def algorithm(self):
-        return self._alg
-
-    @property
-    def key(self):
-        """The key: the state's last word."""
-        return self._state_var.value()[-1]
+    state = property(lambda self: self._state_var,
+                     doc="The state variable (int64: counter words, then the key).")
+    algorithm = property(lambda self: self._alg, doc="The algorithm, as an int.")
+    key = property(lambda self: self._state_var.value()[-1], doc="The key: the state's last word.")
 
     def reset(self, state):
-        state = _state_tensor(state)
-        state.shape.assert_is_compatible_with([_state_size(self._alg)])
-        self._state_var.assign(state)
+        self._state_var.assign(_checked_state(_state_tensor(state), self._alg))
 
     def reset_from_seed(self, seed):
         self._state_var.assign(create_rng_state(seed, self._alg))
 
     def reset_from_key_counter(self, key, counter):
-        counter, key = _state_tensor(counter), _state_tensor(key)
-        counter.shape.assert_is_compatible_with([_state_size(self._alg) - 1])
-        key.shape.assert_is_compatible_with([])
-        self._state_var.assign(concat([counter, reshape(key, [1])], 0))
+        self._state_var.assign(_key_counter_state(key, counter, self._alg))
 
     def skip(self, delta):
         """Advance the counter by ``256 * delta``; returns the state before (padded to 3)."""
@@ -276,7 +228,7 @@ class Generator:
     def split(self, count=1):
         """``count`` new generators, each keyed from this one (which advances)."""
         keys = self.uniform_full_int([count], D.int64)
-        size = _state_size(self._alg)
+        size = state_size(self._alg)
         return [Generator(state=concat([zeros([size - 1], D.int64), reshape(k, [1])], 0),
                           alg=self._alg) for k in unstack(keys, num=count)]
 
