@@ -8,19 +8,19 @@ import operator
 
 import numpy as np
 
-from .. import dtypes as D
-from .. import errors
-from .._export import exports, tf_export
-from ..context import bind
-from ..context import state as _state
-from ..convert import convert_to_tensor
-from ..errors import invalid_argument
-from ..registry import NON_DIFFERENTIABLE, DtypeCheck, OpDef, define_op, register
-from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor, TensorSpec
-from ._base import ALL, COMPLEX, FLOAT, FLOAT_COMPLEX, REAL, broadcast_shape, check_dtypes
-from ..messages import c_name
-from ..numerics import EXTOBJ, IGNORE, quiet
+from ... import dtypes as D
+from ... import errors
+from ..._export import exports, tf_export
+from ...context import bind
+from ...context import state as _state
+from ...convert import convert_to_tensor
+from ...errors import invalid_argument
+from ...registry import NON_DIFFERENTIABLE, DtypeCheck, OpDef, define_op, register
+from ...shapes import TensorShape
+from ...tensor import EagerTensor, Tensor, TensorSpec
+from .._base import ALL, COMPLEX, FLOAT, FLOAT_COMPLEX, REAL, broadcast_shape, check_dtypes
+from ...messages import c_name
+from ...numerics import EXTOBJ, IGNORE, quiet
 
 _wrap = EagerTensor._wrap
 _ND = NON_DIFFERENTIABLE
@@ -1518,11 +1518,11 @@ _install_operators()
 # Rules are written with the public functions above, so they run eagerly, while tracing, and
 # under outer tapes (higher orders). They follow TF's math_grad.py: complex inputs get conjugated
 # derivatives, and a gradient TF does not define is None (or a LookupError, as TF raises).
-from ..autodiff.grad_util import unbroadcast as _unbroadcast  # noqa: E402
+from ...autodiff.grad_util import unbroadcast as _unbroadcast  # noqa: E402
 
 
 def _zeros(x):
-    from .array import zeros_like
+    from ..array import zeros_like
 
     return zeros_like(x)
 
