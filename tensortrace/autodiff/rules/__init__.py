@@ -7,3 +7,5 @@ recorded application (``inputs``, ``outputs``, ``attrs``, ``skip_input_indices``
 gradient flowing into its output; it returns one ``dx`` (or None) per input, written with the
 public ops, so it runs eagerly, while tracing, and under outer tapes (higher orders).
 """
+
+from . import math  # noqa: F401
