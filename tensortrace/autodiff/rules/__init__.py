@@ -8,4 +8,4 @@ gradient flowing into its output; it returns one ``dx`` (or None) per input, wri
 public ops, so it runs eagerly, while tracing, and under outer tapes (higher orders).
 """
 
-from . import math  # noqa: F401
+from . import math, reduce  # noqa: F401
