@@ -19,7 +19,7 @@ from .._base import unary
 from ._families import F32_F64, FLOATING, FLOATING_COMPLEX, I32_I64, binary_op, unary_op
 from .casting import cast
 from .complex_numbers import COMPLEX_ABS
-from .operands import as_tensor, constant_like, hinted_operand, operand, same_dtype_operands
+from .operands import as_tensor, constant_like, hinted_operand, operand
 
 
 
