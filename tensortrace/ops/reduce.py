@@ -9,23 +9,14 @@ from .._export import tf_export
 from ..context import bind
 from ..convert import convert_to_tensor
 from ..errors import invalid_argument
-from ..registry import NON_DIFFERENTIABLE, OpDef, register
+from ..messages import shape_text
+from ..registry import DtypeCheck, OpDef, register
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
-from ._base import check_dtypes
-from ..messages import c_name
-from ..registry import DtypeCheck
-from .array import (
-    axis_attr,
-    graph_error,
-    int_attr,
-    kernel_out_type,
-    public,
-    reshape,
-    shape,
-    shape_text,
-    zeros_like,
-)
+from ._args import axis_attr, int_attr
+from ._base import check_dtypes, check_fixed, check_out_type, graph_error, kernel_out_type
+from .array import reshape, shape, stop_gradient, zeros_like
+from .math import cast, conj, exp, is_finite, log, not_equal, real, sqrt, square, where
 
 _BF16 = (D.bfloat16,) if D.bfloat16 else ()
 # TF's allowed lists, in TF's order (its messages list them so).
@@ -149,62 +140,130 @@ def _logical(ufunc):
     return lambda x, axes, keep: ufunc.reduce(x, axis=axes, keepdims=keep)
 
 
-def _bool_check(op):
-    def check(arrays):
-        dt = arrays[0].dtype
-        if dt != np.bool_:
-            raise invalid_argument(f"cannot compute {op} as input #0(zero-based) was expected to "
-                                   f"be a bool tensor but is a {c_name(D.from_numpy(dt))} tensor",
-                                   op)
-
-    return check
+def _export(fn, names, doc):
+    fn.__name__ = fn.__qualname__ = names[0].rpartition(".")[2]
+    fn.__doc__ = doc
+    return tf_export(*names)(fn)
 
 
-def _reduction(name, kernel, allowed, grad=None):
-    """Register a reduction: input ``x``, attrs ``axis`` (tuple or None) and ``keep_dims``."""
+def _reduction(op_name, kernel, allowed, *names, doc):
+    """Register a reduction (input ``x``, attrs ``axis``, a tuple or None, and ``keep_dims``; a
+    bool input when ``allowed`` is None) and export its public function under ``names``;
+    returns (OpDef, function)."""
 
     def infer(input, axis, keep_dims):
         if allowed is None:
-            if input.dtype != D.bool:
-                raise TypeError(f"Input 'input' of '{name}' Op has type {input.dtype.name} that "
-                                "does not match expected type of bool.")
+            check_fixed(op_name, (input,), ("input",))
         else:
-            check_dtypes(name, (input,), allowed, ("input",))
-        return TensorSpec(reduced_shape(input.shape, axis, keep_dims, name), input.dtype)
+            check_dtypes(op_name, (input,), allowed, ("input",))
+        return TensorSpec(reduced_shape(input.shape, axis, keep_dims, op_name), input.dtype)
 
     def run(input, axis, keep_dims):
         return kernel(input, _axes(input.ndim, axis), keep_dims)
 
-    check = _bool_check(name) if allowed is None else DtypeCheck(name, allowed, same=1)
-    return register(OpDef(name, infer, run, grad=grad, check=check))
+    check = DtypeCheck(op_name, allowed, 1, fixed={0: D.bool} if allowed is None else None)
+    opdef = register(OpDef(op_name, infer, run, check=check))
+
+    def fn(input_tensor, axis=None, keepdims=False, name=None):
+        return bind(opdef, convert_to_tensor(input_tensor), axis=axis_attr(axis),
+                    keep_dims=bool(keepdims))
+
+    return opdef, _export(fn, names, doc)
 
 
-SUM = _reduction("Sum", _sum, NUMBER)
-MEAN = _reduction("Mean", _mean, NUMBER)
-PROD = _reduction("Prod", _prod, NUMBER)
-MAX = _reduction("Max", _extreme(np.maximum, _lowest), REAL_NUMBER)
-MIN = _reduction("Min", _extreme(np.minimum, _highest), REAL_NUMBER)
-EUCLIDEAN_NORM = _reduction("EuclideanNorm", _euclidean_norm, NUMBER)
-ANY = _reduction("Any", _logical(np.logical_or), None, NON_DIFFERENTIABLE)
-ALL = _reduction("All", _logical(np.logical_and), None, NON_DIFFERENTIABLE)
+SUM, reduce_sum = _reduction(
+    "Sum", _sum, NUMBER, "math.reduce_sum", "reduce_sum",
+    doc="The sum of elements over ``axis`` (None: all), dimensions kept as 1 if ``keepdims``.")
+MEAN, reduce_mean = _reduction(
+    "Mean", _mean, NUMBER, "math.reduce_mean", "reduce_mean",
+    doc="The mean over ``axis``; integer means truncate toward zero, as in TF.")
+PROD, reduce_prod = _reduction("Prod", _prod, NUMBER, "math.reduce_prod", "reduce_prod",
+                               doc="The product of elements over ``axis``.")
+MAX, reduce_max = _reduction(
+    "Max", _extreme(np.maximum, _lowest), REAL_NUMBER, "math.reduce_max", "reduce_max",
+    doc="The maximum over ``axis`` (-inf or the dtype's minimum for empty reductions).")
+MIN, reduce_min = _reduction(
+    "Min", _extreme(np.minimum, _highest), REAL_NUMBER, "math.reduce_min", "reduce_min",
+    doc="The minimum over ``axis`` (inf or the dtype's maximum for empty reductions).")
+EUCLIDEAN_NORM, reduce_euclidean_norm = _reduction(
+    "EuclideanNorm", _euclidean_norm, NUMBER, "math.reduce_euclidean_norm",
+    doc="sqrt(sum(x * conj(x))) over ``axis`` (integer inputs give truncated integer roots).")
+ANY, reduce_any = _reduction("Any", _logical(np.logical_or), None, "math.reduce_any",
+                             "reduce_any", doc="Logical or over ``axis`` of a bool tensor.")
+ALL, reduce_all = _reduction("All", _logical(np.logical_and), None, "math.reduce_all",
+                             "reduce_all", doc="Logical and over ``axis`` of a bool tensor.")
+
+
+@tf_export("math.reduce_logsumexp", "reduce_logsumexp")
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) over ``axis``, computed stably around the maximum (TF's composition)."""
+    x = convert_to_tensor(input_tensor)
+    raw_max = reduce_max(x, axis, keepdims=True)
+    my_max = stop_gradient(where(is_finite(raw_max), raw_max, zeros_like(raw_max)))
+    result = log(reduce_sum(exp(x - my_max), axis, keepdims))
+    if not keepdims:
+        my_max = reshape(my_max, shape(result))
+    return result + my_max
+
+
+@tf_export("math.reduce_variance")
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The population variance over ``axis`` (real for complex inputs).
+
+    Raises:
+        TypeError: for integer inputs.
+    """
+    x = convert_to_tensor(input_tensor)
+    if x.dtype.is_integer:
+        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.")
+    diff = x - reduce_mean(x, axis, keepdims=True)
+    squared = real(diff * conj(diff)) if diff.dtype.is_complex else square(diff)
+    return reduce_mean(squared, axis, keepdims)
+
+
+@tf_export("math.reduce_std")
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The population standard deviation over ``axis``.
+
+    Raises:
+        TypeError: for integer inputs.
+    """
+    return sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+@tf_export("math.count_nonzero")
+def count_nonzero(input, axis=None, keepdims=None, dtype=D.int64, name=None):
+    """The number of non-zero (non-empty, True) elements over ``axis``, as ``dtype``."""
+    x = convert_to_tensor(input)
+    zero = "" if x.dtype is D.string else False if x.dtype is D.bool else 0
+    nonzero = not_equal(x, convert_to_tensor(zero, x.dtype))
+    counts = reduce_sum(cast(nonzero, D.int64), axis, keepdims=bool(keepdims))
+    dtype = D.as_dtype(dtype)
+    return counts if dtype is D.int64 else cast(counts, dtype)
 
 
 # --- ArgMax / ArgMin --------------------------------------------------------------------------
-def _arg_reduction(name, np_fn, nan_fill, allowed_out):
-    """Register ArgMax/ArgMin: attrs ``axis`` (int) and ``output_type``."""
+def _arg_axis(axis):
+    if axis is None:
+        return 0
+    if isinstance(axis, (list, tuple)):
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    return int_attr(axis)
+
+
+def _arg_reduction(op_name, np_fn, nan_fill, allowed_out, *names, doc):
+    """Register ArgMax/ArgMin (attrs ``axis``, an int, and ``output_type``) and export its
+    public function; returns (OpDef, function)."""
 
     def infer(input, axis, output_type):
-        check_dtypes(name, (input,), _ARG_INPUT, ("input",))
-        if output_type not in allowed_out:
-            raise TypeError(f"Value passed to parameter 'output_type' has DataType "
-                            f"{output_type.name} not in list of allowed values: "
-                            f"{', '.join(d.name for d in allowed_out)}")
+        check_dtypes(op_name, (input,), _ARG_INPUT, ("input",))
+        check_out_type(op_name, output_type, allowed_out, "output_type")
         rank = input.shape.rank
         if rank is None:
             return TensorSpec(TensorShape(None), output_type)
         if not -rank <= axis < rank:
-            raise graph_error(name, f"Dimension ({axis}) must be in the range [{-rank}, {rank}), "
-                              f"where {rank} is the number of dimensions in the input.",
+            raise graph_error(op_name, f"Dimension ({axis}) must be in the range [{-rank}, "
+                              f"{rank}), where {rank} is the number of dimensions in the input.",
                               input.shape, [])
         dims = input.shape.dims
         del dims[axis]
@@ -224,20 +283,30 @@ def _arg_reduction(name, np_fn, nan_fill, allowed_out):
                 input = np.where(nan, nan_fill, input)
         return np_fn(input, axis=axis).astype(output_type._np)[()]
 
-    return register(OpDef(name, infer, kernel, grad=NON_DIFFERENTIABLE,
-                          check=DtypeCheck(name, _ARG_INPUT, same=1)))
+    opdef = register(OpDef(op_name, infer, kernel, check=DtypeCheck(op_name, _ARG_INPUT, 1)))
+
+    def fn(input, axis=None, output_type=D.int64, name=None):
+        return bind(opdef, convert_to_tensor(input), axis=_arg_axis(axis),
+                    output_type=D.as_dtype(output_type))
+
+    return opdef, _export(fn, names, doc)
 
 
-ARG_MAX = _arg_reduction("ArgMax", np.argmax, -np.inf, _ARG_MAX_OUT)
-ARG_MIN = _arg_reduction("ArgMin", np.argmin, np.inf, _ARG_MIN_OUT)
+ARG_MAX, argmax = _arg_reduction(
+    "ArgMax", np.argmax, -np.inf, _ARG_MAX_OUT, "math.argmax", "argmax",
+    doc="The index of the largest value along ``axis`` (default 0); NaNs are never picked.")
+ARG_MIN, argmin = _arg_reduction(
+    "ArgMin", np.argmin, np.inf, _ARG_MIN_OUT, "math.argmin", "argmin",
+    doc="The index of the smallest value along ``axis`` (default 0); NaNs are never picked.")
 
 
 # --- Cumsum / Cumprod -------------------------------------------------------------------------
-def _scan(name, ufunc, identity, allowed=NUMBER):
-    """Register a scan: attrs ``axis`` (int), ``exclusive`` and ``reverse``."""
+def _scan(op_name, ufunc, identity, allowed, *names, doc):
+    """Register a scan (attrs ``axis``, an int, ``exclusive`` and ``reverse``) and export its
+    public function; returns (OpDef, function)."""
 
     def infer(x, axis, exclusive, reverse):
-        check_dtypes(name, (x,), allowed, ("x",))
+        check_dtypes(op_name, (x,), allowed, ("x",))
         return TensorSpec(x.shape, x.dtype)
 
     def kernel(x, axis, exclusive, reverse):
@@ -259,11 +328,13 @@ def _scan(name, ufunc, identity, allowed=NUMBER):
             out = shifted
         return np.flip(out, axis) if reverse else out
 
-    return register(OpDef(name, infer, kernel, check=DtypeCheck(name, allowed, same=1)))
+    opdef = register(OpDef(op_name, infer, kernel, check=DtypeCheck(op_name, allowed, 1)))
 
+    def fn(x, axis=0, exclusive=False, reverse=False, name=None):
+        return bind(opdef, convert_to_tensor(x), axis=int_attr(axis), exclusive=bool(exclusive),
+                    reverse=bool(reverse))
 
-CUMSUM = _scan("Cumsum", np.add, 0)
-CUMPROD = _scan("Cumprod", np.multiply, 1)
+    return opdef, _export(fn, names, doc)
 
 
 class _LogAddExp:
@@ -276,269 +347,13 @@ class _LogAddExp:
             return np.logaddexp.accumulate(x, axis=axis, dtype=wide).astype(dtype, copy=False)
 
 
-CUMULATIVE_LOGSUMEXP = _scan("CumulativeLogsumexp", _LogAddExp, -np.inf,
-                             _BF16 + (D.float16, D.float32, D.float64))
-
-
-# --- public functions -------------------------------------------------------------------------
-def _reduce(opdef, input_tensor, axis, keepdims):
-    return bind(opdef, convert_to_tensor(input_tensor), axis=axis_attr(axis),
-                keep_dims=bool(keepdims))
-
-
-@tf_export("math.reduce_sum", "reduce_sum")
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    """The sum of elements over ``axis`` (None: all), dimensions kept as 1 if ``keepdims``."""
-    return _reduce(SUM, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_mean", "reduce_mean")
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """The mean over ``axis``; integer means truncate toward zero, as in TF."""
-    return _reduce(MEAN, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_max", "reduce_max")
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
-    """The maximum over ``axis`` (-inf or the dtype's minimum for empty reductions)."""
-    return _reduce(MAX, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_min", "reduce_min")
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
-    """The minimum over ``axis`` (inf or the dtype's maximum for empty reductions)."""
-    return _reduce(MIN, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_prod", "reduce_prod")
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
-    """The product of elements over ``axis``."""
-    return _reduce(PROD, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_any", "reduce_any")
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
-    """Logical or over ``axis`` of a bool tensor."""
-    return _reduce(ANY, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_all", "reduce_all")
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
-    """Logical and over ``axis`` of a bool tensor."""
-    return _reduce(ALL, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_euclidean_norm")
-def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
-    """sqrt(sum(x * conj(x))) over ``axis`` (integer inputs give truncated integer roots)."""
-    return _reduce(EUCLIDEAN_NORM, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_logsumexp", "reduce_logsumexp")
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    """log(sum(exp(x))) over ``axis``, computed stably around the maximum (TF's composition)."""
-    x = convert_to_tensor(input_tensor)
-    raw_max = reduce_max(x, axis, keepdims=True)
-    my_max = public("where")(public("math.is_finite")(raw_max), raw_max, zeros_like(raw_max))
-    try:
-        my_max = public("stop_gradient")(my_max)
-    except NotImplementedError:  # only gradients need it, and they cancel exactly without it
-        pass
-    result = public("math.log")(reduce_sum(public("math.exp")(x - my_max), axis, keepdims))
-    if not keepdims:
-        my_max = reshape(my_max, shape(result))
-    return result + my_max
-
-
-@tf_export("math.reduce_variance")
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    """The population variance over ``axis`` (real for complex inputs).
-
-    Raises:
-        TypeError: for integer inputs.
-    """
-    x = convert_to_tensor(input_tensor)
-    if x.dtype.is_integer:
-        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.")
-    diff = x - reduce_mean(x, axis, keepdims=True)
-    if diff.dtype.is_complex:
-        squared = public("math.real")(diff * public("math.conj")(diff))
-    else:
-        squared = public("math.square")(diff)
-    return reduce_mean(squared, axis, keepdims)
-
-
-@tf_export("math.reduce_std")
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
-    """The population standard deviation over ``axis``.
-
-    Raises:
-        TypeError: for integer inputs.
-    """
-    return public("math.sqrt")(reduce_variance(input_tensor, axis, keepdims))
-
-
-@tf_export("math.argmax", "argmax")
-def argmax(input, axis=None, output_type=D.int64, name=None):
-    """The index of the largest value along ``axis`` (default 0); NaNs are never picked."""
-    return bind(ARG_MAX, convert_to_tensor(input), axis=_arg_axis(axis),
-                output_type=D.as_dtype(output_type))
-
-
-@tf_export("math.argmin", "argmin")
-def argmin(input, axis=None, output_type=D.int64, name=None):
-    """The index of the smallest value along ``axis`` (default 0); NaNs are never picked."""
-    return bind(ARG_MIN, convert_to_tensor(input), axis=_arg_axis(axis),
-                output_type=D.as_dtype(output_type))
-
-
-def _arg_axis(axis):
-    if axis is None:
-        return 0
-    if isinstance(axis, (list, tuple)):
-        raise TypeError("axis must be int or Tensor with integer datatype")
-    return int_attr(axis)
-
-
-@tf_export("math.cumsum", "cumsum")
-def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Running sums along ``axis`` (``exclusive``: each excludes its own element; ``reverse``:
-    from the end)."""
-    return bind(CUMSUM, convert_to_tensor(x), axis=int_attr(axis), exclusive=bool(exclusive),
-                reverse=bool(reverse))
-
-
-@tf_export("math.cumprod")
-def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Running products along ``axis`` (see ``cumsum`` for ``exclusive`` and ``reverse``)."""
-    return bind(CUMPROD, convert_to_tensor(x), axis=int_attr(axis), exclusive=bool(exclusive),
-                reverse=bool(reverse))
-
-
-@tf_export("math.cumulative_logsumexp")
-def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Running log(sum(exp(x))) along ``axis``, without overflow (see ``cumsum``)."""
-    return bind(CUMULATIVE_LOGSUMEXP, convert_to_tensor(x), axis=int_attr(axis),
-                exclusive=bool(exclusive), reverse=bool(reverse))
-
-
-@tf_export("math.count_nonzero")
-def count_nonzero(input, axis=None, keepdims=None, dtype=D.int64, name=None):
-    """The number of non-zero (non-empty, True) elements over ``axis``, as ``dtype``."""
-    x = convert_to_tensor(input)
-    zero = "" if x.dtype is D.string else False if x.dtype is D.bool else 0
-    nonzero = public("math.not_equal")(x, convert_to_tensor(zero, x.dtype))
-    counts = reduce_sum(public("cast")(nonzero, D.int64), axis, keepdims=bool(keepdims))
-    dtype = D.as_dtype(dtype)
-    return counts if dtype is D.int64 else public("cast")(counts, dtype)
-
-
-# --- gradients --------------------------------------------------------------------------------
-# Written with public ops (see math.py's gradients); they follow TF's math_grad.py.
-def _grad_util():
-    from ..autodiff import grad_util
-
-    return grad_util
-
-
-def _sum_grad(op, dy):
-    x = op.inputs[0]
-    return _grad_util().reduced_grad(dy, x, op.attrs["axis"], op.attrs["keep_dims"])
-
-
-def _mean_grad(op, dy):
-    x, y = op.inputs[0], op.outputs[0]
-    n = _grad_util().reduced_count(x, y)
-    scaled = dy / n if isinstance(n, int) else dy / public("cast")(n, dy.dtype)
-    return _grad_util().reduced_grad(scaled, x, op.attrs["axis"], op.attrs["keep_dims"])
-
-
-def _kept(t, x, op):
-    """``t`` (shaped like the op's output) with the reduced axes kept as 1s."""
-    if op.attrs["keep_dims"]:
-        return t
-    return reshape(t, _grad_util().kept_shape(x, op.attrs["axis"]))
-
-
-def _extreme_grad(op, dy):
-    """Max/Min: the gradient is shared equally between the elements that tie for the result."""
-    x, axis = op.inputs[0], op.attrs["axis"]
-    y, dy = _kept(op.outputs[0], x, op), _kept(dy, x, op)
-    indicators = public("cast")(public("math.equal")(y, x), dy.dtype)
-    count = reduce_sum(indicators, axis, keepdims=True)
-    return public("math.divide")(indicators, count) * dy
-
-
-def _prod_grad(op, dy):
-    """The product of every other element, as TF computes it: two exclusive cumprods over the
-    reduced axes flattened into one, so zeros need no division."""
-    x, axis = op.inputs[0], op.attrs["axis"]
-    util = _grad_util()
-    rank = x.shape.rank
-    if rank is None:
-        raise NotImplementedError("the gradient of reduce_prod needs an input of known rank")
-    dy = util.reduced_grad(dy, x, axis, op.attrs["keep_dims"])
-    reduced = util.normalized_axes(axis, rank)
-    if not reduced:
-        return dy
-    other = [i for i in range(rank) if i not in reduced]
-    perm = reduced + other
-    permuted = public("transpose")(x, perm)
-    dims = util.static_dims(x)
-    if dims is not None:
-        n_other = int(np.prod([dims[i] for i in other], dtype=np.int64))
-        flat = reshape(permuted, [-1, n_other])
-        back = [dims[i] for i in perm]
-    else:
-        n_other = reduce_prod(public("gather")(shape(x), other)) if other else 1
-        flat = reshape(permuted, public("stack")([-1, n_other]))
-        back = shape(permuted)
-    cumprod_ = public("math.cumprod")
-    left = cumprod_(flat, axis=0, exclusive=True)
-    right = cumprod_(flat, axis=0, exclusive=True, reverse=True)
-    conj = public("math.conj")
-    others = reshape(conj(left) * conj(right), back)
-    inverse = [perm.index(i) for i in range(rank)]
-    return dy * public("transpose")(others, inverse)
-
-
-def _euclidean_norm_grad(op, dy):
-    x = op.inputs[0]
-    y, dy = _kept(op.outputs[0], x, op), _kept(dy, x, op)
-    return public("math.truediv")(x, y / dy)
-
-
-def _cumsum_grad(op, dy):
-    a = op.attrs
-    return cumsum(dy, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
-
-
-def _cumprod_grad(op, dy):
-    x, a = op.inputs[0], op.attrs
-    prod = cumprod(x, a["axis"], exclusive=a["exclusive"], reverse=a["reverse"])
-    out = cumsum(prod * dy, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
-    return public("math.divide_no_nan")(out, x)
-
-
-def _cumulative_logsumexp_grad(op, dy):
-    """TF's rule: split dy by sign and run the reversed scan on log|dy| - y."""
-    x, y, a = op.inputs[0], op.outputs[0], op.attrs
-    where, log, exp = public("where"), public("math.log"), public("math.exp")
-    floor = public("fill")(public("shape")(dy), np.array(dy.dtype.min, dy.dtype.as_numpy_dtype))
-
-    def part(sign):
-        log_dy = where(dy * sign > 0, log(dy * sign), floor)
-        return exp(cumulative_logsumexp(log_dy - y, a["axis"], exclusive=a["exclusive"],
-                                        reverse=not a["reverse"]) + x)
-
-    return part(1) - part(-1)
-
-
-SUM.grad = _sum_grad
-MEAN.grad = _mean_grad
-MAX.grad = MIN.grad = _extreme_grad
-PROD.grad = _prod_grad
-EUCLIDEAN_NORM.grad = _euclidean_norm_grad
-CUMSUM.grad = _cumsum_grad
-CUMPROD.grad = _cumprod_grad
-CUMULATIVE_LOGSUMEXP.grad = _cumulative_logsumexp_grad
+CUMSUM, cumsum = _scan("Cumsum", np.add, 0, NUMBER, "math.cumsum", "cumsum",
+                       doc="Running sums along ``axis`` (``exclusive``: each excludes its own "
+                           "element; ``reverse``: from the end).")
+CUMPROD, cumprod = _scan("Cumprod", np.multiply, 1, NUMBER, "math.cumprod",
+                         doc="Running products along ``axis`` (see ``cumsum`` for ``exclusive`` "
+                             "and ``reverse``).")
+CUMULATIVE_LOGSUMEXP, cumulative_logsumexp = _scan(
+    "CumulativeLogsumexp", _LogAddExp, -np.inf, _BF16 + (D.float16, D.float32, D.float64),
+    "math.cumulative_logsumexp",
+    doc="Running log(sum(exp(x))) along ``axis``, without overflow (see ``cumsum``).")

@@ -8,6 +8,8 @@ gradient flowing into its output; it returns one ``dx`` (or None) per input, wri
 public ops, so it runs eagerly, while tracing, and under outer tapes (higher orders).
 """
 
+from . import math  # noqa: F401
+from . import reduce  # noqa: F401
 from . import array  # noqa: F401
 from . import indexing  # noqa: F401
 from . import linalg  # noqa: F401

@@ -1,0 +1,48 @@
+"""The row most math ops are: one call that registers an elementwise op and makes its public
+function, plus the dtype lists several of math's modules share.
+
+    SQRT, sqrt = unary_op("Sqrt", quiet(np.sqrt), FLOATING_COMPLEX, "math.sqrt", "sqrt")
+"""
+
+from ..._export import tf_export
+from ...context import bind
+from .._base import binary, dtypes_named, unary
+from .operands import as_tensor, same_dtype_operands
+
+# TF's allowed lists in its OpDef order, bfloat16 first (its messages list them so; _base.FLOAT
+# puts bfloat16 last, the order of other ops).
+FLOATING = dtypes_named("bfloat16 float16 float32 float64")
+FLOATING_COMPLEX = dtypes_named("bfloat16 float16 float32 float64 complex64 complex128")
+F16_F32_F64 = dtypes_named("float16 float32 float64")
+F32_F64 = dtypes_named("float32 float64")
+I32_I64 = dtypes_named("int32 int64")
+
+
+def export_as(fn, names, doc=None):
+    """Name ``fn`` after the first of its public ``names`` and export it under them all."""
+    fn.__name__ = fn.__qualname__ = names[0].rpartition(".")[2]
+    fn.__doc__ = doc
+    return tf_export(*names)(fn)
+
+
+def unary_op(name, kernel, allowed, *names, doc="", **family):
+    """Register the one-input op ``name`` (``_base.unary``, which takes ``family``'s keywords)
+    and export its public function under ``names``; returns (OpDef, function)."""
+    opdef = unary(name, kernel, allowed, **family)
+
+    def fn(x, name=None):
+        return bind(opdef, as_tensor(x))
+
+    return opdef, export_as(fn, names, doc)
+
+
+def binary_op(name, kernel, allowed, *names, doc="", **family):
+    """Register the broadcasting two-input op ``name`` (``_base.binary``) and export its public
+    function under ``names``: TF's conversion of both operands, then the op."""
+    opdef = binary(name, kernel, allowed, **family)
+
+    def fn(x, y, name=None):
+        x, y = same_dtype_operands(x, y)
+        return bind(opdef, x, y)
+
+    return opdef, export_as(fn, names, doc)
