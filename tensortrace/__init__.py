@@ -22,6 +22,8 @@ from .module import Module
 from . import random_generator as _random_generator  # noqa: F401  (tf.random.Generator)
 from . import config as _config_module  # noqa: F401  (registers tf.config.*)
 from .tracing.function import function
+from .autodiff import custom_gradient as _custom_gradient  # noqa: F401  (tf.custom_gradient)
+from .autodiff import gradients as _gradients  # noqa: F401  (tf.gradients, tf.hessians)
 from .autodiff import tape as _tape  # noqa: F401  (tf.GradientTape)
 from .autodiff import rules as _rules  # noqa: F401  (fills every op's gradient rule)
 from . import nest as _nest

@@ -4,6 +4,12 @@ the gradients flowing into each tensor."""
 
 import numpy as np
 
+from .. import dtypes, nest
+from ..context import state
+from ..ops import array as array_ops
+from ..ops.control_flow import while_loop
+from ..ops.math import add_n
+from ..ops.tensor_array import TensorArray, add_lists
 from ..registry import NON_DIFFERENTIABLE
 
 
@@ -18,8 +24,6 @@ def differentiable(t):
 
 
 def _bfloat16():
-    from .. import dtypes
-
     return dtypes.bfloat16._np if dtypes.bfloat16 else None
 
 
@@ -30,11 +34,7 @@ def _sum(grads):
     if len(grads) == 1:
         return grads[0]
     if grads[0].dtype.name == "variant":  # TensorList gradients add element by element
-        from ..ops.tensor_array import add_lists
-
         return add_lists(grads)
-    from ..ops.math import add_n
-
     return add_n(grads)
 
 
@@ -51,8 +51,6 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
     Raises:
         LookupError: when an op on the path from sources to targets has no gradient rule.
     """
-    from ..ops import array as array_ops
-
     pending = {}  # id(tensor) -> gradients not yet summed
     keep = []  # tensors whose ids key ``pending`` stay alive until the walk ends
 
@@ -109,9 +107,6 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
 def _ones(t):
     """The seed gradient of a target: a constant while tracing when t's shape is known (so
     the passes can fold what the rules compute from it), else ``ones_like``."""
-    from ..context import state
-    from ..ops import array as array_ops
-
     if state.graph is not None and t.shape.is_fully_defined():
         return array_ops.ones(t.shape.as_list(), t.dtype)
     return array_ops.ones_like(t)
@@ -133,8 +128,6 @@ def _needed(records, sources):
 
 def _seeds(target, dtype):
     """One-hot output gradients, one per element of ``target`` (rows of the jacobian)."""
-    from ..ops import array as array_ops
-
     n = target.shape.num_elements()
     eye = array_ops.eye(n, dtype=dtype)
     return [array_ops.reshape(row, array_ops.shape(target)) for row in array_ops.unstack(eye)]
@@ -142,14 +135,9 @@ def _seeds(target, dtype):
 
 def jacobian(tape, target, sources, unconnected_gradients):
     """Row by row: one backward pass per element of ``target``."""
-    from .. import nest
-    from ..ops import array as array_ops
-
     flat_sources = nest.flatten(sources)
     n = target.shape.num_elements()
     if n is None:
-        from ..context import state
-
         if state.graph is None:
             raise ValueError(f"jacobian needs a target of fully known shape, got {target.shape}")
         with _reusable(tape):
@@ -177,10 +165,6 @@ def jacobian(tape, target, sources, unconnected_gradients):
 def _dynamic_jacobian(tape, target, flat_sources, unconnected_gradients):
     """A traced target of unknown size: a while loop computes one row per iteration (TF's
     non-pfor path); a source no row reaches gives None."""
-    from ..ops import array as array_ops
-    from ..ops.control_flow import while_loop
-    from ..ops.tensor_array import TensorArray
-
     n = array_ops.size(target)
     target_shape = array_ops.shape(target)
     unconnected = [False] * len(flat_sources)
@@ -212,8 +196,6 @@ def _dynamic_jacobian(tape, target, flat_sources, unconnected_gradients):
 def batch_jacobian(tape, target, source, unconnected_gradients):
     """Per example: target [b, ...] and source [b, ...] give [b, target..., source...]; one
     backward pass per element of an example's target."""
-    from ..ops import array as array_ops
-
     if target.shape.rank == 0:
         raise IndexError("list index out of range")  # TF indexes the target's dims first
     first = target.shape[0] if target.shape.rank is not None else None

@@ -11,18 +11,23 @@ count; the backward body reads them back at its iteration, so nothing is recompu
 
 import functools
 
+import numpy as np
+
 from .. import dtypes as D
 from ..context import bind, state
 from ..graph.ir import Graph, SymbolicTensor
+from ..ops import array, math
+from ..ops import control_flow as cf
+from ..ops import tensor_array as ta
+from ..ops.control_flow import _unify_captures
 from ..registry import get as get_op
 from ..tensor import TensorSpec
 from .backprop import backward, differentiable
 from .replay import replay
+from .tape import GradientTape, _variable_of
 
 
 def _tape():
-    from .tape import GradientTape
-
     return GradientTape(watch_accessed_variables=False)
 
 
@@ -46,9 +51,6 @@ def _owned(graph, t):
 def _zeros(x, like):
     """The zero gradient of ``x``; ``like`` is a gradient of it computed elsewhere, or None (only
     its dtype and static structure are read, so it may belong to another graph)."""
-    from ..ops import array
-    from ..ops import tensor_array as ta
-
     kind = x.dtype.name
     if kind == "variant":
         shape = None
@@ -66,9 +68,6 @@ def _zeros(x, like):
 
 def _variable_zeros(handle, like):
     """Zeros shaped like the variable behind ``handle``."""
-    from ..ops import array
-    from .tape import _variable_of
-
     if like is not None and like.shape.is_fully_defined():
         return array.zeros(like.shape.as_list(), like.dtype)
     var = _variable_of(handle)
@@ -82,8 +81,6 @@ def _variable_zeros(handle, like):
 def cond_grad(record, dys, branches, make_op):
     """Gradients of an If/Case record (inputs: the predicate or index, then the captures):
     ``make_op(index, graphs, captured, Tout, output_shapes)`` binds the gradient op."""
-    from ..ops.control_flow import _unify_captures
-
     ins = record.inputs[1:]
     wrt = [i for i, x in enumerate(ins)
            if differentiable(x) and i + 1 not in record.skip_input_indices]
@@ -143,8 +140,6 @@ class _Forward:
     can be differentiated again); accumulators are added when a backward body first asks."""
 
     def __init__(self, op):
-        from ..ops import math
-
         self.op = op
         attrs = op.attrs
         self.lim = int(bool(attrs.get("has_maximum_iterations")))
@@ -207,15 +202,11 @@ class _Forward:
     def _empty(self, t):
         """An accumulator's initial list; sizes differ, so no pass merges two of them (a write
         to one would then move the other's contents)."""
-        from ..ops import tensor_array as ta
-
         size = self.op.graph.constant(_int32(len(self.saved)), "size")
         return bind(ta.RESERVE, size, element_shape=ta._dims(t.shape), element_dtype=t.dtype)
 
     def accumulators(self, tensors):
         """The accumulators of ``tensors`` (body tensors), added to the loop where missing."""
-        from ..ops import tensor_array as ta
-
         op, graph, variant = self.op, self.body, TensorSpec((), D.variant)
         for t in tensors:
             if id(t) in self.saved:
@@ -240,8 +231,6 @@ class _Forward:
 
 
 def _int32(v):
-    import numpy as np
-
     return np.int32(v)
 
 
@@ -305,8 +294,6 @@ class _BackwardBody(Graph):
         return hit
 
     def _read(self, t):
-        from ..ops import tensor_array as ta
-
         outer = self.fwd.outer_of(t)
         if outer is not None:
             return super().capture(outer)
@@ -330,8 +317,6 @@ class _BackwardBody(Graph):
 
 def while_grad(record, dys):
     """Gradients of a While record: [maximum_iterations] + loop variables + captures."""
-    from ..ops import array
-
     op = record.outputs[0].op
     fwd = _forward(op)
     lim, nv, m = fwd.lim, len(fwd.xs), len(fwd.ks)
@@ -369,9 +354,6 @@ def while_grad(record, dys):
 
 def _backward_body(fwd, carried, xdiff, kdiff):
     """Trace the backward body; returns it and the gradients of the loop variables."""
-    from ..ops import math
-    from ..ops import tensor_array as ta
-
     body = _BackwardBody(f"{fwd.body.name}_grad", state.graph, fwd)
     xs, ys, ks = list(fwd.xs), list(fwd.ys), fwd.ks
     with body.as_default():
@@ -407,9 +389,6 @@ def _backward_body(fwd, carried, xdiff, kdiff):
 
 def _run_backward(fwd, body, dx_inits, record):
     """Bind the backward While: it runs ``body`` count times from the dys and zero sums."""
-    from ..ops import control_flow as cf
-    from ..ops import math
-
     body.bind_accumulators()
     _sync(record, fwd.op)
     test = Graph(f"{body.name}_cond", outer=state.graph)

@@ -18,8 +18,12 @@ import weakref
 from .. import nest
 from .._export import tf_export
 from ..context import executing_eagerly, record, state
+from ..convert import convert_to_tensor
+from ..ops.array import identity
 from ..registry import OpDef
 from ..tensor import Tensor
+from ..variables import Variable
+from .tape import _graph_handle, _variable_of
 
 # graph -> {name of the last output's Identity op: (opdef, inputs, outputs)}: the custom
 # gradients of a traced function, replayed by the backward graph of its calls (function_grad)
@@ -41,8 +45,6 @@ class _VariableWatcher:
         return shared
 
     def _consider(self, opdef, inputs):
-        from .tape import _variable_of
-
         if opdef.name == "ReadVariableOp" or opdef.reads_variables:
             for handle in inputs:
                 if handle.dtype.name == "resource":
@@ -81,8 +83,6 @@ class _Decorated:
 
 
 def _call(f, args, kwargs):
-    from ..ops.array import identity
-
     if kwargs and not executing_eagerly():
         raise ValueError("The custom_gradient decorator currently supports keywords arguments "
                          "only when eager execution is enabled.")
@@ -103,8 +103,6 @@ def _call(f, args, kwargs):
     if variables and not _accepts_variables(grad_fn):
         raise TypeError(f"@tf.custom_gradient grad_fn must accept keyword argument "
                         f"'variables', since function uses variables: {variables}")
-    from .tape import _graph_handle
-
     inputs = [_input(a) for a in flat_args] + [_graph_handle(v) for v in variables]
     opdef = OpDef(getattr(f, "__name__", "CustomGradient"), infer=None, kernel=None,
                   grad=_rule(grad_fn, result, len(flat_args), variables))
@@ -127,10 +125,6 @@ def _call(f, args, kwargs):
 
 
 def _input(arg):
-    from ..convert import convert_to_tensor
-    from ..variables import Variable
-    from .tape import _graph_handle
-
     if isinstance(arg, Variable):
         return _graph_handle(arg)
     return arg if isinstance(arg, Tensor) else convert_to_tensor(arg)

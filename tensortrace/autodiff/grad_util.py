@@ -4,28 +4,12 @@ the graph); otherwise shapes are read at run time with ``tf.shape``."""
 
 import numpy as np
 
+from ..ops import array, math, reduce
 from ..ops._base import unbroadcast_axes
+from ..ops.array import shape, sum_to_shape
 from ..registry import NON_DIFFERENTIABLE
 from ..registry import get as get_op
-
-_OPS = None
-
-
-def _ops():
-    """The op modules (imported on first use: they import this module's users)."""
-    global _OPS
-    if _OPS is None:
-        from ..ops import array, math, reduce
-
-        _OPS = array, math, reduce
-    return _OPS
-
-
-def public():
-    """The public API (``tensortrace`` itself): grad rules are written with it."""
-    import tensortrace
-
-    return tensortrace
+from .tape import GradientTape
 
 
 def register_gradients(table):
@@ -63,8 +47,6 @@ def shape_of(x):
     dims = static_dims(x)
     if dims is not None:
         return dims
-    from ..ops.array import shape
-
     return shape(x)
 
 
@@ -81,7 +63,6 @@ def unbroadcast(dx, x, *others):
     whether it may have been broadcast (only if some other input is not 1 there). Without
     them, dx's own static shape is used.
     """
-    array, _, reduce = _ops()
     xv, dv = getattr(x, "_value", None), getattr(dx, "_value", None)
     if xv is not None and dv is not None:  # eager: both shapes are known
         xs, ds = np.shape(xv), np.shape(dv)
@@ -114,8 +95,6 @@ def unbroadcast(dx, x, *others):
 
 
 def _dynamic(dx, x):
-    from ..ops.array import shape, sum_to_shape
-
     return sum_to_shape(dx, shape(x))
 
 
@@ -126,7 +105,6 @@ def _axes(axis, rank):
 def kept_shape(x, axis):
     """The shape of reducing x over ``axis`` with keepdims: a list (static, possibly with one
     -1) or a tensor."""
-    array, math, reduce = _ops()
     dims = static_dims(x)
     rank = len(dims) if dims is not None else x.shape.rank
     if rank is not None:
@@ -148,7 +126,6 @@ def kept_shape(x, axis):
 
 def reduced_grad(dy, x, axis, keep_dims):
     """``dy``, the gradient of a reduction of x over ``axis``, broadcast back to x's shape."""
-    array, _, _ = _ops()
     if not keep_dims:
         dy = array.reshape(dy, kept_shape(x, axis))
     return array.broadcast_to(dy, shape_of(x))
@@ -160,7 +137,6 @@ def reduced_count(x, y):
     xd, yd = static_dims(x), static_dims(y)
     if xd is not None and yd is not None:
         return int(np.prod(xd)) // max(int(np.prod(yd)), 1)
-    array, math, _ = _ops()
     n = math.cast(array.size(x), y.dtype)
     return n / math.maximum(math.cast(array.size(y), y.dtype), math.cast(1, y.dtype))
 
@@ -174,8 +150,6 @@ def via_composite(composite):
     ops, under a tape of its own. Outer tapes record it all, so higher orders work."""
 
     def grad(op, g):
-        from .tape import GradientTape
-
         xs = list(op.inputs)
         with GradientTape() as tape:
             tape.watch(xs)

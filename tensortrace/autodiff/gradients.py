@@ -7,15 +7,18 @@ import functools
 from .. import nest
 from .._export import tf_export
 from ..context import state
+from ..convert import convert_to_tensor
+from ..ops import array as array_ops
+from ..variables import Variable
+from .backprop import backward
+from .custom_gradient import markers
+from .tape import TapeRecord, UnconnectedGradients, _graph_handle, _source_key, _unconnected
 
 
 def _graph_records(graph, stop):
     """The graph's ops as tape records, in program order; tf.custom_gradient calls carry their
     own rule (their outputs are reachable only through it), and ops making a ``stop`` tensor
     pass no gradient on."""
-    from .custom_gradient import markers
-    from .tape import TapeRecord
-
     custom = markers(graph)
     pending = {id(t) for _, _, outs in custom.values() for t in outs}
     records = []
@@ -38,12 +41,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
     Raises:
         RuntimeError: when called eagerly (as in TF: use tf.GradientTape).
     """
-    from ..convert import convert_to_tensor
-    from ..ops import array as array_ops
-    from ..variables import Variable
-    from .backprop import backward
-    from .tape import UnconnectedGradients, _graph_handle, _source_key, _unconnected
-
     graph = state.graph
     if graph is None:
         raise RuntimeError("tf.gradients is not supported when eager execution is enabled. "
@@ -75,8 +72,6 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
              aggregation_method=None):
     """Second derivatives of ``sum(ys)`` for each x in ``xs``: one ``x.shape + x.shape``
     tensor per x (x's size must be known)."""
-    from ..ops import array as array_ops
-
     out = []
     for x in nest.flatten(xs):
         (grad,) = gradients(ys, [x])

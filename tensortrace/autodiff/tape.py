@@ -14,9 +14,11 @@ from .. import nest
 from .._export import tf_export
 from .._logging import logger
 from ..context import state
+from ..convert import convert_to_tensor
+from ..ops import array as array_ops
 from ..tensor import Tensor
 from ..variables import Variable
-from . import custom_gradient, gradients  # noqa: F401  (register public names)
+from .backprop import backward, batch_jacobian, jacobian
 
 
 class TapeRecord:
@@ -176,8 +178,6 @@ class GradientTape:
             TypeError: when ``target`` is None.
             ValueError: for an unknown ``unconnected_gradients``.
         """
-        from .backprop import backward
-
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
@@ -202,8 +202,6 @@ class GradientTape:
                      for i, t in enumerate(flat_targets)]
         for i, t in enumerate(flat_targets):
             if isinstance(t, Variable) and grads_out[i] is None:
-                from ..ops import array as array_ops
-
                 shape = t.shape.as_list() if t.shape.is_fully_defined() else array_ops.shape(t)
                 grads_out[i] = array_ops.ones(shape, t.dtype)
         self._used = True
@@ -219,8 +217,6 @@ class GradientTape:
         result = []
         for src, g in zip(flat_sources, grads):
             if g is None and unconnected is UnconnectedGradients.ZERO:
-                from ..ops import array as array_ops
-
                 shape = src.shape
                 g = array_ops.zeros(shape.as_list() if shape.is_fully_defined()
                                     else array_ops.shape(src), src.dtype)
@@ -230,8 +226,6 @@ class GradientTape:
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """d(target)/d(sources) for each element of ``target``: target.shape + source.shape."""
-        from .backprop import jacobian
-
         self._check_usable()
         self._check_pfor(experimental_use_pfor, "jacobian", "and with  ")
         return jacobian(self, target, sources, _unconnected(unconnected_gradients))
@@ -239,8 +233,6 @@ class GradientTape:
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example jacobian: target [b, ...], source [b, ...] -> [b, target..., source...]."""
-        from .backprop import batch_jacobian
-
         self._check_usable()
         self._check_pfor(experimental_use_pfor, "batch_jacobian", "and  with ")
         return batch_jacobian(self, target, source, _unconnected(unconnected_gradients))
@@ -280,8 +272,6 @@ _NONE_DTYPE = "Cannot convert the argument `type_value`: None to a TensorFlow DT
 
 
 def _convert(value, dtype):
-    from ..convert import convert_to_tensor
-
     return convert_to_tensor(value, dtype)
 
 

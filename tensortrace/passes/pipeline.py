@@ -1,5 +1,6 @@
 """The optimization pipeline, in order; each pass is ``run(graph) -> (graph, changed)``."""
 
+from ..graph.verify import verify
 from . import cse, fold, prune, simplify
 
 PASSES = [fold, simplify, cse, prune]
@@ -10,8 +11,6 @@ DEBUG = False
 
 def optimize(graph):
     if DEBUG:
-        from ..graph.verify import verify
-
         verify(graph, f"traced graph {graph.name!r}")
     for p in PASSES:
         graph, _ = p.run(graph)

@@ -8,12 +8,14 @@ gradient flowing into its output; it returns one ``dx`` (or None) per input, wri
 public ops, so it runs eagerly, while tracing, and under outer tapes (higher orders).
 """
 
-from . import math  # noqa: F401
-from . import reduce  # noqa: F401
-from . import array  # noqa: F401
-from . import indexing  # noqa: F401
-from . import linalg  # noqa: F401
-from . import nn  # noqa: F401
-from . import utility  # noqa: F401
-from . import tensor_array  # noqa: F401
-from . import control_flow  # noqa: F401
+from . import (
+    array,  # noqa: F401
+    control_flow,  # noqa: F401
+    indexing,  # noqa: F401
+    linalg,  # noqa: F401
+    math,  # noqa: F401
+    nn,  # noqa: F401
+    reduce,  # noqa: F401
+    tensor_array,  # noqa: F401
+    utility,  # noqa: F401
+)

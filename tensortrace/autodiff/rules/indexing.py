@@ -6,18 +6,42 @@ import numpy as np
 
 from ... import dtypes as D
 from ...convert import constant, convert_to_tensor
-from ...ops.array import broadcast_to, concat, expand_dims, ones, ones_like, pad, reshape, size
+from ...ops.array import (
+    broadcast_to,
+    concat,
+    expand_dims,
+    ones,
+    ones_like,
+    pad,
+    reshape,
+    size,
+    stack,
+    transpose,
+    zeros_like,
+)
 from ...ops.array import range as tf_range
 from ...ops.array import shape as tf_shape
-from ...ops.array import stack, transpose, zeros_like
 from ...ops.indexing.contraction import einsum
 from ...ops.indexing.gathering import gather, gather_nd
 from ...ops.indexing.scatter import scatter_nd, tensor_scatter_nd_update
-from ...ops.indexing.segment import segment_prod, segment_sum, unsorted_segment_prod
-from ...ops.indexing.segment import unsorted_segment_sum
+from ...ops.indexing.segment import (
+    segment_prod,
+    segment_sum,
+    unsorted_segment_prod,
+    unsorted_segment_sum,
+)
 from ...ops.indexing.slicing import roll, strided_slice, strided_slice_grad
-from ...ops.math import cast, conj, divide, equal, greater, greater_equal, logical_and, maximum
-from ...ops.math import where
+from ...ops.math import (
+    cast,
+    conj,
+    divide,
+    equal,
+    greater,
+    greater_equal,
+    logical_and,
+    maximum,
+    where,
+)
 from ...ops.reduce import reduce_prod, reduce_sum
 from ...tensor import static_value
 from ..grad_util import not_differentiable, register_gradients, shape_of, static_dims, unbroadcast

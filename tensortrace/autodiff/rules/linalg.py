@@ -6,11 +6,17 @@ import numpy as np
 from ...ops.array import concat, expand_dims, eye, shape, squeeze, transpose, zeros_like
 from ...ops.linalg.composites import set_diag, triangular_solve
 from ...ops.linalg.decompositions import eigh, inv, solve
-from ...ops.linalg.diagonals import adjoint, band_part, diag, diag_part, matrix_transpose, \
-    tensor_diag, tensor_diag_part
+from ...ops.linalg.diagonals import (
+    adjoint,
+    band_part,
+    diag,
+    diag_part,
+    matrix_transpose,
+    tensor_diag,
+    tensor_diag_part,
+)
 from ...ops.linalg.products import matmul, tensordot
-from ...ops.math import abs, cast, conj, less, maximum, pow, real, reciprocal, sqrt, square, \
-    where
+from ...ops.math import abs, cast, conj, less, maximum, pow, real, reciprocal, sqrt, square, where
 from ...ops.reduce import reduce_max, reduce_sum
 from ..grad_util import register_gradients, skip, unbroadcast, via_composite
 

@@ -7,18 +7,45 @@ import itertools
 import numpy as np
 
 from ...convert import constant
-from ...ops.array import (expand_dims, one_hot, pad, reshape, stack, stop_gradient, transpose,
-                          zeros_like)
+from ...ops.array import (
+    expand_dims,
+    one_hot,
+    pad,
+    reshape,
+    stack,
+    stop_gradient,
+    transpose,
+    zeros_like,
+)
 from ...ops.indexing import strided_slice
 from ...ops.linalg.products import tensordot
-from ...ops.math import (add_n, cast, equal, erf, exp, greater, less, logical_and, rsqrt, sigmoid,
-                         tanh, where)
+from ...ops.math import (
+    add_n,
+    cast,
+    equal,
+    erf,
+    exp,
+    greater,
+    less,
+    logical_and,
+    rsqrt,
+    sigmoid,
+    tanh,
+    where,
+)
 from ...ops.nn._geometry import out_sizes, spatial_axes, spatial_pads, window_counts
 from ...ops.nn.activations import SELU_ALPHA, SELU_SCALE
 from ...ops.nn.softmax import log_softmax, softmax
 from ...ops.reduce import argmax, reduce_sum
-from ..grad_util import (kept_shape, reduced_count, reduced_grad, register_gradients, skip,
-                         unbroadcast, via_composite)
+from ..grad_util import (
+    kept_shape,
+    reduced_count,
+    reduced_grad,
+    register_gradients,
+    skip,
+    unbroadcast,
+    via_composite,
+)
 
 
 # --- activations: each rule maps (x, y, dy, attrs) to dx -------------------------------------
