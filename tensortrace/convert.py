@@ -15,8 +15,6 @@ from .context import state as _state
 from .registry import get as get_op
 from .tensor import EagerTensor, Tensor
 
-
-
 _wrap = EagerTensor._wrap
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1

@@ -11,8 +11,9 @@ import numpy as np
 from . import dtypes as D
 from ._export import tf_export
 from .convert import constant
-from .ops.array import ones, zeros
-from .ops.random import normal, stateless_normal, stateless_uniform, uniform
+from .ops.array.creation import ones, zeros
+from .ops.random.stateful import normal, uniform
+from .ops.random.stateless import stateless_normal, stateless_uniform
 
 _PARTITION_SHAPE, _PARTITION_OFFSET = "partition_shape", "partition_offset"
 

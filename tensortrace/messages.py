@@ -11,7 +11,6 @@ from .dtypes import DType, from_numpy
 from .errors import NotFoundError, invalid_argument
 from .shapes import TensorShape
 
-
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 _ENUM_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
 

@@ -18,10 +18,12 @@ from . import dtypes as D
 from ._export import tf_export
 from .context import bind
 from .convert import convert_to_tensor
-from .ops.array import concat, reshape, stack, unstack, zeros, zeros_like
+from .ops.array.creation import zeros, zeros_like
+from .ops.array.joining import concat, stack, unstack
+from .ops.array.reshaping import reshape
 from .ops.core import init_scope
-from .ops.indexing import gather
-from .ops.math import cast
+from .ops.indexing.gathering import gather
+from .ops.math.casting import cast
 from .ops.random.stateless import (
     RngReadAndSkip,
     state_size,

@@ -6,7 +6,7 @@ import pytest
 
 import tensortrace as tf
 from tensortrace.ops import tensor_array as ta_ops
-from tensortrace.ops.tensor_array import TensorList
+from tensortrace.ops.tensor_array.list_value import TensorList
 
 from .ops.optable import Case, run_case
 

@@ -7,9 +7,10 @@ import numpy as np
 from .. import dtypes, nest
 from ..context import state
 from ..ops import array as array_ops
-from ..ops.control_flow import while_loop
-from ..ops.math import add_n
-from ..ops.tensor_array import TensorArray, add_lists
+from ..ops.control_flow.loops import while_loop
+from ..ops.math.clip import add_n
+from ..ops.tensor_array.list_math import add_lists
+from ..ops.tensor_array.tensor_arrays import TensorArray
 from ..registry import NON_DIFFERENTIABLE
 
 

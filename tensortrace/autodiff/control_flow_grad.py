@@ -19,7 +19,7 @@ from ..graph.ir import Graph, SymbolicTensor
 from ..ops import array, math
 from ..ops import control_flow as cf
 from ..ops import tensor_array as ta
-from ..ops.control_flow import _unify_captures
+from ..ops.control_flow.subgraphs import unify_captures as _unify_captures
 from ..registry import get as get_op
 from ..tensor import TensorSpec
 from .backprop import backward, differentiable

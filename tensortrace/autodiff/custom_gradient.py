@@ -19,7 +19,7 @@ from .. import nest
 from .._export import tf_export
 from ..context import executing_eagerly, record, state
 from ..convert import convert_to_tensor
-from ..ops.array import identity
+from ..ops.array.passthrough import identity
 from ..registry import OpDef
 from ..tensor import Tensor
 from ..variables import Variable

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..ops import array, math, reduce
 from ..ops._base import unbroadcast_axes
-from ..ops.array import shape, sum_to_shape
+from ..ops.array.broadcasting import sum_to_shape
+from ..ops.array.shapes import shape
 from ..registry import NON_DIFFERENTIABLE
 from ..registry import get as get_op
 from .tape import GradientTape

@@ -6,9 +6,9 @@ every input defined in the same graph, unique names, feeds that are placeholders
     verify(graph)   # raises GraphVerificationError (a ValueError) naming the graph and the op
 """
 
-from .ir import subgraphs
 from ..registry import all_ops
 from ..tensor import TensorSpec
+from .ir import subgraphs
 
 
 class GraphVerificationError(ValueError):

@@ -9,11 +9,12 @@ Eager dtype checks are ``registry.DtypeCheck`` (the families build theirs).
 import numpy as np
 
 from .. import dtypes as D
-from ..messages import attr_dtype_error, node_error, shape_text
 from ..graph.ir import STATIC_LIMIT
+from ..messages import attr_dtype_error, node_error, shape_text
 from ..registry import DtypeCheck, OpDef, register
 from ..shapes import TensorShape
 from ..tensor import TensorSpec, static_value
+
 
 # --- dtype sets (TF's OpDef "allowed" lists) -------------------------------------------------
 def dtypes_named(names):

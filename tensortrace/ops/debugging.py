@@ -16,24 +16,17 @@ from ..registry import DtypeCheck, define_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
 from ._base import FLOAT, check_dtypes, dtypes_named
-from .array import ones_like, stack
-from .array import rank as _rank
-from .array import shape as _shape
-from .control_flow import ASSERT
+from .array.creation import ones_like
+from .array.joining import stack
+from .array.shapes import rank as _rank
+from .array.shapes import shape as _shape
+from .control_flow.records import ASSERT
 from .core import no_op
-from .indexing import scatter_nd
-from .math import abs as _abs
-from .math import (
-    cast,
-    equal,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    logical_or,
-    maximum,
-    not_equal,
-)
+from .indexing.scatter import scatter_nd
+from .math.arithmetic import abs as _abs
+from .math.arithmetic import maximum
+from .math.casting import cast
+from .math.compare import equal, greater, greater_equal, less, less_equal, logical_or, not_equal
 from .reduce import reduce_all, reduce_max
 
 

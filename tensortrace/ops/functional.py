@@ -11,8 +11,9 @@ from ..convert import convert_to_tensor
 from ..graph.ir import Graph
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
-from .array import shape as _shape
-from .array import stack, unstack, zeros
+from .array.creation import zeros
+from .array.joining import stack, unstack
+from .array.shapes import shape as _shape
 from .control_flow.loops import while_loop
 from .tensor_array.tensor_arrays import TensorArray
 

@@ -15,8 +15,16 @@ from ..shapes import TensorShape
 from ..tensor import TensorSpec
 from ._args import axis_attr, int_attr
 from ._base import check_dtypes, check_fixed, check_out_type, graph_error, kernel_out_type
-from .array import reshape, shape, stop_gradient, zeros_like
-from .math import cast, conj, exp, is_finite, log, not_equal, real, sqrt, square, where
+from .array.creation import zeros_like
+from .array.passthrough import stop_gradient
+from .array.reshaping import reshape
+from .array.shapes import shape
+from .math.arithmetic import square
+from .math.casting import cast
+from .math.compare import is_finite, not_equal
+from .math.complex_numbers import conj, real
+from .math.select import where
+from .math.transcendental import exp, log, sqrt
 
 _BF16 = (D.bfloat16,) if D.bfloat16 else ()
 # TF's allowed lists, in TF's order (its messages list them so).

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.ops.array import sum_to_shape
-from tensortrace.ops.indexing import strided_slice_grad
 from tensortrace.autodiff.grad_util import unbroadcast
 from tensortrace.graph.ir import Graph
+from tensortrace.ops.array.broadcasting import sum_to_shape
+from tensortrace.ops.indexing.slicing import strided_slice_grad
 
 from ..ops.optable import Case, op_types, run_case
 

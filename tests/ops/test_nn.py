@@ -653,7 +653,7 @@ def test_pool_errors():
 
 
 def test_erfc_is_accurate():
-    from tensortrace.ops.nn import erfc
+    from tensortrace.ops.math.special import _erfc as erfc
 
     xs = np.linspace(-6, 26, 4001)
     ref = np.array([math.erfc(v) for v in xs])

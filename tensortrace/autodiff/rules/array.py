@@ -13,8 +13,9 @@ from ...ops.array.ranges import range as tf_range
 from ...ops.array.reshaping import reshape, squeeze, transpose
 from ...ops.array.sequences import reverse
 from ...ops.array.shapes import shape
-from ...ops.indexing import slice_, unsorted_segment_sum
-from ...ops.math import cast
+from ...ops.indexing.segment import unsorted_segment_sum
+from ...ops.indexing.slicing import slice_
+from ...ops.math.casting import cast
 from ...ops.reduce import reduce_sum
 from ...tensor import static_value
 from ..grad_util import not_differentiable, register_gradients, shape_of, static_dims, unbroadcast

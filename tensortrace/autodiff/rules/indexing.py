@@ -6,21 +6,14 @@ import numpy as np
 
 from ... import dtypes as D
 from ...convert import constant, convert_to_tensor
-from ...ops.array import (
-    broadcast_to,
-    concat,
-    expand_dims,
-    ones,
-    ones_like,
-    pad,
-    reshape,
-    size,
-    stack,
-    transpose,
-    zeros_like,
-)
-from ...ops.array import range as tf_range
-from ...ops.array import shape as tf_shape
+from ...ops.array.broadcasting import broadcast_to
+from ...ops.array.creation import ones, ones_like, zeros_like
+from ...ops.array.joining import concat, stack
+from ...ops.array.padding import pad
+from ...ops.array.ranges import range as tf_range
+from ...ops.array.reshaping import expand_dims, reshape, transpose
+from ...ops.array.shapes import shape as tf_shape
+from ...ops.array.shapes import size
 from ...ops.indexing.contraction import einsum
 from ...ops.indexing.gathering import gather, gather_nd
 from ...ops.indexing.scatter import scatter_nd, tensor_scatter_nd_update
@@ -31,17 +24,11 @@ from ...ops.indexing.segment import (
     unsorted_segment_sum,
 )
 from ...ops.indexing.slicing import roll, strided_slice, strided_slice_grad
-from ...ops.math import (
-    cast,
-    conj,
-    divide,
-    equal,
-    greater,
-    greater_equal,
-    logical_and,
-    maximum,
-    where,
-)
+from ...ops.math.arithmetic import divide, maximum
+from ...ops.math.casting import cast
+from ...ops.math.compare import equal, greater, greater_equal, logical_and
+from ...ops.math.complex_numbers import conj
+from ...ops.math.select import where
 from ...ops.reduce import reduce_prod, reduce_sum
 from ...tensor import static_value
 from ..grad_util import not_differentiable, register_gradients, shape_of, static_dims, unbroadcast

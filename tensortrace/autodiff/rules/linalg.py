@@ -3,7 +3,10 @@ tf.norm is differentiated through its composition from reductions, as TF builds 
 
 import numpy as np
 
-from ...ops.array import concat, expand_dims, eye, shape, squeeze, transpose, zeros_like
+from ...ops.array.creation import eye, zeros_like
+from ...ops.array.joining import concat
+from ...ops.array.reshaping import expand_dims, squeeze, transpose
+from ...ops.array.shapes import shape
 from ...ops.linalg.composites import set_diag, triangular_solve
 from ...ops.linalg.decompositions import eigh, inv, solve
 from ...ops.linalg.diagonals import (
@@ -16,7 +19,12 @@ from ...ops.linalg.diagonals import (
     tensor_diag_part,
 )
 from ...ops.linalg.products import matmul, tensordot
-from ...ops.math import abs, cast, conj, less, maximum, pow, real, reciprocal, sqrt, square, where
+from ...ops.math.arithmetic import abs, maximum, pow, reciprocal, square
+from ...ops.math.casting import cast
+from ...ops.math.compare import less
+from ...ops.math.complex_numbers import conj, real
+from ...ops.math.select import where
+from ...ops.math.transcendental import sqrt
 from ...ops.reduce import reduce_max, reduce_sum
 from ..grad_util import register_gradients, skip, unbroadcast, via_composite
 

@@ -4,7 +4,7 @@ derivatives, and a gradient TF does not define is None (or raises, as TF's missi
 import numpy as np
 
 from ...ops._base import COMPLEX, FLOAT
-from ...ops.array import zeros_like
+from ...ops.array.creation import zeros_like
 from ...ops.math.arithmetic import (
     abs,
     divide_no_nan,

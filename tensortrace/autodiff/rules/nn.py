@@ -7,32 +7,20 @@ import itertools
 import numpy as np
 
 from ...convert import constant
-from ...ops.array import (
-    expand_dims,
-    one_hot,
-    pad,
-    reshape,
-    stack,
-    stop_gradient,
-    transpose,
-    zeros_like,
-)
-from ...ops.indexing import strided_slice
+from ...ops.array.creation import zeros_like
+from ...ops.array.joining import stack
+from ...ops.array.padding import pad
+from ...ops.array.passthrough import stop_gradient
+from ...ops.array.ranges import one_hot
+from ...ops.array.reshaping import expand_dims, reshape, transpose
+from ...ops.indexing.slicing import strided_slice
 from ...ops.linalg.products import tensordot
-from ...ops.math import (
-    add_n,
-    cast,
-    equal,
-    erf,
-    exp,
-    greater,
-    less,
-    logical_and,
-    rsqrt,
-    sigmoid,
-    tanh,
-    where,
-)
+from ...ops.math.casting import cast
+from ...ops.math.clip import add_n
+from ...ops.math.compare import equal, greater, less, logical_and
+from ...ops.math.select import where
+from ...ops.math.special import erf
+from ...ops.math.transcendental import exp, rsqrt, sigmoid, tanh
 from ...ops.nn._geometry import out_sizes, spatial_axes, spatial_pads, window_counts
 from ...ops.nn.activations import SELU_ALPHA, SELU_SCALE
 from ...ops.nn.softmax import log_softmax, softmax

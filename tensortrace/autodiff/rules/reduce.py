@@ -3,8 +3,11 @@ broadcast back over the reduced axes; arg-reductions and logical reductions pass
 
 import numpy as np
 
-from ...ops.array import fill, reshape, shape, stack, transpose
-from ...ops.indexing import gather
+from ...ops.array.creation import fill
+from ...ops.array.joining import stack
+from ...ops.array.reshaping import reshape, transpose
+from ...ops.array.shapes import shape
+from ...ops.indexing.gathering import gather
 from ...ops.math.arithmetic import divide, divide_no_nan, truediv
 from ...ops.math.casting import cast
 from ...ops.math.compare import equal

@@ -2,7 +2,7 @@
 elements are zeros), a tensor's is the list's elements read back as a tensor."""
 
 from ...context import bind
-from ...ops.array import shape
+from ...ops.array.shapes import shape
 from ...ops.tensor_array.list_math import row_shape, stack_list, static_zeros_like
 from ...ops.tensor_array.list_ops import (
     CONCAT,

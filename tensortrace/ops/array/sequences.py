@@ -13,7 +13,10 @@ from ...registry import get as get_op
 from ...tensor import TensorSpec, static_value
 from .._args import arg_error, axis_attr, int_attr, static_ints
 from .._base import graph_error
-from ..math import cast, less, maximum, where
+from ..math.arithmetic import maximum
+from ..math.casting import cast
+from ..math.compare import less
+from ..math.select import where
 from .ranges import Range
 from .ranges import range as tf_range
 from .reshaping import expand_dims, transpose

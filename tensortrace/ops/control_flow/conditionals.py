@@ -12,8 +12,9 @@ from ..._export import tf_export
 from ...context import bind, state
 from ...convert import convert_to_tensor
 from ...tensor import EagerTensor, Tensor
-from ..array import stack
-from ..math import cast, less_equal
+from ..array.joining import stack
+from ..math.casting import cast
+from ..math.compare import less_equal
 from ..reduce import reduce_sum
 from ..tensor_array.list_value import shape_attr
 from .records import CASE, IF, STATELESS_CASE, STATELESS_IF, Assert

@@ -11,7 +11,7 @@ from ...convert import convert_to_tensor
 from ...graph.ir import Graph, Operation
 from ...registry import get as get_op
 from ...tensor import Tensor
-from ..array import identity
+from ..array.passthrough import identity
 from ..tensor_array.tensor_arrays import TensorArray, flow_of, from_flow
 
 _uid = itertools.count(1)

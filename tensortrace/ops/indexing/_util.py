@@ -7,7 +7,7 @@ from ... import dtypes as D
 from ...convert import constant, convert_to_tensor
 from ...errors import invalid_argument
 from ...tensor import Tensor
-from ..array import shape as tf_shape
+from ..array.shapes import shape as tf_shape
 
 #: The index dtypes of gather, scatter_nd, top-k's k and segment ids (``_base.INDEX`` plus int16).
 INDEX16 = (D.int16, D.int32, D.int64)

@@ -12,8 +12,8 @@ from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._args import int_attr
 from .._base import check_dtypes, graph_error
-from ..array import transpose
-from ..math import where
+from ..array.reshaping import transpose
+from ..math.select import where
 from ._util import INDEX16, nd_bounds, position, result
 
 

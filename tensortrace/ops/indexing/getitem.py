@@ -12,8 +12,8 @@ from ...context import bind, state
 from ...convert import constant
 from ...shapes import TensorShape
 from ...tensor import EagerTensor, Tensor, static_value
-from ..array import stack
-from ..math import cast
+from ..array.joining import stack
+from ..math.casting import cast
 from ._util import INDEX16, result
 from .gathering import boolean_mask
 from .slicing import StridedSlice, strided_index

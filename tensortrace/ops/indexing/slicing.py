@@ -17,7 +17,6 @@ from .._args import known_values, shape_values, static_ints
 from .._base import INDEX, check_dtypes, graph_error
 from ._util import INDEX16, result, same_dtype_operands
 
-
 # --- StridedSlice ------------------------------------------------------------------------------
 _REAL, _NEW, _ELLIPSIS = "real", "new", "ellipsis"
 _UNKNOWN = object()  # a begin/end value known only at run time

@@ -14,7 +14,7 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import Tensor, TensorSpec, static_value
 from .._base import ALL, BOOL, INDEX, REAL, check_dtypes, graph_error, kernel_out_type
-from ..array import transpose
+from ..array.reshaping import transpose
 from ._util import INDEX16, same_dtype_operands, shape_tensor
 
 _TOPK_TYPES = tuple(d for d in (D.float32, D.float64, D.int32, D.uint8, D.int16, D.int8, D.int64,

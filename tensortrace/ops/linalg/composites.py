@@ -5,8 +5,12 @@ from ... import dtypes as D
 from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
-from ..array import eye, ones_like, shape, stack
-from ..math import log, real, where
+from ..array.creation import eye, ones_like
+from ..array.joining import stack
+from ..array.shapes import shape
+from ..math.complex_numbers import real
+from ..math.select import where
+from ..math.transcendental import log
 from ..reduce import reduce_sum
 from .decompositions import MatrixSolve, cholesky
 from .diagonals import band_part, diag, diag_part

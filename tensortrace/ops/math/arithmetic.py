@@ -14,14 +14,11 @@ from ...convert import convert_to_tensor
 from ...errors import invalid_argument
 from ...numerics import quiet, quiet2
 from ...tensor import Tensor
-from .._base import COMPLEX, FLOAT, FLOAT_COMPLEX, REAL, binary, dtypes_named, object_result
-from .._base import unary
+from .._base import COMPLEX, FLOAT, FLOAT_COMPLEX, REAL, binary, dtypes_named, object_result, unary
 from ._families import F32_F64, FLOATING, FLOATING_COMPLEX, I32_I64, binary_op, unary_op
 from .casting import cast
 from .complex_numbers import COMPLEX_ABS
 from .operands import as_tensor, constant_like, hinted_operand, operand
-
-
 
 # --- add, subtract, multiply ---------------------------------------------------------------------
 # operator.* rather than the ufuncs: same results, but NumPy scalars take their fast path. TF's

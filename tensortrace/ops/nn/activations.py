@@ -10,8 +10,9 @@ from ...numerics import quiet
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
-from ..linalg import static_attr
-from ..math import _erfc, _sigmoid
+from ..linalg._util import static_attr
+from ..math.special import _erfc
+from ..math.transcendental import _sigmoid
 from ._util import HALF_T, public
 
 RELU_T = dtypes_named("float32 float64 int32 uint8 int16 int8 int64 bfloat16 uint16 float16 "

@@ -7,7 +7,9 @@ from ..._export import tf_export
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
 from ...tensor import static_value
-from ..array import expand_dims, pad, reshape, reverse, transpose
+from ..array.padding import pad
+from ..array.reshaping import expand_dims, reshape, transpose
+from ..array.sequences import reverse
 from ._geometry import conv_data_format, expand
 from .convolution import convolution
 

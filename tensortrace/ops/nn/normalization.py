@@ -11,8 +11,8 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._base import broadcast_shape, check_dtypes, dtypes_named
-from ..array import pad
-from ..linalg import static_attr
+from ..array.padding import pad
+from ..linalg._util import static_attr
 from ._util import HALF_T, in_float32, node_error
 
 NUMBER_T = dtypes_named("float32 float64 int32 uint8 int16 int8 complex64 int64 bfloat16 uint16 "

@@ -12,7 +12,7 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
 from .._base import INDEX, broadcast_shape, check_dtypes
-from ..linalg import static_attr
+from ..linalg._util import static_attr
 from ._util import HALF_T, in_float32, node_error
 
 

@@ -12,8 +12,8 @@ from ...shapes import TensorShape
 from ...tensor import Tensor, static_value
 from .._args import shape_values
 from .._base import FLOAT, INDEX, check_dtypes, dtypes_named
-from ..array import stack
-from ..math import add
+from ..array.joining import stack
+from ..math.arithmetic import add
 
 #: TF's ``realnumbertypes``, the logits dtypes of the Multinomial ops (only floats have kernels)
 LOGITS_DTYPES = dtypes_named("float32 float64 int32 uint8 int16 int8 int64 bfloat16 uint16 float16 "

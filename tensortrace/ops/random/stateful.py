@@ -11,9 +11,9 @@ from ...messages import attr_dtype_error
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
 from .._base import FLOAT, INDEX, check_dtypes, kernel_out_type
-from ..array import broadcast_dynamic_shape, broadcast_to
-from ..array import shape as shape_of
-from ..math import maximum
+from ..array.broadcasting import broadcast_dynamic_shape, broadcast_to
+from ..array.shapes import shape as shape_of
+from ..math.arithmetic import maximum
 from ._common import (
     LOGITS_DTYPES,
     categorical_args,

@@ -10,7 +10,7 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._base import INDEX, broadcast_shape
-from ..math import binary_operands
+from ..math.operands import binary_operands
 from ._common import (
     check_unit,
     decode,

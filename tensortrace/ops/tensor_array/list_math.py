@@ -5,7 +5,7 @@ list values are lists, and the backward pass sums and zero-fills them with these
 from ... import dtypes as D
 from ...context import bind, state
 from ...shapes import TensorShape
-from ..array import zeros, zeros_like
+from ..array.creation import zeros, zeros_like
 from .list_ops import FROM_TENSOR, GET_ITEM, LENGTH, RESERVE, SET_ITEM, STACK
 from .list_value import TensorList, known, shape_attr
 

@@ -15,13 +15,23 @@ from ...convert import convert_to_tensor
 from ...errors import InvalidArgumentError, OutOfRangeError
 from ...shapes import TensorShape, as_shape
 from ...tensor import EagerTensor, Tensor, static_value
-from ..array import concat as _concat
-from ..array import split as _split
-from ..array import stack as _stack
-from ..array import unstack as _unstack
-from ..array import zeros as _zeros
-from .list_ops import (CONCAT, FROM_TENSOR, GATHER, GET_ITEM, LENGTH, RESERVE, SCATTER, SET_ITEM,
-                       SPLIT, STACK)
+from ..array.creation import zeros as _zeros
+from ..array.joining import concat as _concat
+from ..array.joining import split as _split
+from ..array.joining import stack as _stack
+from ..array.joining import unstack as _unstack
+from .list_ops import (
+    CONCAT,
+    FROM_TENSOR,
+    GATHER,
+    GET_ITEM,
+    LENGTH,
+    RESERVE,
+    SCATTER,
+    SET_ITEM,
+    SPLIT,
+    STACK,
+)
 from .list_value import shape_attr
 
 

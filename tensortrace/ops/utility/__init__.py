@@ -1,8 +1,6 @@
 """Everyday utilities: tensor checks, ensure_shape, timestamp, bitcast, norm clipping, counting
 and repeating, and small composites of public ops."""
 
-from . import basic, clipping, composites, counting  # noqa: F401
-
 # Re-exports of the old module's names, until their users import them where they now live: the
 # graph plumbing went to ops.core, the tf.config switches to config, confusion_matrix (built on
 # the asserts) to ops.debugging.
@@ -16,6 +14,7 @@ from ...config import (  # noqa: F401
 )
 from ..core import control_dependencies, group, init_scope, no_op  # noqa: F401
 from ..debugging import confusion_matrix  # noqa: F401
+from . import basic, clipping, composites, counting  # noqa: F401
 from .basic import (  # noqa: F401
     bitcast,
     device,

@@ -4,12 +4,18 @@ compositions of public ops, so gradients flow through them."""
 
 import numpy as np
 
-from ...convert import convert_to_tensor
 from ..._export import tf_export
-from ..array import concat, ones_like, reshape, shape, stack
-from ..indexing import gather
-from ..math import cast, maximum, minimum, sqrt, where
-from ..nn import l2_loss
+from ...convert import convert_to_tensor
+from ..array.creation import ones_like
+from ..array.joining import concat, stack
+from ..array.reshaping import reshape
+from ..array.shapes import shape
+from ..indexing.gathering import gather
+from ..math.arithmetic import maximum, minimum
+from ..math.casting import cast
+from ..math.select import where
+from ..math.transcendental import sqrt
+from ..nn.normalization import l2_loss
 from ..reduce import reduce_sum
 from .basic import is_variable
 

@@ -8,38 +8,21 @@ import numpy as np
 from ... import dtypes as D
 from ..._export import tf_export
 from ...convert import convert_to_tensor
-from ..array import (
-    concat,
-    expand_dims,
-    ones,
-    ones_like,
-    rank,
-    reshape,
-    shape,
-    squeeze,
-    stack,
-    transpose,
-    zeros_like,
-)
-from ..indexing import gather, unsorted_segment_sum
-from ..linalg import matmul, norm
-from ..math import abs as abs_
-from ..math import (
-    cast,
-    divide_no_nan,
-    equal,
-    exp,
-    greater,
-    is_finite,
-    less,
-    log,
-    log1p,
-    logical_and,
-    maximum,
-    sqrt,
-    where,
-)
-from ..nn import relu
+from ..array.creation import ones, ones_like, zeros_like
+from ..array.joining import concat, stack
+from ..array.reshaping import expand_dims, reshape, squeeze, transpose
+from ..array.shapes import rank, shape
+from ..indexing.gathering import gather
+from ..indexing.segment import unsorted_segment_sum
+from ..linalg.norms import norm
+from ..linalg.products import matmul
+from ..math.arithmetic import abs as abs_
+from ..math.arithmetic import divide_no_nan, maximum
+from ..math.casting import cast
+from ..math.compare import equal, greater, is_finite, less, logical_and
+from ..math.select import where
+from ..math.transcendental import exp, log, log1p, sqrt
+from ..nn.activations import relu
 from ..reduce import reduce_all, reduce_mean, reduce_sum
 
 

@@ -12,11 +12,17 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import EagerTensor, TensorSpec, static_value
 from .._base import INDEX, check_dtypes
-from ..array import broadcast_to, concat, expand_dims, reshape, sequence_mask, shape, stack, tile
-from ..array import size as array_size
-from ..array import zeros
-from ..indexing import boolean_mask
-from ..math import cast, floor, maximum, minimum
+from ..array.broadcasting import broadcast_to
+from ..array.creation import zeros
+from ..array.joining import concat, stack
+from ..array.padding import tile
+from ..array.reshaping import expand_dims, reshape
+from ..array.sequences import sequence_mask
+from ..array.shapes import shape
+from ..array.shapes import size as array_size
+from ..indexing.gathering import boolean_mask
+from ..math.arithmetic import floor, maximum, minimum
+from ..math.casting import cast
 from ..reduce import reduce_max, reduce_sum
 
 
