@@ -45,15 +45,12 @@ class ConcreteFunction:
     # --- introspection ----------------------------------------------------------------------
     @property
     def inputs(self):
+        """The graph's placeholders: the arguments', then the captures'."""
         return list(self.graph.inputs) + [ph for _, ph in self.graph.captures]
 
-    @property
-    def outputs(self):
-        return list(self.graph.outputs)
-
-    @property
-    def structured_outputs(self):
-        return self.graph.structured_outputs
+    outputs = property(lambda self: list(self.graph.outputs), doc="The output tensors, flat.")
+    structured_outputs = property(lambda self: self.graph.structured_outputs,
+                                  doc="What the Python function returned (graph tensors).")
 
     @property
     def output_shapes(self):
@@ -63,15 +60,18 @@ class ConcreteFunction:
 
     @property
     def output_dtypes(self):
+        """The outputs' dtypes, in the structure of ``structured_outputs``."""
         return nest.map_structure(lambda t: t.dtype if isinstance(t, Tensor) else None,
                                   self.graph.structured_outputs)
 
     @property
     def captured_inputs(self):
+        """The values fed to the capture placeholders (variables as their handles)."""
         return [v.handle if isinstance(v, Variable) else v for v, _ in self.graph.captures]
 
     @property
     def variables(self):
+        """The variables the graph captures."""
         return [h._value for h, _ in self.graph.captures if isinstance(h, ResourceHandle)]
 
     trainable_variables = property(lambda self: [v for v in self.variables if v.trainable])

@@ -115,10 +115,8 @@ class PolymorphicFunction:
         self._fast_arity = self._binder.n if self._binder.simple else -1
         functools.update_wrapper(self, python_function, updated=())
 
-    @property
-    def max_traces(self):
-        """How many traces the cache keeps before dropping the least recently used one."""
-        return self._cache.max_traces
+    max_traces = property(lambda self: self._cache.max_traces,
+                          doc="How many traces are kept before the least recently used goes.")
 
     # --- the call path ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -335,17 +333,12 @@ class PolymorphicFunction:
         return list(self._cache)
 
     # --- Python protocol --------------------------------------------------------------------
-    @property
-    def python_function(self):
-        return self._python_function
-
-    @property
-    def input_signature(self):
-        return self._flat_signature
-
-    @property
-    def function_spec(self):
-        return self._binder.signature
+    python_function = property(lambda self: self._python_function,
+                               doc="The Python function this wraps.")
+    input_signature = property(lambda self: self._flat_signature,
+                               doc="The ``input_signature`` as given (flat TensorSpecs), or None.")
+    function_spec = property(lambda self: self._binder.signature,
+                             doc="The Python signature of the wrapped function.")
 
     def __get__(self, instance, owner=None):
         """Methods trace per instance, as TF's do."""
