@@ -9,11 +9,11 @@ import itertools
 import numpy as np
 
 from .. import errors, nest
+from ..autodiff.replay import replay
 from ..context import record, state
 from ..convert import convert_to_tensor
-from ..messages import c_name
-from ..autodiff.replay import replay
 from ..executor.compiled import compile_graph
+from ..messages import c_name
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..variables import ResourceHandle, Variable, VariableSpec
 from . import function_grad, signature
@@ -33,6 +33,8 @@ class ConcreteFunction:
         self.name = f"__inference_{function_name}_{next(_uid)}"
         self._compiled = None
         self._runner = self._first_run  # replaced by the compiled graph's runner on first use
+        # a tape's record of a call, and (backward function, connected inputs): function_grad
+        self._call_opdef = self._backward = None
         self._capture_feeds = [v._value if isinstance(v, EagerTensor) else v
                                for v, _ in graph.captures]
         self._simple_inputs = all(type(s) is TensorSpec for s in self._specs)
@@ -227,12 +229,14 @@ class ConcreteFunction:
         inputs = [_eager_input(x) for x in flat]
         if state.tapes:
             return self._call_recorded(inputs)
-        return self._runner(inputs)
+        runner = self._runner
+        return runner(inputs)
 
     def _call_values(self, values):
         """The hot path from PolymorphicFunction: ``values`` already match this trace."""
         if self._simple_inputs and state.graph is None and not state.tapes:
-            return self._runner(values)
+            runner = self._runner  # a local call: faster than calling the attribute itself
+            return runner(values)
         flat = []
         for v in values:
             signature.flat_inputs(v, flat)
@@ -240,8 +244,8 @@ class ConcreteFunction:
                                 for x in flat])
 
     def _first_run(self, inputs):
-        self._runner = self._make_runner()
-        return self._runner(inputs)
+        runner = self._runner = self._make_runner()
+        return runner(inputs)
 
     def _make_runner(self):
         """The one eager run of the compiled graph: eager tensors in (resource handles for

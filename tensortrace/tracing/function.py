@@ -106,7 +106,7 @@ class PolymorphicFunction:
         self._detector = _detector_for(python_function)
         self._hits_seen = 0
         self._last_explanation = None
-        # The first trace when it created variables: it runs once, on the next call, to
+        # The first trace when it created variables: it runs once, on the first call, to
         # initialize them. While it is pending no call key is kept, so the fast path misses.
         self._pending_initializer = None
         self._instances = {}
@@ -202,7 +202,7 @@ class PolymorphicFunction:
         concrete = ConcreteFunction(graph, self._binder, specs, self._name)
         if graph.created_variables:
             # TF traces again once variables exist; that trace must create none. The first
-            # trace still runs once, on the next call, to initialize them.
+            # trace still runs once, on the first call, to initialize them.
             self._pending_initializer = concrete
             self._keys.clear()
             graph = trace(self._python_function, self._binder, specs, self._name,

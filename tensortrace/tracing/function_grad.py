@@ -16,7 +16,7 @@ from .trace import FuncGraph
 
 def call_opdef(function):
     """The OpDef a tape records for a call of ``function``; built once per concrete function."""
-    opdef = getattr(function, "_call_opdef", None)
+    opdef = function._call_opdef
     if opdef is None:
         opdef = OpDef(function.name, infer=None, kernel=None,
                       grad=lambda record, *dys: _grad(function, record, dys),
@@ -34,7 +34,7 @@ def _grad(function, record, dys):
 
 
 def _backward(function):
-    cached = getattr(function, "_backward", None)
+    cached = function._backward
     if cached is None:
         cached = function._backward = _trace_backward(function)
     return cached
