@@ -13,6 +13,8 @@ import os
 import sys
 import types
 
+import tensortrace
+
 from . import shim
 
 USAGE = "usage: python -m tensortrace SCRIPT.py [args ...]"
@@ -31,8 +33,6 @@ def main(argv=None):
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
     if argv[0] == "--version":
-        import tensortrace
-
         print(f"tensortrace {tensortrace.__version__}")
         return 0
     path = argv[0]
@@ -40,7 +40,7 @@ def main(argv=None):
         print(f"tensortrace: can't open file {os.path.abspath(path)!r}: "
               "[Errno 2] No such file or directory", file=sys.stderr)
         return 2
-    shim.install()
+    shim.install(tensortrace)
     return run_script(path, argv)
 
 

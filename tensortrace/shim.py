@@ -1,7 +1,7 @@
 """The ``tensorflow`` module that ``python -m tensortrace`` installs: it forwards to tensortrace
 and names every TensorFlow API that tensortrace lacks, with the line of the script that used it.
 
-    >>> tf = install()                        # sys.modules["tensorflow"] is now this shim
+    >>> tf = install(tensortrace)             # sys.modules["tensorflow"] is now this shim
     >>> tf.constant is tensortrace.constant
     True
     >>> tf.summary.scalar                     # raises MissingAPIError:
@@ -16,6 +16,7 @@ stand-in is used. A name TF does not have either raises TF's own AttributeError.
 """
 
 import importlib.machinery
+import inspect
 import os
 import sys
 import types
@@ -272,15 +273,14 @@ def _private_module(fullname):
 _FINDER = _Finder()
 
 
-def install():
-    """Make ``import tensorflow`` (and its sub-namespaces) give tensortrace; returns the shim."""
-    import tensortrace
-
+def install(package):
+    """Make ``import tensorflow`` (and its sub-namespaces) give ``package`` (tensortrace, which
+    the runner passes: nothing inside the package imports its root); returns the shim."""
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
     for name in [m for m in sys.modules if m == "tensorflow" or m.startswith("tensorflow.")]:
         del sys.modules[name]
-    return build(tensortrace)
+    return build(package)
 
 
 def explain(exc):
@@ -323,8 +323,6 @@ def _missing_member(exc):
 # --- regenerating tf_api_names.txt (run with TensorFlow's Python, never by tensortrace) --------
 def _generate(out=NAMES_FILE):
     """Walk TensorFlow's public API and write the name table."""
-    import inspect
-
     import tensorflow as real_tf  # only here: the maintenance tool needs the real thing
 
     found, walked = set(), set()

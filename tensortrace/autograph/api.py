@@ -10,7 +10,7 @@ import weakref
 
 from .._export import tf_export
 from .._logging import logger
-from . import conversion, errors, rules
+from . import conversion, errors, operators, rules
 
 _CONVERTED = weakref.WeakKeyDictionary()  # original function -> converted function
 _AS_IS = object()  # a function that cannot be converted
@@ -25,7 +25,7 @@ def _convert_plain(fn):
     if hit is not None:
         return fn if hit is _AS_IS else hit
     try:
-        new = conversion.convert_function(fn)
+        new = conversion.convert_function(fn, RUNTIME)
     except conversion.ConversionError as e:
         quiet = ("no source", "not found", "generators")  # TF leaves these alone silently
         log = logger.info if any(q in str(e) for q in quiet) else logger.warning
@@ -64,6 +64,11 @@ def converted_call(f, args, kwargs):
     if kwargs:
         return target(*args, **kwargs)
     return target(*args)
+
+
+#: What converted code calls ``ag__``: the operators, and ``converted_call`` for its calls.
+RUNTIME = types.SimpleNamespace(converted_call=converted_call,
+                                **{name: getattr(operators, name) for name in operators.__all__})
 
 
 def convert(fn):
@@ -135,7 +140,7 @@ def _function_of(entity):
 def _convert_strict(entity):
     fn = _function_of(entity)
     try:
-        new = conversion.convert_function(fn)
+        new = conversion.convert_function(fn, RUNTIME)
     except conversion.ConversionError as e:
         raise ValueError(f"AutoGraph could not convert {entity}: {e}") from None
     if isinstance(entity, types.MethodType):

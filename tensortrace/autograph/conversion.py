@@ -2,14 +2,14 @@
 result under the user's file name and line numbers, and rebuild the function with the original
 globals, closure cells and defaults. Results are cached per code object.
 
-    new_fn = convert_function(fn)      # raises ConversionError when it cannot
+    new_fn = convert_function(fn, runtime)   # raises ConversionError when it cannot
     source_of(fn)                      # the generated code, as text (tf.autograph.to_code)
 """
 
 import ast
 import types
 
-from . import operators, transformer
+from . import transformer
 from .converters import (
     asserts,
     break_statements,
@@ -46,15 +46,16 @@ class _Converted:
         self.source = source
 
 
-def convert_function(fn):
-    """A converted copy of the plain Python function ``fn``.
+def convert_function(fn, runtime):
+    """A converted copy of the plain Python function ``fn``, whose ``ag__`` is ``runtime`` (the
+    operators converted code calls).
 
     Raises:
         ConversionError: if ``fn`` cannot be converted.
     """
     converted = _cached(fn)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    cells["ag__"] = types.CellType(operators)
+    cells["ag__"] = types.CellType(runtime)
     try:
         closure = tuple(cells[name] for name in converted.code.co_freevars)
     except KeyError as e:

@@ -4,13 +4,14 @@
 import linecache
 import os
 
+from ..errors import OpError
 from . import conversion, rules
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARK = "ag_error_metadata"
 # call-dispatch frames between two user frames that do not end a run of them
 _TRANSPARENT = {os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-                for name in ("api.py", "conversion.py", os.path.join("operators", "__init__.py"))}
+                for name in ("api.py", "conversion.py")}
 
 
 def annotate(error):
@@ -37,8 +38,6 @@ def annotate(error):
 
 
 def _rewritable(error):
-    from ..errors import OpError
-
     if isinstance(error, OpError):
         return True
     if isinstance(error, (KeyError, StopIteration, GeneratorExit)):
@@ -47,16 +46,12 @@ def _rewritable(error):
 
 
 def _message(error):
-    from ..errors import OpError
-
     if isinstance(error, OpError):
         return error.message
     return error.args[0] if error.args else ""
 
 
 def _set_message(error, text):
-    from ..errors import OpError
-
     if isinstance(error, OpError):
         error._message = text
     error.args = (text,)

@@ -7,12 +7,12 @@ import types as _types
 
 from .._export import export_value as _export_value
 from .._export import tf_export as _tf_export
+from . import methods as _methods  # noqa: F401  (gives Dataset its map, batch ...)
 from . import ops as _ops
-from .dataset import Dataset, Options
+from .dataset import Dataset, DatasetSpec, Options
 from .iterator import Iterator, NumpyIterator
 from .iterator import Optional as _Optional
 from .sources import TextLineDatasetV2 as TextLineDataset
-from .dataset import DatasetSpec
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = _ops.INFINITE

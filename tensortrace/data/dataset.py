@@ -9,14 +9,16 @@ elements when the graph runs.
 from .. import dtypes as D
 from .. import errors, nest
 from .._export import tf_export
+from ..autograph.api import convert
 from ..context import bind, state
 from ..convert import constant, convert_to_tensor
+from ..ops.math import cast
 from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..tracing import signature
+from ..tracing.function import function
 from . import iterator as _iterator
 from . import ops, structure
-from .functions import autograph
 from .ops import INFINITE, UNKNOWN
 
 
@@ -35,8 +37,6 @@ def int_arg(x, name, dtype=D.int64):
         return x
     t = x if isinstance(x, Tensor) else convert_to_tensor(x, dtype=dtype)
     if t.dtype != dtype and t.dtype.is_integer:
-        from ..ops.math import cast
-
         t = cast(t, dtype)
     if t.shape.rank not in (0, None):
         raise ValueError(f"Invalid `{name}`. `{name}` should be a scalar but got shape "
@@ -49,6 +49,17 @@ def int_arg(x, name, dtype=D.int64):
 
 def int_value(arg, env):
     return arg if isinstance(arg, int) else int(value_of(arg, env))
+
+
+def positive(value, message, op):
+    """TF's eager check of a size argument known now (a tensor is checked when it runs)."""
+    if isinstance(value, int) and value <= 0:
+        raise errors.InvalidArgumentError(None, None, f"{message} [Op:{op}]")
+
+
+def tensors_of(*args):
+    """The arguments that are tensors: what a dataset reads when it runs (``_tensors``)."""
+    return [a for a in args if isinstance(a, Tensor)]
 
 
 def _state_value(x):
@@ -86,6 +97,9 @@ class Dataset:
     Subclasses implement ``_iterate(env)`` (a generator of flat tuples of NumPy component
     values) and ``_cardinality(env)``; ``env`` maps symbolic tensors the dataset was built from
     inside a trace to their run-time values (None while tracing).
+
+    The methods making datasets (``range``, ``map``, ``batch`` ...) join this class in
+    ``methods.py``: the datasets they make subclass it.
     """
 
     _inputs = ()  # datasets this one reads
@@ -195,7 +209,7 @@ class Dataset:
         As in TF, ``reduce_func`` is traced (once, or again if the state's shape must be
         relaxed), so its Python side effects happen at trace time.
         """
-        fn = autograph(reduce_func)
+        fn = convert(reduce_func)  # AutoGraph, whatever the caller's setting (as TF)
 
         def step(element, st):
             new = fn(st, element)
@@ -209,8 +223,6 @@ class Dataset:
 
         if state.graph is not None:
             return run()
-        from ..tracing.function import function
-
         return function(run, autograph=False)()
 
     # --- size -----------------------------------------------------------------------------
@@ -232,129 +244,7 @@ class Dataset:
             raise TypeError("The dataset length is unknown.")
         return n
 
-    # --- sources --------------------------------------------------------------------------
-    @staticmethod
-    def from_tensor_slices(tensors, name=None):
-        """The slices of ``tensors`` (a tensor or a tuple/dict of them) along the first axis."""
-        return _sources._TensorSliceDataset(tensors)
-
-    @staticmethod
-    def from_tensors(tensors, name=None):
-        """A dataset of the single element ``tensors``."""
-        return _sources._TensorDataset(tensors)
-
-    @staticmethod
-    def range(*args, output_type=D.int64, name=None):
-        """``range(stop)``, ``range(start, stop[, step])`` as a dataset of ``output_type``."""
-        return _sources._RangeDataset(args, output_type)
-
-    @staticmethod
-    def from_generator(generator, output_types=None, output_shapes=None, args=None,
-                       output_signature=None, name=None):
-        """The elements a Python generator yields; ``generator(*args)`` is called anew for
-        each iteration (so inside a function, each time the graph runs)."""
-        return _sources._FlatMapDataset(generator, output_types, output_shapes, args,
-                                        output_signature)
-
-    @staticmethod
-    def zip(*args, datasets=None, name=None):
-        """Elements of several datasets side by side (a tuple or dict of datasets)."""
-        if datasets is not None and args:
-            raise TypeError("Both `*args` and `datasets` cannot be set.")
-        if datasets is None:
-            if not args:
-                raise TypeError("Must pass at least one dataset to `zip`.")
-            datasets = args[0] if len(args) == 1 else tuple(args)
-        return _transforms._ZipDataset(datasets)
-
-    @staticmethod
-    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
-        """Element i from ``datasets[c_i]``, the c_i read from ``choice_dataset`` (int64)."""
-        return _transforms._DirectedInterleaveDataset(datasets, choice_dataset,
-                                                      stop_on_empty_dataset)
-
-    @staticmethod
-    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
-                             rerandomize_each_iteration=None):
-        """Elements from ``datasets`` picked at random with ``weights`` (uniform by default)."""
-        return _transforms._SampleDataset(datasets, weights, seed, stop_on_empty_dataset)
-
-    # --- transformations ------------------------------------------------------------------
-    def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
-            use_unbounded_threadpool=False, name=None):
-        """``map_func`` applied to each element (a tuple element is passed as arguments)."""
-        return _transforms._MapDataset(self, map_func, parallel=num_parallel_calls is not None)
-
-    def filter(self, predicate, name=None):
-        """The elements for which ``predicate`` (a scalar bool tensor) holds."""
-        return _transforms._FilterDataset(self, predicate)
-
-    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
-              deterministic=None, name=None):
-        """Consecutive elements stacked into batches of ``batch_size``."""
-        return _transforms._BatchDataset(self, batch_size, drop_remainder)
-
-    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
-                     drop_remainder=False, name=None):
-        """Batches whose components are padded to ``padded_shapes`` (default: the longest)."""
-        return _transforms._PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
-                                               drop_remainder)
-
-    def unbatch(self, name=None):
-        """Split each element into its rows."""
-        return _transforms._UnbatchDataset(self)
-
-    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
-        """Elements drawn at random from a buffer of ``buffer_size`` (TF's algorithm)."""
-        return _transforms._ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
-
-    def repeat(self, count=None, name=None):
-        """The elements ``count`` times (forever if None or -1)."""
-        return _transforms._RepeatDataset(self, count)
-
-    def take(self, count, name=None):
-        """The first ``count`` elements (all if -1)."""
-        return _transforms._TakeDataset(self, count)
-
-    def skip(self, count, name=None):
-        """All but the first ``count`` elements (none if -1)."""
-        return _transforms._SkipDataset(self, count)
-
-    def take_while(self, predicate, name=None):
-        """The elements up to the first for which ``predicate`` is false."""
-        return _transforms._TakeWhileDataset(self, predicate)
-
-    def concatenate(self, dataset, name=None):
-        """This dataset's elements followed by ``dataset``'s."""
-        return _transforms._ConcatenateDataset(self, dataset)
-
-    def flat_map(self, map_func, name=None):
-        """The elements of the datasets ``map_func`` returns for each element."""
-        if _transforms.has_dataset_elements(self):
-            return _transforms._WindowFlatMapDataset(self, map_func)
-        return _transforms._FlatMapDataset(self, map_func)
-
-    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
-        """Windows of ``size`` elements starting every ``shift`` (default ``size``) elements,
-        each a dataset (a structure of them for structured elements); use with flat_map."""
-        return _transforms._WindowDataset(self, size, shift, stride, drop_remainder)
-
-    def interleave(self, map_func, cycle_length=None, block_length=None,
-                   num_parallel_calls=None, deterministic=None, name=None):
-        """The elements of the datasets ``map_func`` returns, ``block_length`` at a time from
-        ``cycle_length`` of them in turn (parallel calls change nothing here)."""
-        return _transforms._InterleaveDataset(
-            self, map_func, -1 if cycle_length is None else cycle_length,
-            1 if block_length is None else block_length)
-
-    def scan(self, initial_state, scan_func, name=None):
-        """Outputs of ``scan_func(state, element) -> (new_state, output)`` carried along."""
-        return _transforms._ScanDataset(self, initial_state, scan_func)
-
-    def unique(self, name=None):
-        """The elements (scalar ints or strings) at their first occurrence."""
-        return _transforms._UniqueDataset(self)
-
+    # --- one element, apply, options -----------------------------------------------------
     def get_single_element(self, name=None):
         """The only element; InvalidArgumentError if there are none or several."""
         if state.graph is not None:
@@ -369,28 +259,6 @@ class Dataset:
                                               "[Op:DatasetToSingleElement]")
         return element
 
-    @staticmethod
-    def counter(start=0, step=1, dtype=D.int64, name=None):
-        """``start, start + step, ...`` forever."""
-        return _sources._ScanDataset(start, step, dtype)
-
-    def enumerate(self, start=0, name=None):
-        """``(index, element)`` pairs, the index an int64 counting from ``start``."""
-        counter = Dataset.range(start, (1 << 63) - 1)
-        return Dataset.zip((counter, self))
-
-    def prefetch(self, buffer_size, name=None):
-        """The same elements (prefetching is a no-op here)."""
-        return _transforms._PrefetchDataset(self)
-
-    def cache(self, filename="", name=None):
-        """The same elements, kept in memory after the first complete iteration."""
-        return _transforms.CacheDataset(self)
-
-    def shard(self, num_shards, index, name=None):
-        """Every ``num_shards``-th element, starting at ``index``."""
-        return _transforms._ShardDataset(self, num_shards, index)
-
     def apply(self, transformation_func):
         """``transformation_func(self)``, checked to be a dataset."""
         result = transformation_func(self)
@@ -398,10 +266,6 @@ class Dataset:
             raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. "
                             f"Got {type(result)}.")
         return result
-
-    def with_options(self, options, name=None):
-        """This dataset with ``options`` merged into its options (they change nothing here)."""
-        return _transforms._OptionsDataset(self, options)
 
     def options(self):
         """The options set on this dataset or upstream (merged, later ones winning)."""
@@ -411,6 +275,23 @@ class Dataset:
             if own is not None:
                 merged = merged.merge(own)
         return merged
+
+
+class UnaryDataset(Dataset):
+    """A dataset reading one input dataset."""
+
+    def __init__(self, input_dataset, element_spec=None):
+        if not isinstance(input_dataset, Dataset):
+            raise TypeError(f"Expected a `tf.data.Dataset`, got {type(input_dataset)}.")
+        self._input = input_dataset
+        self._inputs = (input_dataset,)
+        super().__init__(input_dataset.element_spec if element_spec is None else element_spec)
+
+    def _cardinality(self, env=None):
+        return self._input._cardinality(env)
+
+    def _iterate(self, env):
+        return self._input._iterate(env)
 
 
 class DatasetSpec:
@@ -516,6 +397,3 @@ class Options:
         merged.__dict__.update({k: v for k, v in options.__dict__.items() if k != "_top"})
         return merged
 
-
-from . import sources as _sources
-from . import transforms as _transforms

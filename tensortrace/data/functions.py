@@ -3,6 +3,7 @@ then run compiled on each element's NumPy components."""
 
 import itertools
 
+from ..autograph.api import convert
 from ..context import state
 from ..convert import convert_to_tensor
 from ..executor.compiled import compile_graph
@@ -11,15 +12,6 @@ from ..tensor import EagerTensor, Tensor, TensorSpec
 from . import structure
 
 _uid = itertools.count(1)
-
-
-def autograph(fn):
-    """``fn`` converted by AutoGraph (tf.data converts its functions whatever the caller's
-    setting); ``fn`` itself when AutoGraph is not installed or cannot convert it."""
-    from ..tracing import trace as _trace
-
-    converter = _trace.converter
-    return fn if converter is None else converter(fn)
 
 
 def _output(graph, x):
@@ -44,7 +36,7 @@ class TracedFunction:
 
     def __init__(self, fn, input_spec, kind="map", unpack=True):
         self.graph = graph = Graph(f"{kind}_fn_{next(_uid)}", outer=state.graph)
-        converted = autograph(fn)
+        converted = convert(fn)  # AutoGraph, whatever the caller's setting (as TF)
         with graph.as_default():
             placeholders = [graph.placeholder(s, f"args_{i}")
                             for i, s in enumerate(structure.flatten(input_spec))]

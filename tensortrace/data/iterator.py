@@ -10,6 +10,9 @@ import numpy as np
 from .. import errors, nest
 from .._export import tf_export
 from ..context import bind, state
+from ..convert import constant
+from ..ops.control_flow import while_loop
+from ..ops.math import logical_and
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import ops, structure
@@ -186,8 +189,6 @@ class Optional:
     element_spec = property(lambda self: self._spec)
 
     def has_value(self, name=None):
-        from ..convert import constant
-
         return constant(self._components is not None)
 
     def get_value(self, name=None):
@@ -221,8 +222,6 @@ def for_loop(resource, spec, body, loop_vars, extra_test=None):
     size does not depend on the data. Shapes of loop variables that change across iterations
     are relaxed, as TF's dataset loops do.
     """
-    from ..ops.control_flow import while_loop
-
     attrs = _attrs(spec)
     loop_vars = tuple(loop_vars)
 
@@ -232,11 +231,7 @@ def for_loop(resource, spec, body, loop_vars, extra_test=None):
             return has
         more = extra_test(*values)
         if not isinstance(more, Tensor):
-            from ..convert import constant
-
             return has if more else constant(False)
-        from ..ops.math import logical_and
-
         return logical_and(has, more)
 
     def step(optional, *values):

@@ -1,4 +1,5 @@
-"""Source datasets: slices of tensors, one tensor, a range, and a Python generator."""
+"""Source datasets: slices of tensors, one tensor, a range, a counter, a Python generator and the
+lines of text files."""
 
 import itertools
 

@@ -11,10 +11,10 @@ from ..autodiff import custom_gradient
 from ..autodiff.replay import replay
 from ..convert import convert_to_tensor
 from ..graph import ir
+from ..graph.verify import verify
 from ..registry import OpDef
 from ..tensor import Tensor, TensorSpec
 from .format import FormatError, UnsaveableError, expect
-from ..graph.verify import verify
 
 
 def encode(graph, writer, where):

@@ -8,6 +8,9 @@ runs: a model with unknown ops, a bad version or malformed data fails before any
 
 import inspect
 
+import numpy as np
+
+from ..graph.verify import GraphVerificationError, verify
 from ..registry import all_ops
 from ..tensor import EagerTensor
 from ..tracing.concrete import ConcreteFunction
@@ -19,7 +22,6 @@ from .format import ArrayReader, FormatError, decode, decode_dtype, decode_shape
 from .graphs import GraphReader, op_types
 from .restored import RestoredFunction, _UserObject, stub
 from .signatures import SignatureFunction, SignatureMap
-from ..graph.verify import GraphVerificationError, verify
 
 _P = inspect.Parameter
 _KINDS = {k.name: k for k in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.VAR_POSITIONAL,
@@ -210,8 +212,6 @@ def _call_attribute(instance, *args, **kwargs):
 
 def _value(value):
     """A constant's value as an EagerTensor holds it (an ndarray or a NumPy scalar)."""
-    import numpy as np
-
     if isinstance(value, (np.ndarray, np.generic)):
         return value
     raise FormatError(f"a captured constant must be an array, got {value!r}")

@@ -9,10 +9,9 @@ functions that dispatch over their saved concrete functions as the originals did
 import inspect
 import pprint
 
-from .. import nest
 from ..tensor import TensorSpec
 from ..tracing import signature
-from ..tracing.function import InputSignatureError, PolymorphicFunction
+from ..tracing.function import PolymorphicFunction
 from ..variables import Variable, VariableSpec
 from .format import is_namedtuple
 
@@ -36,56 +35,37 @@ def stub(name, parameters):
 
 
 class RestoredFunction(PolymorphicFunction):
-    """A loaded tf.function: calls run the saved concrete function matching the arguments (the
-    most specific one, as tf.function dispatches; then, as TF does, one the arguments convert
-    to); it never traces."""
+    """A loaded tf.function: a call runs the saved concrete function matching the arguments (the
+    most specific one, as tf.function dispatches; then, as TF does, one the arguments as given
+    convert to); it never traces. The call path and the cache are tf.function's."""
+
+    _eager_python = False  # no Python source: calls run the saved traces even then
 
     def __init__(self, name, parameters, input_signature, concrete_functions):
         super().__init__(stub(name, parameters), name=name, input_signature=input_signature,
                          autograph=False)
-        for cf in concrete_functions:
-            self._traces[cf] = None
-        self._has_traced = bool(concrete_functions)
+        self._cache.traces.update(dict.fromkeys(concrete_functions))  # as saved, none evicted
 
     @property
     def concrete_functions(self):
-        return list(self._traces)
+        return list(self._cache)
 
-    def _call(self, args, kwargs):
-        try:
-            values = self._binder.bind(args, kwargs)
-        except TypeError as e:
-            if self._input_signature is not None:
-                raise InputSignatureError(self._binding_message(e, args, kwargs)) from None
-            raise
-        key = tuple(map(signature.key_of, values))
-        concrete = self._keys.get(key)
-        if concrete is None:
-            concrete, values = self._lookup_or_trace(key, values, args, kwargs)
-        else:
-            self._hits += 1
-        return concrete._call_values(values)
+    def _binding_error(self, error, args, kwargs):
+        return error  # Python's own message
 
-    def _lookup_or_trace(self, key, values, args, kwargs):
-        self._misses += 1
-        if not self._traces:
+    def _dispatch(self, key, values, args, kwargs):
+        if not self._cache.traces:
             raise ValueError("Found zero restored functions for caller function.")
-        given = values
-        if self._input_signature is not None:
-            values = self._fit_signature(values, args, kwargs)
-            specs = self._input_signature
-        else:
-            specs = tuple(map(signature.spec_of, values))
-        concrete = self._find(specs)
+        concrete = self._cache.find(self._specs_of(values))
         if concrete is not None:
-            if _same_leaves(given, values):  # a key stands for values used as they are
-                self._remember(key, concrete, values)
+            self._cache.remember(key, concrete, values)
             return concrete, values
-        for cf in self._traces:
-            converted = _convert(cf._specs, values)
+        given = self._binder.bind(args, kwargs)
+        for cf in self._cache:  # TF's second pass: the arguments as given, converted to a trace
+            converted = _convert(cf._specs, given)
             if converted is not _FAIL:
                 return cf, converted
-        raise ValueError(self._no_match(values))
+        raise ValueError(self._no_match(given))
 
     def _trace(self, specs):
         raise ValueError(f"Could not find a concrete function of the loaded function "
@@ -95,7 +75,7 @@ class RestoredFunction(PolymorphicFunction):
     def _no_match(self, values):
         args, kwargs = self._binder.split(values)
         options = []
-        for i, cf in enumerate(self._traces, 1):
+        for i, cf in enumerate(self._cache, 1):
             positional, keyword = cf.structured_input_signature
             options.append(f"Option {i}:\n  {_positional(positional)}\n  Keyword arguments: "
                            f"{keyword}")
@@ -111,11 +91,6 @@ class RestoredFunction(PolymorphicFunction):
 def _positional(args):
     return f"Positional arguments ({len(args)} total):\n    * " + "\n    * ".join(
         pprint.pformat(a) for a in args)
-
-
-def _same_leaves(a, b):
-    x, y = nest.flatten(a), nest.flatten(b)
-    return len(x) == len(y) and all(p is q for p, q in zip(x, y))
 
 
 _FAIL = object()

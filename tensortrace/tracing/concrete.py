@@ -9,18 +9,17 @@ import itertools
 import numpy as np
 
 from .. import errors, nest
+from ..autodiff.replay import replay
 from ..context import record, state
 from ..convert import convert_to_tensor
-from ..messages import c_name
-from ..autodiff.replay import replay
 from ..executor.compiled import compile_graph
+from ..messages import c_name
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..variables import ResourceHandle, Variable, VariableSpec
-from . import signature
+from . import function_grad, signature
 
 _uid = itertools.count(1)
 _wrap = EagerTensor._wrap
-
 
 
 class ConcreteFunction:
@@ -33,7 +32,9 @@ class ConcreteFunction:
         self._function_name = function_name
         self.name = f"__inference_{function_name}_{next(_uid)}"
         self._compiled = None
-        self._runner = None
+        self._runner = self._first_run  # replaced by the compiled graph's runner on first use
+        # a tape's record of a call, and (backward function, connected inputs): function_grad
+        self._call_opdef = self._backward = None
         self._capture_feeds = [v._value if isinstance(v, EagerTensor) else v
                                for v, _ in graph.captures]
         self._simple_inputs = all(type(s) is TensorSpec for s in self._specs)
@@ -46,15 +47,12 @@ class ConcreteFunction:
     # --- introspection ----------------------------------------------------------------------
     @property
     def inputs(self):
+        """The graph's placeholders: the arguments', then the captures'."""
         return list(self.graph.inputs) + [ph for _, ph in self.graph.captures]
 
-    @property
-    def outputs(self):
-        return list(self.graph.outputs)
-
-    @property
-    def structured_outputs(self):
-        return self.graph.structured_outputs
+    outputs = property(lambda self: list(self.graph.outputs), doc="The output tensors, flat.")
+    structured_outputs = property(lambda self: self.graph.structured_outputs,
+                                  doc="What the Python function returned (graph tensors).")
 
     @property
     def output_shapes(self):
@@ -64,15 +62,18 @@ class ConcreteFunction:
 
     @property
     def output_dtypes(self):
+        """The outputs' dtypes, in the structure of ``structured_outputs``."""
         return nest.map_structure(lambda t: t.dtype if isinstance(t, Tensor) else None,
                                   self.graph.structured_outputs)
 
     @property
     def captured_inputs(self):
+        """The values fed to the capture placeholders (variables as their handles)."""
         return [v.handle if isinstance(v, Variable) else v for v, _ in self.graph.captures]
 
     @property
     def variables(self):
+        """The variables the graph captures."""
         return [h._value for h, _ in self.graph.captures if isinstance(h, ResourceHandle)]
 
     trainable_variables = property(lambda self: [v for v in self.variables if v.trainable])
@@ -221,22 +222,20 @@ class ConcreteFunction:
         return self._compiled
 
     def _call_flat(self, flat):
-        """Run on flat inputs (tensors, variables). Inlines when another trace is running."""
+        """Run on flat inputs (tensors, variables, NumPy values): inlined when another trace is
+        running, recorded as one op when tapes are active, else run compiled."""
         if state.graph is not None:
             return self._inline(flat)
+        inputs = [_eager_input(x) for x in flat]
         if state.tapes:
-            return self._call_recorded(flat)
-        feeds = [x._value if isinstance(x, EagerTensor) else
-                 (x if isinstance(x, Variable) else np.asarray(x)) for x in flat]
-        outs = self._executable()(*feeds, *self._capture_feeds)
-        return self._pack([_wrap(v) for v in outs])
+            return self._call_recorded(inputs)
+        runner = self._runner
+        return runner(inputs)
 
     def _call_values(self, values):
         """The hot path from PolymorphicFunction: ``values`` already match this trace."""
         if self._simple_inputs and state.graph is None and not state.tapes:
-            runner = self._runner
-            if runner is None:
-                runner = self._runner = self._make_runner()
+            runner = self._runner  # a local call: faster than calling the attribute itself
             return runner(values)
         flat = []
         for v in values:
@@ -244,9 +243,14 @@ class ConcreteFunction:
         return self._call_flat([convert_to_tensor(x) if isinstance(x, np.ndarray) else x
                                 for x in flat])
 
+    def _first_run(self, inputs):
+        runner = self._runner = self._make_runner()
+        return runner(inputs)
+
     def _make_runner(self):
-        """A closure running the compiled graph on eager tensor arguments, as lean as it gets:
-        this is the cache-hit path of every tf.function call."""
+        """The one eager run of the compiled graph: eager tensors in (resource handles for
+        variables), the structured outputs out. As lean as it gets: this is the cache-hit path
+        of every tf.function call."""
         compiled = self._executable()
         fn, fail, captures, pack = compiled.fn, compiled.runtime_error, self._capture_feeds, \
             self._pack
@@ -271,23 +275,25 @@ class ConcreteFunction:
                 return pack([_wrap(v) for v in ((outs,) if single else outs)])
         return run
 
-    def _call_recorded(self, flat):
-        """Run compiled, and record the whole call as one op on the active tapes."""
-        from ..autodiff.function_grad import call_opdef
-
-        inputs = [x.handle if isinstance(x, Variable) else
-                  (x if isinstance(x, Tensor) else convert_to_tensor(x)) for x in flat]
+    def _call_recorded(self, inputs):
+        """Run compiled, and record the whole call as one op on the active tapes (its gradient
+        is the backward function of ``function_grad``)."""
         inputs += [v.handle if isinstance(v, Variable) else v for v, _ in self.graph.captures]
-        feeds = [x._value for x in inputs]
-        outs = tuple(_wrap(v) for v in self._executable()(*feeds))
-        record(call_opdef(self), inputs, {}, outs)
+        outs = tuple(_wrap(v) for v in self._executable()(*[x._value for x in inputs]))
+        record(function_grad.call_opdef(self), inputs, {}, outs)
         return self._pack(list(outs))
 
     def _inline(self, flat):
         inputs = [x.handle if isinstance(x, Variable) else x for x in flat]
-        captures = [v if isinstance(v, Tensor) else v for v, _ in self.graph.captures]
-        outs, _ = replay(self.graph, list(inputs) + list(captures))
+        outs, _ = replay(self.graph, inputs + [v for v, _ in self.graph.captures])
         return self._pack(outs)
+
+
+def _eager_input(x):
+    """A flat input as the eager tensor fed to the graph (a variable as its resource handle)."""
+    if isinstance(x, Variable):
+        return x.handle
+    return x if isinstance(x, Tensor) else convert_to_tensor(x)
 
 
 class _BindingError(TypeError):

@@ -11,7 +11,6 @@ the most specific existing trace whose signature admits the call runs; otherwise
 otherwise a trace specialized to exactly this call is made.
 """
 
-import collections
 import functools
 import inspect
 import types
@@ -24,12 +23,10 @@ from .. import config
 from ..convert import convert_to_tensor
 from ..tensor import TensorSpec
 from . import signature
+from .cache import TraceCache
 from .concrete import ConcreteFunction
 from .trace import trace
 
-
-#: Traces kept per function before the least recently used one is dropped.
-DEFAULT_MAX_TRACES = 128
 # TF's frequent-tracing detector: warn when _RETRACE_THRESHOLD traces fall within the last
 # _CALL_HISTORY calls of one Python function (shared by every tf.function wrapping it), at most
 # _MAX_WARNINGS times
@@ -58,8 +55,6 @@ def _detector_for(python_function):
         detector = _TracingDetector()
     return detector
 
-CacheInfo = collections.namedtuple("CacheInfo", "hits misses traces evictions size max_traces")
-
 
 _NUMPY = (np.ndarray, np.generic)
 
@@ -84,6 +79,9 @@ InputSignatureError.__name__ = InputSignatureError.__qualname__ = "TypeError"
 class PolymorphicFunction:
     """What ``tf.function`` returns: call it like the Python function it wraps."""
 
+    #: With ``tf.config.run_functions_eagerly(True)``, calls run the Python function itself.
+    _eager_python = True
+
     def __init__(self, python_function, name=None, input_signature=None, autograph=True,
                  jit_compile=None, reduce_retracing=False, max_traces=None, _bound_to=None):
         self._python_function = python_function
@@ -91,7 +89,6 @@ class PolymorphicFunction:
         self._autograph = autograph
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
-        self.max_traces = max_traces or DEFAULT_MAX_TRACES
         self._binder = signature.Binder(python_function)
         self._input_signature = None  # per parameter (what traces and calls are matched to)
         self._flat_signature = None  # as the user gave it
@@ -103,20 +100,23 @@ class PolymorphicFunction:
                 pass  # a method in a class body: the signature applies once bound (__get__)
             else:
                 self._input_signature = _per_parameter(self._flat_signature, self._binder)
-        self._keys = {}  # call key -> ConcreteFunction (exact hits)
-        self._traces = collections.OrderedDict()  # ConcreteFunction -> None, in LRU order
+        self._cache = TraceCache(max_traces)
+        self._keys = self._cache.keys  # the exact hits, bound here for the hot path
         self._tracing_count = 0
-        self._hits = self._misses = self._evictions = 0
         self._detector = _detector_for(python_function)
         self._hits_seen = 0
         self._last_explanation = None
+        # The first trace when it created variables: it runs once, on the first call, to
+        # initialize them. While it is pending no call key is kept, so the fast path misses.
         self._pending_initializer = None
-        self._has_traced = False
         self._instances = {}
         self._bound_to = _bound_to
         # plain positional signatures take the fast path when every argument is an eager tensor
         self._fast_arity = self._binder.n if self._binder.simple else -1
         functools.update_wrapper(self, python_function, updated=())
+
+    max_traces = property(lambda self: self._cache.max_traces,
+                          doc="How many traces are kept before the least recently used goes.")
 
     # --- the call path ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -128,47 +128,59 @@ class PolymorphicFunction:
                 key = None
             if key is not None:
                 concrete = self._keys.get(key)
-                if concrete is not None and self._pending_initializer is None:
-                    self._hits += 1
+                if concrete is not None:
+                    self._cache.hits += 1
                     return concrete._call_values(args)
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
-        if config._run_eagerly[0]:
+        """Every call the fast path leaves: bind and convert the arguments, key them, then run
+        the exact hit or dispatch the miss."""
+        if config._run_eagerly[0] and self._eager_python:
             return self._python_function(*args, **kwargs)
-        try:
-            values = self._binder.bind(args, kwargs)
-        except TypeError as e:
-            if self._input_signature is not None:
-                raise InputSignatureError(self._binding_message(e, args, kwargs)) from None
-            raise TypeError(self._binding_message(e, args, kwargs)) from None
-        if self._input_signature is not None:  # convert first: keys are of the fitted values
-            values = self._fit_signature(values, args, kwargs)
-        elif any(isinstance(v, _NUMPY) for v in values):  # NumPy values are passed as tensors
-            values = tuple(convert_to_tensor(v) if isinstance(v, _NUMPY) else v for v in values)
+        values = self._arguments(args, kwargs)
         key = tuple(map(signature.key_of, values))
         concrete = self._keys.get(key)
         if concrete is None or self._pending_initializer is not None:
-            concrete, values = self._lookup_or_trace(key, values, args, kwargs)
+            self._cache.misses += 1
+            concrete, values = self._dispatch(key, values, args, kwargs)
         else:
-            self._hits += 1
+            self._cache.hits += 1
         return concrete._call_values(values)
 
-    def _lookup_or_trace(self, key, values, args, kwargs):
-        self._misses += 1
+    def _arguments(self, args, kwargs):
+        """The parameter values of a call as they are keyed: bound to the parameters, fitted
+        to the input_signature, NumPy values as tensors."""
+        values = self._bind(args, kwargs)
         if self._input_signature is not None:
-            values = self._fit_signature(values, args, kwargs)
-            specs = self._input_signature
-        else:
-            specs = signature.with_alias_ids(tuple(map(signature.spec_of, values)), values)
-        concrete = self._find(specs)
+            return self._fit_signature(values, args, kwargs)
+        if any(isinstance(v, _NUMPY) for v in values):
+            return tuple(convert_to_tensor(v) if isinstance(v, _NUMPY) else v for v in values)
+        return values
+
+    def _bind(self, args, kwargs):
+        try:
+            return self._binder.bind(args, kwargs)
+        except TypeError as e:
+            if self._input_signature is not None:
+                raise InputSignatureError(self._binding_message(e, args, kwargs)) from None
+            raise self._binding_error(e, args, kwargs) from None
+
+    def _binding_error(self, error, args, kwargs):
+        return TypeError(self._binding_message(error, args, kwargs))
+
+    def _dispatch(self, key, values, args, kwargs):
+        """A call whose key is not an exact hit: the most specific trace admitting it, else a
+        new trace. Returns the trace and the values to run it on."""
+        specs = self._specs_of(values)
+        concrete = self._cache.find(specs)
         traced = concrete is None
         if traced:
             if self._reduce_retracing:
-                specs = self._generalize(specs)
+                specs = self._cache.generalize(specs)
             concrete = self._trace(specs)
         self._count_call(traced)
-        self._remember(key, concrete, values)
+        self._cache.remember(key, concrete, values)
         init = self._pending_initializer
         if init is not None:  # the first trace, which also initializes the variables it made
             self._pending_initializer = None
@@ -176,64 +188,29 @@ class PolymorphicFunction:
                 return init, values
         return concrete, values
 
-    def _find(self, specs):
-        """The most specific existing trace whose signature admits ``specs``."""
-        best = None
-        for cf in reversed(self._traces):
-            if all(signature.is_subtype(s, g) for s, g in zip(specs, cf._specs)):
-                if best is None or all(signature.is_subtype(a, b)
-                                       for a, b in zip(cf._specs, best._specs)):
-                    best = cf
-        if best is not None:
-            self._traces.move_to_end(best)
-        return best
-
-    def _generalize(self, specs):
-        for cf in reversed(self._traces):
-            general = [signature.supertype(s, g) for s, g in zip(specs, cf._specs)]
-            if all(g is not None or s is None for g, s in zip(general, specs)):
-                return tuple(general)
-        return specs
+    def _specs_of(self, values):
+        if self._input_signature is not None:
+            return self._input_signature
+        return signature.with_alias_ids(tuple(map(signature.spec_of, values)), values)
 
     def _trace(self, specs):
-        previous = next(reversed(self._traces), None)
-        first = not self._has_traced
+        previous = self._cache.latest()
+        first = self._tracing_count == 0
         graph = trace(self._python_function, self._binder, specs, self._name,
                       allow_variable_creation=first, autograph=self._autograph)
-        self._has_traced = True
         self._tracing_count += 1
         concrete = ConcreteFunction(graph, self._binder, specs, self._name)
         if graph.created_variables:
             # TF traces again once variables exist; that trace must create none. The first
-            # trace still runs once, on this call, to initialize them.
+            # trace still runs once, on the first call, to initialize them.
             self._pending_initializer = concrete
+            self._keys.clear()
             graph = trace(self._python_function, self._binder, specs, self._name,
                           allow_variable_creation=False, autograph=self._autograph)
             concrete = ConcreteFunction(graph, self._binder, specs, self._name)
         self._last_explanation = _explain(self._binder, previous, specs) if previous else None
-        self._traces[concrete] = None
-        while len(self._traces) > self.max_traces:
-            evicted, _ = self._traces.popitem(last=False)
-            self._evictions += 1
-            for k in [k for k, cf in self._keys.items() if cf is evicted]:
-                del self._keys[k]
+        self._cache.add(concrete)
         return concrete
-
-    def _remember(self, key, concrete, values):
-        if len(self._keys) >= 4 * self.max_traces:
-            self._keys.pop(next(iter(self._keys)))
-        self._keys[key] = concrete
-        for obj in _identity_objects(values):
-            try:
-                weakref.finalize(obj, self._forget_key, key)
-            except TypeError:  # not weak-referenceable: the key keeps it alive, as TF does
-                pass
-
-    def _forget_key(self, key):
-        """An argument keyed by identity died: drop its key and the traces made for it."""
-        self._keys.pop(key, None)
-        for cf in [cf for cf in self._traces if _has_dead_identity(cf._specs)]:
-            del self._traces[cf]
 
     # --- input_signature --------------------------------------------------------------------
     def _fit_signature(self, values, args, kwargs):
@@ -283,11 +260,12 @@ class PolymorphicFunction:
     # --- diagnostics ------------------------------------------------------------------------
     def _count_call(self, traced):
         """TF's frequent-tracing detector; cache hits are counted lazily (the hot path only
-        increments ``_hits``)."""
+        counts them in the cache)."""
         d = self._detector
         calls = d.calls_per_trace
-        untraced = self._hits - self._hits_seen + (not traced)
-        self._hits_seen = self._hits
+        hits = self._cache.hits
+        untraced = hits - self._hits_seen + (not traced)
+        self._hits_seen = hits
         if untraced:
             if not calls:
                 calls.append(0)
@@ -327,11 +305,10 @@ class PolymorphicFunction:
 
     def cache_info(self):
         """Hits, misses, traces, evictions and the size and bound of the trace cache."""
-        return CacheInfo(self._hits, self._misses, self._tracing_count, self._evictions,
-                         len(self._traces), self.max_traces)
+        return self._cache.info(self._tracing_count)
 
     def pretty_printed_concrete_signatures(self, verbose=True):
-        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._traces)
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._cache)
 
     # --- concrete functions -----------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs):
@@ -344,29 +321,24 @@ class PolymorphicFunction:
                 values = self._binder.bind(args, kwargs)
             except TypeError as e:
                 raise TypeError(self._binding_message(e, args, kwargs)) from None
-            specs = signature.with_alias_ids(tuple(map(signature.spec_of, values)), values)
-        concrete = self._find(specs)
+            specs = self._specs_of(values)
+        concrete = self._cache.find(specs)
         if concrete is None:
             if self._reduce_retracing:
-                specs = self._generalize(specs)
+                specs = self._cache.generalize(specs)
             concrete = self._trace(specs)
         return concrete
 
     def experimental_get_concrete_functions(self):
-        return list(self._traces)
+        return list(self._cache)
 
     # --- Python protocol --------------------------------------------------------------------
-    @property
-    def python_function(self):
-        return self._python_function
-
-    @property
-    def input_signature(self):
-        return self._flat_signature
-
-    @property
-    def function_spec(self):
-        return self._binder.signature
+    python_function = property(lambda self: self._python_function,
+                               doc="The Python function this wraps.")
+    input_signature = property(lambda self: self._flat_signature,
+                               doc="The ``input_signature`` as given (flat TensorSpecs), or None.")
+    function_spec = property(lambda self: self._binder.signature,
+                             doc="The Python signature of the wrapped function.")
 
     def __get__(self, instance, owner=None):
         """Methods trace per instance, as TF's do."""
@@ -389,32 +361,10 @@ class PolymorphicFunction:
         return f"<tensortrace.function {self._name} at 0x{id(self):X}>"
 
 
-def _has_dead_identity(specs):
-    return any(isinstance(s, signature.IdentitySpec) and s.get() is None
-               for s in _leaves(specs))
-
-
-def _identity_objects(values):
-    """The arguments keyed by identity: their death must drop the cache entries keyed on them."""
-    found = []
-
-    def walk(v):
-        if isinstance(v, (list, tuple)):
-            for x in v:
-                walk(x)
-        elif isinstance(v, dict):
-            for x in v.values():
-                walk(x)
-        elif signature.key_of(v)[0] == "id":
-            found.append(v)
-
-    walk(values)
-    return found
-
-
 def _check_input_signature(input_signature, binder):
     sig = tuple(input_signature)
-    invalid = [leaf for s in sig for leaf in _leaves(s) if not isinstance(leaf, TensorSpec)]
+    invalid = [leaf for s in sig for leaf in signature.leaves(s)
+               if not isinstance(leaf, TensorSpec)]
     if invalid:
         raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec "
                         f"objects, got invalid args {invalid} with types "
@@ -444,17 +394,6 @@ def _per_parameter(flat, binder):
         else:
             raise TypeError(f"input_signature missing type constraint for {p.name}")
     return tuple(specs)
-
-
-def _leaves(s):
-    if isinstance(s, (list, tuple)):
-        for x in s:
-            yield from _leaves(x)
-    elif isinstance(s, dict):
-        for x in s.values():
-            yield from _leaves(x)
-    else:
-        yield s
 
 
 def _explain(binder, previous, specs):

@@ -11,7 +11,8 @@ import weakref
 
 import numpy as np
 
-from ..shapes import TensorShape
+from ..convert import convert_to_tensor
+from ..dtypes import from_numpy
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
 
@@ -107,8 +108,6 @@ def spec_of(value):
     if isinstance(value, Variable):
         return VariableSpec(value.shape, value.dtype)
     if isinstance(value, (np.ndarray, np.generic)):
-        from ..dtypes import from_numpy
-
         return TensorSpec(value.shape, from_numpy(value.dtype))
     if type(value) in (list, tuple):
         return type(value)(spec_of(v) for v in value)
@@ -148,8 +147,6 @@ def as_tensor_for(spec, value):
     """``value`` as a tensor for a TensorSpec input (variables read, Python values converted to
     the spec's dtype when they can be, else to their own), or None when it is no tensor at all.
     The caller decides whether the result fits ``spec``."""
-    from ..convert import convert_to_tensor
-
     if isinstance(value, Variable):
         value = value.value()
     if isinstance(value, Tensor):
@@ -320,5 +317,13 @@ def flat_inputs(value, out):
     return out
 
 
-def shape_of(spec):
-    return spec.shape if isinstance(spec, TensorSpec) else TensorShape(None)
+def leaves(structure):
+    """The leaves of a nested structure of specs or values (lists, tuples, dicts)."""
+    if isinstance(structure, (list, tuple)):
+        for x in structure:
+            yield from leaves(x)
+    elif isinstance(structure, dict):
+        for x in structure.values():
+            yield from leaves(x)
+    else:
+        yield structure

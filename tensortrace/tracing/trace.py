@@ -10,6 +10,7 @@ from .. import nest
 from ..context import state
 from ..convert import convert_to_tensor
 from ..graph.ir import Graph
+from ..ops.array import identity
 from ..tensor import Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
 from .signature import IdentitySpec, is_trace_type
@@ -109,8 +110,6 @@ def trace(python_function, binder, specs, name, allow_variable_creation=True, au
 def _collect_outputs(graph, result):
     """Outputs as graph tensors: variables are read, eager tensors captured, and each output
     passes through its own Identity op, as in TF (``Identity:0``, ``Identity_1:0`` ...)."""
-    from ..ops.array import identity
-
     def convert(x):
         if isinstance(x, Variable):
             x = x.value()

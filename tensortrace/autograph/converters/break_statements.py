@@ -4,50 +4,40 @@ extra loop condition ``not break_``. A loop's ``else`` runs only when the flag i
 
 from .. import templates
 from ..transformer import Base, copy_origin
+from .guards import Flag
 
 
 class BreakTransformer(Base):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.flag = None  # [name] of the innermost loop's break flag
-        self.used = False
+        self.flag = None  # the innermost loop's Flag
 
     def visit_Break(self, node):
-        self.used = True
-        if self.flag[0] is None:  # named on first use, so loops without break take no name
-            self.flag[0] = self.ctx.namer.new("break_")
-        stmts = templates.replace("flag = True\ncontinue", flag=self.flag[0])
+        stmts = templates.replace("flag = True\ncontinue", flag=self.flag.use())
         return copy_origin(stmts, node)
 
     def visit_FunctionDef(self, node):
-        saved = self.flag, self.used
-        self.flag, self.used = None, False
+        saved, self.flag = self.flag, None
         node = super().visit_FunctionDef(node)
-        self.flag, self.used = saved
+        self.flag = saved
         return node
 
-    def _body(self, stmts, flag):
-        saved = self.flag, self.used
-        self.flag, self.used = flag, False
-        stmts = self.visit_block(stmts)
-        used = self.used
-        self.flag, self.used = saved
-        return stmts, used
-
     def _loop(self, node, is_for):
-        holder = [None]
         if is_for:
             node.target = self.visit(node.target)
             node.iter = self.visit(node.iter)
         else:
             node.test = self.visit(node.test)
-        node.body, used = self._body(node.body, holder)
+        saved = self.flag
+        self.flag = loop_flag = Flag(self.ctx.namer, "break_")
+        node.body = self.visit_block(node.body)
+        self.flag = saved
         orelse = self.visit_block(node.orelse)
         node.orelse = []
-        if not used:
+        if loop_flag.name is None:
             return [node] + orelse  # no break: the else clause always runs after the loop
-        flag = holder[0]
+        flag = loop_flag.name
         if is_for:
             extra = templates.replace_as_expression("not flag", flag=flag)
             node.ag_extra_test = copy_origin(extra, node)

@@ -6,7 +6,8 @@ are left as written."""
 import ast
 
 from .. import templates
-from ..transformer import Base, copy_origin, is_generator
+from ..transformer import copy_origin, is_generator
+from .guards import GuardingTransformer
 
 
 def _needs_rewrite(fn):
@@ -85,19 +86,10 @@ def _drop_assignments(fn, name):
 
 
 # --- lowering -----------------------------------------------------------------------------------
-class _Block:
-    def __init__(self, is_function=False):
-        self.is_function = is_function
-        self.return_used = False
-        self.guard_next = False
-        self.guard_now = False
-
-
-class ReturnTransformer(Base):
+class ReturnTransformer(GuardingTransformer):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.blocks = []
         self.names = None  # (do_return, retval_) of the function being lowered
 
     def visit_FunctionDef(self, node):
@@ -111,8 +103,8 @@ class ReturnTransformer(Base):
             return node
         node.body, definitely_returns = _merge_returns(node.body)
         do_return, retval = self.ctx.namer.new("do_return"), self.ctx.namer.new("retval_")
-        self.blocks, self.names = [_Block(is_function=True)], (do_return, retval)
-        body = self._block(node.body)
+        self.blocks, self.names = [], (do_return, retval)
+        body = self._block(node.body, is_target=True)
         self.blocks, self.names = saved
         prologue = templates.replace("do_return = False\nretval_ = ag__.UndefinedReturnValue()",
                                      do_return=do_return, retval_=retval)
@@ -131,11 +123,7 @@ class ReturnTransformer(Base):
     def visit_Return(self, node):
         if self.names is None:
             return node
-        for block in reversed(self.blocks):
-            block.return_used = True
-            block.guard_next = True
-            if block.is_function:
-                break
+        self._jumped()
         value = self.visit(node.value) if node.value is not None else ast.Constant(None)
         do_return, retval = self.names
         # The value first: if computing it raises (and is caught), no return happened.
@@ -143,70 +131,27 @@ class ReturnTransformer(Base):
                                   retval_=retval, value=value)
         return copy_origin(stmts, node)
 
-    def _after(self, node):
-        block = self.blocks[-1]
-        if not block.return_used:
-            return node, None
-        wrap = block.guard_now
-        block.guard_now, block.guard_next = block.guard_next, False
-        if not wrap:
-            return node, None
-        (guard,) = templates.replace("if not do_return:\n    stmt", do_return=self.names[0],
-                                     stmt=node if isinstance(node, list) else [node])
-        copy_origin(guard, node[0] if isinstance(node, list) else node)
-        return guard, guard.body
+    def _flag_name(self):
+        return self.names[0]
 
-    def _block(self, stmts):
-        if self.names is None:
-            return self.visit_block(stmts)
-        self.blocks.append(_Block())
-        stmts = self.visit_block(stmts, after_visit=self._after)
-        self.blocks.pop()
-        return stmts
-
-    def visit_While(self, node):
-        node.test = self.visit(node.test)
-        node.body = self._block(node.body)
-        if self.names is not None and self.blocks[-1].return_used:
+    def _loop_body(self, node):
+        """The body; a return in it also ends the loop (its test, or its extra test)."""
+        body = self._block(node.body)
+        if self.names is None or not self.blocks[-1].jumped:
+            return body
+        if isinstance(node, ast.While):
             test = templates.replace_as_expression("not do_return and test",
                                                    do_return=self.names[0], test=node.test)
             node.test = copy_origin(test, node.test)
-        node.orelse = self._block(node.orelse)
-        return node
-
-    def visit_For(self, node):
-        node.target = self.visit(node.target)
-        node.iter = self.visit(node.iter)
-        node.body = self._block(node.body)
-        if self.names is not None and self.blocks[-1].return_used:
-            extra = getattr(node, "ag_extra_test", None)
-            if extra is None:
-                extra = templates.replace_as_expression("not do_return", do_return=self.names[0])
-            else:
-                extra = templates.replace_as_expression("not do_return and extra",
-                                                        do_return=self.names[0], extra=extra)
-            node.ag_extra_test = copy_origin(extra, node)
-        node.orelse = self._block(node.orelse)
-        return node
-
-    def visit_If(self, node):
-        node.test = self.visit(node.test)
-        node.body = self._block(node.body)
-        node.orelse = self._block(node.orelse)
-        return node
-
-    def visit_With(self, node):
-        node.items = [self.visit(i) for i in node.items]
-        node.body = self._block(node.body)
-        return node
-
-    def visit_Try(self, node):
-        node.body = self._block(node.body)
-        node.orelse = self._block(node.orelse)
-        node.finalbody = self._block(node.finalbody)
-        for h in node.handlers:
-            h.body = self._block(h.body)
-        return node
+            return body
+        extra = getattr(node, "ag_extra_test", None)
+        if extra is None:
+            extra = templates.replace_as_expression("not do_return", do_return=self.names[0])
+        else:
+            extra = templates.replace_as_expression("not do_return and extra",
+                                                    do_return=self.names[0], extra=extra)
+        node.ag_extra_test = copy_origin(extra, node)
+        return body
 
 
 def transform(node, ctx):

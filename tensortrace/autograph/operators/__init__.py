@@ -1,5 +1,6 @@
-"""The ``ag__`` runtime that converted code calls: Python semantics for Python values, graph
-control flow for symbolic tensors."""
+"""The operators converted code calls (as ``ag__.if_stmt`` ...; ``api.RUNTIME`` adds
+``converted_call``): Python semantics for Python values, graph control flow for symbolic
+tensors."""
 
 from .control_flow import for_stmt, if_stmt, while_stmt
 from .logical import and_, if_exp, not_, or_
@@ -12,7 +13,6 @@ __all__ = [
     "abs_",
     "and_",
     "assert_stmt",
-    "converted_call",
     "float_",
     "for_stmt",
     "if_exp",
@@ -30,9 +30,3 @@ __all__ = [
     "while_stmt",
 ]
 
-
-def converted_call(f, args, kwargs):
-    """Call ``f(*args, **kwargs)``, converting ``f`` first if it is user code."""
-    from ..api import converted_call as call
-
-    return call(f, args, kwargs)

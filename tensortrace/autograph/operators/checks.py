@@ -5,10 +5,12 @@ leave each variable defined, with the same structure, dtype and (for loops) shap
 import numpy as np
 
 from ... import nest
-from ...convert import to_array
+from ...convert import convert_to_tensor, to_array
 from ...dtypes import from_numpy
+from ...ops.array import reshape
 from ...shapes import TensorShape
 from ...tensor import Tensor
+from .values import convertible
 from .variables import Undefined, UndefinedReturnValue
 
 LEGAL_LOOP_TYPES = "Tensor, int, float, bool or a list, tuple or dict thereof"
@@ -17,32 +19,26 @@ LEGAL_LOOP_TYPES = "Tensor, int, float, bool or a list, tuple or dict thereof"
 APPEND_SITES = {}
 
 
-def _tf():
-    import tensortrace
-
-    return tensortrace
-
-
 def verify_condition(cond, tag):
     """``cond`` as a boolean scalar tensor.
 
     Raises:
         ValueError: for a non-boolean or non-scalar condition.
     """
-    cond = _tf().convert_to_tensor(cond)
+    cond = convert_to_tensor(cond)
     hint = "to check for None, use `is not None`"
     if cond.dtype.name != "bool":
         raise ValueError(f"condition of {tag} expected to be `tf.bool` scalar, got {cond}; to use "
                          f"as boolean Tensor, use `tf.cast`; {hint}")
     rank = cond.shape.rank
     if rank is None:
-        return _tf().reshape(cond, [])
+        return reshape(cond, [])
     if rank > 0:
         known = [d for d in cond.shape.dims if d is not None]
         if np.prod(known) > 1:
             raise ValueError(f"condition of {tag} expected to be `tf.bool` scalar, got {cond}; "
                              f"{hint}")
-        return _tf().reshape(cond, [])
+        return reshape(cond, [])
     return cond
 
 
@@ -69,15 +65,13 @@ def verify_cond_vars(main, orelse, names):
 
 
 def _verify_cond_leaf(name, a, b):
-    from .control_flow import _convertible
-
     if a is None:
         raise ValueError(f"'{name}' is None at the end of the main branch.")
     if b is None:
         raise ValueError(f"'{name}' is None at the end of the else branch.")
     if a is b:
         return
-    if not (_convertible(a) and _convertible(b)):
+    if not (convertible(a) and convertible(b)):
         raise TypeError(f"'{name}' has a value of type {type(a).__name__} in the main branch and "
                         f"{type(b).__name__} in the else branch; a TensorFlow conditional can "
                         f"only merge values of types {LEGAL_LOOP_TYPES}")
@@ -157,17 +151,17 @@ def _verify_loop_leaf(name, init, entry, exit_, invariant):
     exit_shape = _shape_of(exit_)
     if invariant is None:
         entry_shape = _shape_of(entry)
-        if not _is_subshape(exit_shape, entry_shape):
+        if not exit_shape.is_subtype_of(entry_shape):
             raise ValueError(f"'{name}' has shape {entry_shape} before the loop, but shape "
                              f"{exit_shape} after one iteration. Use tf.autograph.experimental."
                              f"set_loop_options to set shape invariants.")
         return
     invariant = TensorShape(invariant)
     init_shape = _shape_of(init)
-    if not _is_subshape(init_shape, invariant):
+    if not init_shape.is_subtype_of(invariant):
         raise ValueError(f"'{name}' has shape {init_shape} before the loop, which does not "
                          f"conform with the shape invariant {invariant}.")
-    if not _is_subshape(exit_shape, invariant):
+    if not exit_shape.is_subtype_of(invariant):
         raise ValueError(f"'{name}' has shape {exit_shape} after one iteration, which does not "
                          f"conform with the shape invariant {invariant}.")
 
@@ -177,15 +171,6 @@ def _shape_of(value):
     if isinstance(shape, TensorShape):
         return shape
     return TensorShape(np.shape(to_array(value)))
-
-
-def _is_subshape(left, right):
-    """True if ``left`` is at least as specific as ``right``."""
-    if right.rank is None:
-        return True
-    if left.rank != right.rank:
-        return False
-    return all(r is None or l == r for l, r in zip(left.dims, right.dims))
 
 
 # --- Python lists -------------------------------------------------------------------------------

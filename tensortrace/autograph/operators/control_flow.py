@@ -14,25 +14,19 @@ import numpy as np
 
 from ... import nest
 from ...context import state
+from ...convert import constant, convert_to_tensor
 from ...errors import OperatorNotAllowedInGraphError
-from ...tensor import EagerTensor, Tensor, static_value
+from ...graph.ir import Graph
+from ...ops.control_flow import cond as tf_cond
+from ...ops.control_flow import while_loop
+from ...ops.math import logical_and, logical_or
+from ...shapes import TensorShape
+from ...tensor import Tensor, TensorSpec, static_value
 from . import checks
 from .checks import LEGAL_LOOP_TYPES
+from .py_builtins import graph_assert, len_
+from .values import convertible, is_symbolic, is_tensor_array, to_tensor
 from .variables import Undefined, UndefinedReturnValue
-
-
-def _tf():
-    import tensortrace
-
-    return tensortrace
-
-
-def is_symbolic(value):
-    """True for a tensor being traced into a graph (a graph-mode variable counts)."""
-    if isinstance(value, Tensor):
-        return not isinstance(value, EagerTensor)
-    return state.graph is not None and hasattr(value, "_as_graph_or_eager_tensor")
-
 
 _exploring = [0]  # > 0 while a loop body is staged in a scratch graph to learn its types
 
@@ -48,8 +42,6 @@ def _no_set_state(values):
 @contextlib.contextmanager
 def _scratch_graph():
     """A throwaway graph nested in the current one: code runs there to learn what it makes."""
-    from ...graph.ir import Graph
-
     with Graph("scratch", outer=state.graph).as_default():
         yield
 
@@ -116,27 +108,14 @@ def _explore_if_stmt(body, orelse, get_state, set_state, init, nouts):
     set_state(merged + tuple(init[nouts:]))
 
 
-def _convertible(leaf):
-    """Leaves a graph conditional or loop carries as tensors."""
-    return (isinstance(leaf, (Tensor, bool, int, float, complex, str, bytes, np.ndarray,
-                              np.generic)) or hasattr(leaf, "_as_graph_or_eager_tensor")
-            or _is_tensor_array(leaf))
-
-
-def _to_tensor(leaf):
-    if _is_tensor_array(leaf) or isinstance(leaf, Tensor):
-        return leaf
-    return _tf().convert_to_tensor(leaf)
-
-
 def _cond_outputs(values):
     """The flat outputs of a branch: its state's convertible leaves, as tensors."""
-    return tuple(_to_tensor(x) for x in nest.flatten(list(values)) if _convertible(x))
+    return tuple(to_tensor(x) for x in nest.flatten(list(values)) if convertible(x))
 
 
 def _cond(pred, true_fn, false_fn):
     """``tf.cond`` over flat tuples of outputs; always returns a tuple."""
-    out = _tf().cond(pred, true_fn, false_fn)
+    out = tf_cond(pred, true_fn, false_fn)
     if out is None:
         return ()
     return tuple(out) if isinstance(out, (list, tuple)) else (out,)
@@ -148,7 +127,7 @@ def _merge_cond_outputs(outputs, main, orelse):
     outputs = iter(outputs)
     merged = []
     for a, b in zip(nest.flatten(list(main)), nest.flatten(list(orelse))):
-        out = next(outputs) if _convertible(a) else None
+        out = next(outputs) if convertible(a) else None
         if a is b or (type(a) is type(b) and isinstance(a, (bool, int, float, str))
                       and a == b):
             merged.append(a)
@@ -227,11 +206,11 @@ def _tf_while_stmt(test, body, get_state, set_state, symbol_names, opts):
         new = tuple(get_state())
         checks.verify_loop_vars(init, entry, new, symbol_names, invariants)
         out = _loop_vars(new, symbol_names)
-        return ((_tf().constant(True),) if flagged else ()) + out
+        return ((constant(True),) if flagged else ()) + out
 
     loop_invariants = _flat_invariants(init, invariants)
     if flagged:
-        flat_init = (_tf().constant(False),) + flat_init
+        flat_init = (constant(False),) + flat_init
         loop_invariants = None if loop_invariants is None else [None] + loop_invariants
     kwargs = {}
     if loop_invariants is not None:
@@ -240,13 +219,10 @@ def _tf_while_stmt(test, body, get_state, set_state, symbol_names, opts):
         kwargs["maximum_iterations"] = opts["maximum_iterations"]
     if opts.get("parallel_iterations") is not None:
         kwargs["parallel_iterations"] = opts["parallel_iterations"]
-    final = _tf().while_loop(aug_test, aug_body, list(flat_init), **kwargs)
+    final = while_loop(aug_test, aug_body, list(flat_init), **kwargs)
     final = tuple(final) if isinstance(final, (list, tuple)) else (final,)
     if require_iteration:
-        message = checks.zero_iterations_message(symbol_names, nulls, init)
-        from . import py_builtins
-
-        py_builtins.graph_assert(final[0], [message])
+        graph_assert(final[0], [checks.zero_iterations_message(symbol_names, nulls, init)])
     final = final[int(flagged):]
     set_state(tuple(nest.pack_sequence_as(structure, list(final))))
 
@@ -260,10 +236,10 @@ def _loop_vars(values, symbol_names):
     flat = []
     for name, value in zip(symbol_names, values):
         for leaf in nest.flatten(value):
-            if not _convertible(leaf):
+            if not convertible(leaf):
                 raise ValueError(f"'{name}' must be a {LEGAL_LOOP_TYPES} to be a TensorFlow loop "
                                  f"variable; got {type(leaf).__name__} {leaf!r}")
-            flat.append(_to_tensor(leaf))
+            flat.append(to_tensor(leaf))
     return tuple(flat)
 
 
@@ -281,7 +257,7 @@ def _flat_invariants(init, invariants):
     for value, inv in zip(init, invariants):
         leaves = nest.flatten(value)
         invs = nest.flatten(inv) if nest.is_nested(inv) else [inv] * len(leaves)
-        flat.extend(None if s is None else _tf().TensorShape(s) for s in invs)
+        flat.extend(None if s is None else TensorShape(s) for s in invs)
     return flat
 
 
@@ -321,10 +297,10 @@ def _define_nulls(body, get_state, set_state, init, nulls, invariants, symbol_na
 def _placeholder_like(value):
     """A placeholder standing for ``value`` in the scratch graph (Python values included)."""
     def leaf(x):
-        if _is_null(x) or not _convertible(x) or _is_tensor_array(x):
+        if _is_null(x) or not convertible(x) or is_tensor_array(x):
             return x
-        t = _to_tensor(x)
-        return state.graph.placeholder(_tf().TensorSpec(t.shape, t.dtype), "Placeholder")
+        t = to_tensor(x)
+        return state.graph.placeholder(TensorSpec(t.shape, t.dtype), "Placeholder")
 
     return nest.map_structure(leaf, value) if nest.is_nested(value) else leaf(value)
 
@@ -336,7 +312,7 @@ def _zeros_like(like, invariant):
     if isinstance(like, (bool, int, float)):
         return type(like)(0), None
     if isinstance(like, Tensor):
-        shape = _tf().TensorShape(invariant) if invariant is not None else like.shape
+        shape = TensorShape(invariant) if invariant is not None else like.shape
         if shape.rank is None:
             dims, needs = (), shape
         else:
@@ -346,7 +322,7 @@ def _zeros_like(like, invariant):
         zeros = np.zeros(dims, dtype=object if like.dtype.name == "string" else np_dtype)
         if like.dtype.name == "string":
             zeros[...] = b""
-        return _tf().constant(zeros, dtype=like.dtype), needs
+        return constant(zeros, dtype=like.dtype), needs
     if isinstance(like, (list, tuple, dict)):
         pairs = [_zeros_like(x, None) for x in nest.flatten(like)]
         if any(z is None for z, _ in pairs):
@@ -367,13 +343,13 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """
     get_state, set_state = get_state or _no_state, set_state or _no_set_state
     if is_symbolic(iter_):
-        iter_ = _tf().convert_to_tensor(iter_)
+        iter_ = convert_to_tensor(iter_)
         if iter_.op.type == "Range":
             _tf_range_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
         else:
-            _tf_indexed_for_stmt(_len_of(iter_), iter_.__getitem__, extra_test, body,
+            _tf_indexed_for_stmt(len_(iter_), iter_.__getitem__, extra_test, body,
                                  get_state, set_state, symbol_names, opts)
-    elif _is_tensor_array(iter_):
+    elif is_tensor_array(iter_):
         size = iter_.size()
         if is_symbolic(size):
             _tf_indexed_for_stmt(size, iter_.read, extra_test, body, get_state, set_state,
@@ -399,19 +375,8 @@ def _py_for_stmt(iter_, extra_test, body):
             break
 
 
-def _is_tensor_array(value):
-    cls = getattr(_tf(), "TensorArray", None)
-    return isinstance(cls, type) and isinstance(value, cls)
-
-
 def _is_dataset(value):
     return hasattr(value, "_for_loop")  # tf.data datasets and their iterators
-
-
-def _len_of(tensor):
-    from .py_builtins import len_
-
-    return len_(tensor)
 
 
 def _with_iterate(get_state, set_state, symbol_names, opts, first, start_target=False):
@@ -438,8 +403,8 @@ def _and_extra(main, extra_test):
         return main
     extra = extra_test()
     if not is_symbolic(extra):
-        return main if extra else _tf().constant(False)
-    return _tf().logical_and(main, extra)
+        return main if extra else constant(False)
+    return logical_and(main, extra)
 
 
 def _tf_range_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
@@ -453,9 +418,8 @@ def _tf_range_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_nam
         if step is not None:
             main = i < limit if step >= 0 else i > limit
         else:
-            tf = _tf()
-            main = tf.logical_or(tf.logical_and(delta >= 0, i < limit),
-                                 tf.logical_and(delta < 0, i > limit))
+            main = logical_or(logical_and(delta >= 0, i < limit),
+                              logical_and(delta < 0, i > limit))
         return _and_extra(main, extra_test)
 
     def aug_body():
@@ -469,7 +433,7 @@ def _tf_indexed_for_stmt(n, element, extra_test, body, get_state, set_state, sym
                          opts):
     """Iterate ``element(i)`` for ``i`` in ``range(n)`` as a graph loop."""
     box, aug_get, aug_set, names = _with_iterate(get_state, set_state, symbol_names, opts,
-                                                 _tf().constant(0))
+                                                 constant(0))
 
     def aug_test():
         return _and_extra(box[0] < n, extra_test)
@@ -486,7 +450,7 @@ def _dataset_for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, 
     init = tuple(get_state())
     checks.verify_loop_init_vars(init, symbol_names)
     structure = list(init)
-    relaxed = [_tf().TensorShape(None)] * len(init)  # TF does not check shapes in these loops
+    relaxed = [TensorShape(None)] * len(init)  # TF does not check shapes in these loops
 
     def loop_body(element, *flat):
         entry = tuple(nest.pack_sequence_as(structure, list(flat)))

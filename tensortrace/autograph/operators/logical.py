@@ -1,15 +1,11 @@
 """``and``, ``or``, ``not`` and conditional expressions: lazy like Python, and graph
 conditionals when the deciding operand is a symbolic tensor."""
 
+from ...ops.control_flow import cond as tf_cond
+from ...ops.math import logical_not
 from ...tensor import Tensor
 from . import checks
-from .control_flow import is_symbolic
-
-
-def _tf():
-    import tensortrace
-
-    return tensortrace
+from .values import is_symbolic
 
 
 def and_(a, b):
@@ -31,7 +27,7 @@ def or_(a, b):
 def not_(a):
     """``not a``; ``tf.logical_not`` for tensors."""
     if isinstance(a, Tensor) or is_symbolic(a):
-        return _tf().logical_not(a)
+        return logical_not(a)
     return not a
 
 
@@ -57,4 +53,4 @@ def _tf_cond_value(cond, if_true, if_false, name):
 
         return run
 
-    return _tf().cond(pred, branch(if_true, "main"), branch(if_false, "else"))
+    return tf_cond(pred, branch(if_true, "main"), branch(if_false, "else"))

@@ -2,23 +2,24 @@
 ``list.append`` inside converted blocks, and ``assert``."""
 
 import builtins
+import linecache
 import sys
 
 from ...context import state
+from ...dtypes import float32, int32
+from ...ops.array import range as tf_range
+from ...ops.array import shape as tf_shape
+from ...ops.control_flow import Assert
+from ...ops.math import abs as tf_abs
+from ...ops.math import cast
 from ...tensor import Tensor
 from . import checks
-from .control_flow import _is_tensor_array, is_symbolic
-
-
-def _tf():
-    import tensortrace
-
-    return tensortrace
+from .values import is_symbolic, is_tensor_array
 
 
 def len_(s):
     """``len(s)``: a Python int when known statically, else a scalar tensor."""
-    if _is_tensor_array(s):
+    if is_tensor_array(s):
         return s.size()
     if hasattr(s, "_for_loop") and hasattr(s, "cardinality"):
         return s.cardinality()  # a dataset: TF's len inside a function is its cardinality
@@ -28,7 +29,7 @@ def len_(s):
             raise ValueError(f"len requires a non-scalar tensor, got one of shape {shape}")
         if shape.rank is not None and shape.dims[0] is not None:
             return shape.dims[0]
-        return _tf().shape(s)[0]
+        return tf_shape(s)[0]
     return len(s)
 
 
@@ -37,24 +38,24 @@ def range_(start_or_stop, stop=None, step=None):
     args = [a for a in (start_or_stop, stop, step) if a is not None]
     if any(isinstance(a, Tensor) or is_symbolic(a) for a in args):
         if stop is None:
-            return _tf().range(start_or_stop)
-        return _tf().range(start_or_stop, stop, 1 if step is None else step)
+            return tf_range(start_or_stop)
+        return tf_range(start_or_stop, stop, 1 if step is None else step)
     return builtins.range(*args)
 
 
 def abs_(x):
-    return _tf().abs(x) if isinstance(x, Tensor) or is_symbolic(x) else abs(x)
+    return tf_abs(x) if isinstance(x, Tensor) or is_symbolic(x) else abs(x)
 
 
 def int_(x, base=None):
     if isinstance(x, Tensor) or is_symbolic(x):
-        return _tf().cast(x, _tf().int32)
+        return cast(x, int32)
     return int(x) if base is None else int(x, base)
 
 
 def float_(x=0.0):
     if isinstance(x, Tensor) or is_symbolic(x):
-        return _tf().cast(x, _tf().float32)
+        return cast(x, float32)
     return float(x)
 
 
@@ -68,7 +69,7 @@ def unpack(value, n):
 
 def list_append(target, element):
     """``target.append(element)``, returning ``target`` (a TensorArray is written to)."""
-    if _is_tensor_array(target):
+    if is_tensor_array(target):
         return target.write(target.size(), element)
     if isinstance(target, list) and state.graph is not None:
         frame = sys._getframe(1)
@@ -82,8 +83,6 @@ def list_append(target, element):
 
 
 def _source_line(filename, lineno):
-    import linecache
-
     return linecache.getline(filename, lineno).strip()
 
 
@@ -101,4 +100,4 @@ def assert_stmt(expression1, expression2=None):
 
 
 def graph_assert(condition, data, summarize=None):
-    return _tf().debugging.Assert(condition, data, summarize=summarize)
+    return Assert(condition, data, summarize=summarize)

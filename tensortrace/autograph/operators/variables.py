@@ -2,6 +2,8 @@
 
 import sys
 
+from .values import is_symbolic
+
 
 class Undefined:
     """The value of a variable that is not yet assigned on this path (``Undefined('y')``).
@@ -66,8 +68,6 @@ def retval(value, do_return=True):
         ValueError: if whether the function returned depends on a tensor (a ``return`` inside
             a graph loop, with no ``return`` after it).
     """
-    from .control_flow import is_symbolic
-
     if is_symbolic(do_return):
         raise ValueError(
             "the function returns a value only on some paths, and which path runs depends on a "

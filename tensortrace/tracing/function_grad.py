@@ -5,45 +5,63 @@ The backward graph replays the forward graph under a tape and asks that tape for
 so it uses the same grad rules as everything else (and can itself be differentiated).
 """
 
+from ..autodiff.replay import replay
+from ..autodiff.tape import GradientTape
 from ..registry import OpDef
 from ..tensor import TensorSpec
-from .replay import replay
+from . import concrete  # the backward function is a ConcreteFunction (concrete.py calls here)
+from .signature import Binder
+from .trace import FuncGraph
 
 
-def call_opdef(concrete):
-    """The OpDef a tape records for a call of ``concrete``; built once per concrete function."""
-    opdef = getattr(concrete, "_call_opdef", None)
+def call_opdef(function):
+    """The OpDef a tape records for a call of ``function``; built once per concrete function."""
+    opdef = function._call_opdef
     if opdef is None:
-        opdef = OpDef(concrete.name, infer=None, kernel=None,
-                      grad=lambda record, *dys: _grad(concrete, record, dys),
+        opdef = OpDef(function.name, infer=None, kernel=None,
+                      grad=lambda record, *dys: _grad(function, record, dys),
                       reads_variables=True)
-        concrete._call_opdef = opdef
+        function._call_opdef = opdef
     return opdef
 
 
-def _grad(concrete, record, dys):
-    backward, connected = _backward(concrete)
+def _grad(function, record, dys):
+    backward, connected = _backward(function)
     grads = backward._call_flat(list(record.inputs) + list(dys))
     grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
     it = iter(grads)
     return [next(it) if c else None for c in connected]
 
 
-def _backward(concrete):
-    cached = getattr(concrete, "_backward", None)
+def _backward(function):
+    cached = function._backward
     if cached is None:
-        cached = concrete._backward = _trace_backward(concrete)
+        cached = function._backward = _trace_backward(function)
     return cached
 
 
-def _trace_backward(concrete):
-    from ..tracing.concrete import ConcreteFunction
-    from ..tracing.signature import Binder
-    from ..tracing.trace import FuncGraph
-    from .tape import GradientTape
+class BackwardGraph(FuncGraph):
+    """A backward graph: forward-graph tensors that custom gradient functions close over stand
+    for their replayed copies."""
 
-    forward = concrete.graph
-    graph = _backward_graph(FuncGraph)(concrete.name + "_backward")
+    replayed = None  # forward tensor id -> its replayed copy (set by _replay)
+
+    def capture(self, value, name=None):
+        hit = self.replayed.get(id(value)) if self.replayed else None
+        return hit if hit is not None else super().capture(value, name)
+
+
+def _flat_signature(*flat):
+    """The backward function's parameters: the forward inputs and output gradients, flat."""
+    return flat
+
+
+_FLAT = Binder(_flat_signature)
+
+
+def _trace_backward(function):
+    forward = function.graph
+    graph = BackwardGraph(function.name + "_backward")
     feeds = list(forward.inputs) + [ph for _, ph in forward.captures]
     with graph.as_default():
         inputs = [graph.placeholder(TensorSpec(t.shape, t.dtype), "x") for t in feeds]
@@ -58,28 +76,8 @@ def _trace_backward(concrete):
     graph.outputs = [g for g in grads if g is not None]
     graph.structured_outputs = list(graph.outputs)
     specs = [TensorSpec(t.shape, t.dtype) for t in graph.inputs]
-
-    def signature_of(*flat):  # the backward function's flat positional signature
-        return flat
-
-    backward = ConcreteFunction(graph, Binder(signature_of), (tuple(specs),),
-                                concrete.name + "_grad")
-    backward._flat_feeds = True
+    backward = concrete.ConcreteFunction(graph, _FLAT, (tuple(specs),), function.name + "_grad")
     return backward, connected
-
-
-def _backward_graph(base):
-    class BackwardGraph(base):
-        """A backward graph: forward-graph tensors that custom gradient functions close over
-        stand for their replayed copies."""
-
-        replayed = None  # forward tensor id -> its replayed copy (set by _replay)
-
-        def capture(self, value, name=None):
-            hit = self.replayed.get(id(value)) if self.replayed else None
-            return hit if hit is not None else super().capture(value, name)
-
-    return BackwardGraph
 
 
 def _replay(forward, inputs, captures, graph):

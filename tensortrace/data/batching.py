@@ -1,0 +1,201 @@
+"""``batch``, ``padded_batch`` and ``unbatch``: elements stacked along a new first axis (padded
+to a common shape), and split back into rows."""
+
+import itertools
+
+import numpy as np
+
+from .. import errors
+from ..convert import convert_to_tensor
+from ..shapes import as_shape
+from ..tensor import Tensor, TensorSpec
+from . import structure
+from .dataset import UnaryDataset, int_arg, int_value, positive, tensors_of
+from .mapping import _MapDataset
+from .ops import UNKNOWN
+
+
+class _BatchDataset(UnaryDataset):
+    """Consecutive elements stacked along a new first axis."""
+
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        self._size = int_arg(batch_size, "batch_size")
+        positive(self._size, "Batch size must be greater than zero.", "BatchDatasetV2")
+        self._drop = bool(drop_remainder)
+        self._tensors = tensors_of(self._size)
+        known = self._size if self._drop and isinstance(self._size, int) else None
+        super().__init__(input_dataset, self._batched_spec(input_dataset.element_spec, known))
+
+    def _batched_spec(self, spec, size):
+        return structure.batched(spec, size)
+
+    def _iterate(self, env):
+        size = int_value(self._size, env)
+        if size <= 0:
+            raise errors.invalid_argument("Batch size must be greater than zero.")
+        for chunk in _chunks(self._input._iterate(env), size):
+            if len(chunk) < size and self._drop:
+                return
+            yield self._stack(chunk)
+
+    def _stack(self, chunk):
+        # TF fuses map + batch (MapAndBatchDataset) when the map's output ranks are known; its
+        # check compares element counts first
+        fused = isinstance(self._input, _MapDataset)
+        ranks = [sp.shape.rank for sp in structure.flatten(self._input.element_spec)]
+        return tuple(_stack_component(i, [e[i] for e in chunk], fused and ranks[i] is not None)
+                     for i in range(len(chunk[0])))
+
+    def _cardinality(self, env=None):
+        n = self._input._cardinality(env)
+        if n < 0:
+            return n
+        size = int_value(self._size, env)
+        return n // size if self._drop else -(-n // size)
+
+
+def _chunks(gen, size):
+    while True:
+        chunk = list(itertools.islice(gen, size))
+        if not chunk:
+            return
+        yield chunk
+        if len(chunk) < size:
+            return
+
+
+def _stack_component(i, values, fused=False):
+    first = np.shape(values[0])
+    for j, v in enumerate(values[1:], 1):
+        if fused and np.size(v) != np.size(values[0]):
+            raise errors.invalid_argument(
+                f"Cannot add tensor to the batch: number of elements does not match. Shapes "
+                f"are: [tensor]: {_dims_text(np.shape(v))}, [batch]: {_dims_text(first)}")
+        if np.shape(v) != first:
+            raise errors.invalid_argument(
+                f"Cannot batch tensors with different shapes in component {i}. First element had "
+                f"shape {_dims_text(first)} and element {j} had shape {_dims_text(np.shape(v))}.")
+    return np.stack(values)
+
+
+def _dims_text(shape):
+    return "[" + ",".join(map(str, shape)) + "]"
+
+
+class _PaddedBatchDataset(_BatchDataset):
+    """Batches whose components are padded (to ``padded_shapes`` or the longest element)."""
+
+    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        spec = input_dataset.element_spec
+        flat = structure.flatten(spec)
+        if padded_shapes is None:
+            for i, s in enumerate(flat):
+                if s.shape.rank is None:
+                    raise ValueError(f"You must provide `padded_shapes` argument because "
+                                     f"component {i} has unknown rank.")
+            shapes = [s.shape for s in flat]
+        else:
+            shapes = [_padded_shape(p) for p in _up_to(spec, padded_shapes, "padded_shapes")]
+        for s, p in zip(flat, shapes):
+            if not _can_pad(p, s.shape):
+                raise ValueError(f"The padded shape {p} is not compatible with the shape "
+                                 f"{s.shape} of the corresponding input component.")
+        self._shapes = shapes
+        if padding_values is None:
+            self._pads = [structure.zeros_value(s.dtype) for s in flat]
+        else:
+            pads = _up_to(spec, padding_values, "padding_values")
+            self._pads = [_pad_value(v, s.dtype) for v, s in zip(pads, flat)]
+        self._padded_spec = structure.pack(spec, [TensorSpec(p, s.dtype)
+                                                  for p, s in zip(shapes, flat)])
+        super().__init__(input_dataset, batch_size, drop_remainder)
+
+    def _batched_spec(self, spec, size):
+        return structure.batched(self._padded_spec, size)
+
+    def _stack(self, chunk):
+        return tuple(self._pad(i, [e[i] for e in chunk]) for i in range(len(chunk[0])))
+
+    def _pad(self, i, values):
+        shapes = [np.shape(v) for v in values]
+        target = []
+        for d, dim in enumerate(self._shapes[i].dims):
+            longest = max(s[d] for s in shapes)
+            if dim is not None and longest > dim:
+                raise errors.invalid_argument("Attempted to pad to a smaller size than the "
+                                              "input element.")
+            target.append(longest if dim is None else dim)
+        pad = self._pads[i]
+        out = np.full([len(values)] + target, pad, dtype=np.asarray(pad).dtype)
+        for j, v in enumerate(values):
+            out[(j,) + tuple(slice(0, n) for n in shapes[j])] = v
+        return out
+
+
+def _can_pad(padded, shape):
+    """TF's check that ``shape`` can be padded to ``padded``."""
+    if padded.rank is None or shape.rank is None:
+        return True
+    return padded.rank == shape.rank and all(
+        p is None or d is None or p >= d for p, d in zip(padded.dims, shape.dims))
+
+
+def _up_to(spec, value, name):
+    """``value``'s leaves matching the structure of ``spec`` (a leaf may be a list)."""
+    if isinstance(spec, TensorSpec):
+        return [value]
+    if isinstance(spec, dict):
+        return [x for k in structure._sorted_keys(spec) for x in _up_to(spec[k], value[k], name)]
+    if not isinstance(value, tuple) or len(value) != len(spec):
+        raise ValueError(f"The two structures don't have the same nested structure. "
+                         f"`{name}` {value} does not match the element structure.")
+    return [x for s, v in zip(spec, value) for x in _up_to(s, v, name)]
+
+
+def _padded_shape(p):
+    if isinstance(p, Tensor):
+        p = p.numpy() if hasattr(p, "numpy") else p
+    if isinstance(p, np.ndarray):
+        p = p.tolist()
+    if isinstance(p, (list, tuple)):
+        p = [None if d is None or d == -1 else int(d) for d in p]
+    return as_shape(p)
+
+
+def _pad_value(v, dtype):
+    t = convert_to_tensor(v, dtype=dtype)
+    if t.shape.rank != 0:
+        raise ValueError(f"Invalid `padding_values`. `padding_values` values should be scalars, "
+                         f"but got {v}.")
+    return np.asarray(t._value)
+
+
+class _UnbatchDataset(UnaryDataset):
+    """Each element split into its rows."""
+
+    def __init__(self, input_dataset):
+        spec = input_dataset.element_spec
+        rows = {s.shape[0] for s in structure.flatten(spec)
+                if s.shape.rank and s.shape[0] is not None}
+        if len(rows) > 1:
+            a, b = sorted(rows)[:2]
+            raise ValueError("`unbatch()` is only supported for datasets of elements whose "
+                             "components have a matching leading dimension. Encountered both "
+                             f"{a} and {b}.")
+        super().__init__(input_dataset, structure.unbatched(spec))
+
+    def _iterate(self, env):
+        row = structure.row
+        for element in self._input._iterate(env):
+            arrays = [np.asarray(c) for c in element]
+            n = len(arrays[0])
+            for j, a in enumerate(arrays[1:], 1):
+                if len(a) != n:
+                    raise errors.invalid_argument(
+                        f"Input element must have the same batch size in each component. "
+                        f"Component 0 had size {n} but component {j} had size {len(a)}.")
+            for i in range(n):
+                yield tuple(row(a, i) for a in arrays)
+
+    def _cardinality(self, env=None):
+        return UNKNOWN
