@@ -23,30 +23,9 @@ from .autodiff import rules as _rules  # noqa: F401  (fills every op's gradient 
 from .autodiff import tape as _tape  # noqa: F401  (tf.GradientTape)
 from .context import executing_eagerly
 from .convert import constant, convert_to_tensor
-from .dtypes import (
-                     DType,
-                     as_dtype,
-                     bfloat16,
-                     bool,
-                     complex64,
-                     complex128,
-                     double,
-                     float16,
-                     float32,
-                     float64,
-                     half,
-                     int8,
-                     int16,
-                     int32,
-                     int64,
-                     resource,
-                     string,
-                     uint8,
-                     uint16,
-                     uint32,
-                     uint64,
-                     variant,
-)
+from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,
+                     float32, float64, half, int8, int16, int32, int64, resource, string, uint8,
+                     uint16, uint32, uint64, variant)
 from .module import Module
 from .shapes import TensorShape
 from .tensor import Tensor, TensorSpec

@@ -24,14 +24,9 @@ from .ops.array.reshaping import reshape
 from .ops.core import init_scope
 from .ops.indexing.gathering import gather
 from .ops.math.casting import cast
-from .ops.random.stateless import (
-    RngReadAndSkip,
-    state_size,
-    stateless_normal,
-    stateless_truncated_normal,
-    stateless_uniform,
-    unsupported_algorithm,
-)
+from .ops.random.stateless import (RngReadAndSkip, state_size, stateless_normal,
+                                   stateless_truncated_normal, stateless_uniform,
+                                   unsupported_algorithm)
 from .ops.reduce import reduce_prod
 from .tensor import Tensor
 from .variables import Variable

@@ -18,8 +18,17 @@ from ._export import export_value
 from .context import bind, state
 from .convert import convert_to_tensor, to_array
 from .graph.ir import SymbolicTensor
-from .ops import array, indexing
 from .ops import state as state_ops
+from .ops.array.broadcasting import broadcast_to
+from .ops.array.ranges import range as tf_range
+from .ops.array.reshaping import expand_dims, reshape
+from .ops.array.shapes import shape as tf_shape
+from .ops.array.shapes import size
+from .ops.indexing.gathering import gather
+from .ops.indexing.gathering import gather_nd as tf_gather_nd
+from .ops.indexing.scatter import (tensor_scatter_nd_add, tensor_scatter_nd_max,
+                                   tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                                   tensor_scatter_nd_update)
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
 from .tensor import EagerTensor, Reference, Tensor, TensorSpec
@@ -31,6 +40,10 @@ _ASSIGN_SUB = get_op("AssignSubVariableOp")
 _INIT_ONCE = get_op("InitializeVariableOnce")
 
 _name_scopes = []  # tf.Module name scopes prefix variable names
+
+_SCATTER_ND = {"update": tensor_scatter_nd_update, "add": tensor_scatter_nd_add,
+               "sub": tensor_scatter_nd_sub, "max": tensor_scatter_nd_max,
+               "min": tensor_scatter_nd_min}
 
 
 class ResourceHandle(EagerTensor):
@@ -224,21 +237,21 @@ class Variable:
 
     # --- sparse reads and updates (TF's, built from gather and tensor_scatter ops) -----------
     def sparse_read(self, indices, name=None):
-        return indexing.gather(self.value(), indices)
+        return gather(self.value(), indices)
 
     def gather_nd(self, indices, name=None):
-        return indexing.gather_nd(self.value(), indices)
+        return tf_gather_nd(self.value(), indices)
 
     def _scatter_nd(self, kind, indices, updates, read_value=True):
-        new = getattr(indexing, f"tensor_scatter_nd_{kind}")(self.value(), indices, updates)
+        new = _SCATTER_ND[kind](self.value(), indices, updates)
         return self.assign(new, read_value=read_value)
 
     def _scatter(self, kind, sparse_delta, read_value=True):
         indices = convert_to_tensor(sparse_delta.indices)
         values = sparse_delta.values
         if indices.shape.rank == 0:  # one slice: as a batch of one
-            indices, values = array.reshape(indices, [1]), array.expand_dims(values, 0)
-        indices = array.expand_dims(indices, -1)
+            indices, values = reshape(indices, [1]), expand_dims(values, 0)
+        indices = expand_dims(indices, -1)
         return self._scatter_nd(kind, indices, values, read_value)
 
     def scatter_nd_update(self, indices, updates, name=None):
@@ -399,14 +412,14 @@ def _assign_slice(var, spec, value, read_value):
     """Assign ``value`` to ``var[spec]``: scatter it at the slice's flat indices (TF's
     strided-slice assign, built from ops that work eagerly and in graphs)."""
     full = var.value()
-    shape = array.shape(full)
-    flat_index = array.reshape(array.range(array.size(full)), shape)[spec]
+    shape = tf_shape(full)
+    flat_index = reshape(tf_range(size(full)), shape)[spec]
     value = convert_to_tensor(value, dtype=var.dtype)
-    value = array.broadcast_to(value, array.shape(flat_index))
-    updated = indexing.tensor_scatter_nd_update(
-        array.reshape(full, [-1]), array.reshape(flat_index, [-1, 1]),
-        array.reshape(value, [-1]))
-    return var.assign(array.reshape(updated, shape), read_value=read_value)
+    value = broadcast_to(value, tf_shape(flat_index))
+    updated = tensor_scatter_nd_update(
+        reshape(full, [-1]), reshape(flat_index, [-1, 1]),
+        reshape(value, [-1]))
+    return var.assign(reshape(updated, shape), read_value=read_value)
 
 
 Variable.__getitem__ = _variable_getitem

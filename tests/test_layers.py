@@ -16,7 +16,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / PACKAGE
 #: Each module (or package, covering everything under it) and its layer. A module may import
 #: its own layer or lower ones; upper layers reach lower ones only by registering into them.
 LAYERS = {
-    0: ("errors", "dtypes", "shapes", "config", "registry", "_export", "_logging", "numerics", "messages"),
+    0: ("errors", "dtypes", "shapes", "config", "registry", "_export", "_logging", "numerics",
+        "messages"),
     1: ("tensor", "nest"),
     2: ("context",),
     3: ("graph",),

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.ops import tensor_array as ta_ops
+from tensortrace.ops.tensor_array.list_ops import FROM_TENSOR, GET_ITEM, RESERVE, SET_ITEM, STACK
 from tensortrace.ops.tensor_array.list_value import TensorList
 
 from .ops.optable import Case, run_case
@@ -267,7 +267,7 @@ def test_old_versions_keep_their_contents():
 def test_persistent_list_against_a_reference_under_random_access():
     """Writes to and reads of any version, in any order, match independent copies."""
     rng = np.random.default_rng(1)
-    set_item, get_item = ta_ops.SET_ITEM.kernel, ta_ops.GET_ITEM.kernel
+    set_item, get_item = SET_ITEM.kernel, GET_ITEM.kernel
     versions = [TensorList([None] * 6, np.dtype(np.int32), ())]
     reference = [[None] * 6]
     for step in range(300):
@@ -289,7 +289,7 @@ def test_persistent_list_against_a_reference_under_random_access():
 
 
 def test_an_old_version_keeps_only_a_bounded_chain_of_newer_ones_alive():
-    set_item = ta_ops.SET_ITEM.kernel
+    set_item = SET_ITEM.kernel
     first = TensorList([None] * 4, np.dtype(np.float32), ())
     lst = first
     for step in range(1000):  # overwrite one slot: each old value hangs on a diff
@@ -303,15 +303,15 @@ def test_an_old_version_keeps_only_a_bounded_chain_of_newer_ones_alive():
 
 def test_a_list_made_from_a_tensor_keeps_it_until_written():
     arr = np.arange(6, dtype=np.float32).reshape(3, 2)
-    lst = ta_ops.FROM_TENSOR.kernel(arr, element_shape=(2,))
+    lst = FROM_TENSOR.kernel(arr, element_shape=(2,))
     assert lst.items is arr  # no copy: reads index the tensor
-    new = ta_ops.SET_ITEM.kernel(lst, np.int32(1), np.zeros(2, np.float32))
-    np.testing.assert_array_equal(ta_ops.STACK.kernel(lst, tf.float32, (2,)), arr)
-    np.testing.assert_array_equal(ta_ops.STACK.kernel(new, tf.float32, (2,))[1], [0, 0])
+    new = SET_ITEM.kernel(lst, np.int32(1), np.zeros(2, np.float32))
+    np.testing.assert_array_equal(STACK.kernel(lst, tf.float32, (2,)), arr)
+    np.testing.assert_array_equal(STACK.kernel(new, tf.float32, (2,))[1], [0, 0])
 
 
 def test_string_lists_keep_0d_object_arrays():
-    out = ta_ops.GET_ITEM.kernel(ta_ops.FROM_TENSOR.kernel(np.array([b"a", b"b"], object), ()),
+    out = GET_ITEM.kernel(FROM_TENSOR.kernel(np.array([b"a", b"b"], object), ()),
                                  np.int32(1), tf.string, ())
     assert isinstance(out, np.ndarray) and out.shape == () and out[()] == b"b"
 
@@ -455,7 +455,7 @@ def test_eager_tensor_array_cannot_enter_a_traced_loop():
 def test_a_variant_flow_makes_a_functional_array_even_eagerly():
     from tensortrace.tensor import EagerTensor
 
-    lst = ta_ops.RESERVE.kernel(np.int32(2), element_shape=None, element_dtype=tf.float32)
+    lst = RESERVE.kernel(np.int32(2), element_shape=None, element_dtype=tf.float32)
     flow = EagerTensor._wrap(lst)
     assert flow.dtype == tf.variant and flow.shape == ()
     ta = TA(tf.float32, flow=flow)

@@ -6,7 +6,14 @@ import numpy as np
 
 from .. import dtypes, nest
 from ..context import state
-from ..ops import array as array_ops
+from ..ops.array.broadcasting import broadcast_to
+from ..ops.array.creation import eye as tf_eye
+from ..ops.array.creation import ones, ones_like, zeros, zeros_like
+from ..ops.array.joining import concat, stack, unstack
+from ..ops.array.ranges import one_hot
+from ..ops.array.reshaping import reshape
+from ..ops.array.shapes import shape as tf_shape
+from ..ops.array.shapes import size
 from ..ops.control_flow.loops import while_loop
 from ..ops.math.clip import add_n
 from ..ops.tensor_array.list_math import add_lists
@@ -91,7 +98,7 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
             continue
         if rule is None:
             raise LookupError(f"gradient registry has no entry for: {record.opdef.name}")
-        dys = [d if d is not None or o.dtype.name == "variant" else array_ops.zeros_like(o)
+        dys = [d if d is not None or o.dtype.name == "variant" else zeros_like(o)
                for d, o in zip(dys, record.outputs)]  # a list's missing gradient stays None
         record.skip_input_indices = tuple(
             i for i, x in enumerate(record.inputs)
@@ -109,8 +116,8 @@ def _ones(t):
     """The seed gradient of a target: a constant while tracing when t's shape is known (so
     the passes can fold what the rules compute from it), else ``ones_like``."""
     if state.graph is not None and t.shape.is_fully_defined():
-        return array_ops.ones(t.shape.as_list(), t.dtype)
-    return array_ops.ones_like(t)
+        return ones(t.shape.as_list(), t.dtype)
+    return ones_like(t)
 
 
 def _needed(records, sources):
@@ -130,8 +137,8 @@ def _needed(records, sources):
 def _seeds(target, dtype):
     """One-hot output gradients, one per element of ``target`` (rows of the jacobian)."""
     n = target.shape.num_elements()
-    eye = array_ops.eye(n, dtype=dtype)
-    return [array_ops.reshape(row, array_ops.shape(target)) for row in array_ops.unstack(eye)]
+    eye = tf_eye(n, dtype=dtype)
+    return [reshape(row, tf_shape(target)) for row in unstack(eye)]
 
 
 def jacobian(tape, target, sources, unconnected_gradients):
@@ -154,31 +161,31 @@ def jacobian(tape, target, sources, unconnected_gradients):
     out = []
     for src, row in zip(flat_sources, rows):
         full = target.shape.concatenate(src.shape)
-        shape = full.as_list() if full.is_fully_defined() else array_ops.concat(
-            [array_ops.shape(target), array_ops.shape(src)], 0)
+        shape = full.as_list() if full.is_fully_defined() else concat(
+            [tf_shape(target), tf_shape(src)], 0)
         if not row or any(g is None for g in row):  # TF: None for an empty target too
             out.append(None)
         else:
-            out.append(array_ops.reshape(array_ops.stack(row), shape))
+            out.append(reshape(stack(row), shape))
     return nest.pack_sequence_as(sources, out)
 
 
 def _dynamic_jacobian(tape, target, flat_sources, unconnected_gradients):
     """A traced target of unknown size: a while loop computes one row per iteration (TF's
     non-pfor path); a source no row reaches gives None."""
-    n = array_ops.size(target)
-    target_shape = array_ops.shape(target)
+    n = size(target)
+    target_shape = tf_shape(target)
     unconnected = [False] * len(flat_sources)
 
     def body(i, rows):
-        seed = array_ops.reshape(array_ops.one_hot(i, n, dtype=target.dtype), target_shape)
+        seed = reshape(one_hot(i, n, dtype=target.dtype), target_shape)
         grads = tape.gradient(target, flat_sources, output_gradients=[seed],
                               unconnected_gradients=unconnected_gradients)
         written = []
         for k, (src, g, ta) in enumerate(zip(flat_sources, grads, rows)):
             if g is None:
                 unconnected[k] = True
-                g = array_ops.zeros_like(src)
+                g = zeros_like(src)
             written.append(ta.write(i, g))
         return i + 1, written
 
@@ -189,8 +196,8 @@ def _dynamic_jacobian(tape, target, flat_sources, unconnected_gradients):
         if missing:
             out.append(None)
             continue
-        out.append(array_ops.reshape(ta.stack(), array_ops.concat(
-            [target_shape, array_ops.shape(src)], 0)))
+        out.append(reshape(ta.stack(), concat(
+            [target_shape, tf_shape(src)], 0)))
     return out
 
 
@@ -217,23 +224,23 @@ def batch_jacobian(tape, target, source, unconnected_gradients):
     columns = []
     with _reusable(tape):
         for j in range(m):
-            hot = array_ops.reshape(array_ops.one_hot(j, m, dtype=target.dtype),
+            hot = reshape(one_hot(j, m, dtype=target.dtype),
                                     [1] + inner.as_list())
-            seed = array_ops.broadcast_to(hot, array_ops.shape(target))
+            seed = broadcast_to(hot, tf_shape(target))
             g = tape.gradient(target, source, output_gradients=[seed],
                               unconnected_gradients=unconnected_gradients)
             if g is None:  # TF gives zeros (of the target's dtype) whatever is asked
                 columns = None
                 break
             columns.append(g)
-    shape = array_ops.concat([array_ops.shape(source)[:1], inner.as_list(),
-                              array_ops.shape(source)[1:]], 0)
+    shape = concat([tf_shape(source)[:1], inner.as_list(),
+                              tf_shape(source)[1:]], 0)
     static = source.shape[:1].concatenate(inner).concatenate(source.shape[1:])
     if static.is_fully_defined():
         shape = static.as_list()
     if not columns:
-        return array_ops.zeros(shape, target.dtype)
-    return array_ops.reshape(array_ops.stack(columns, axis=1), shape)
+        return zeros(shape, target.dtype)
+    return reshape(stack(columns, axis=1), shape)
 
 
 class _reusable:

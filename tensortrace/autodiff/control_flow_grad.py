@@ -16,10 +16,15 @@ import numpy as np
 from .. import dtypes as D
 from ..context import bind, state
 from ..graph.ir import Graph, SymbolicTensor
-from ..ops import array, math
-from ..ops import control_flow as cf
-from ..ops import tensor_array as ta
+from ..ops.array.creation import zeros, zeros_like
+from ..ops.control_flow.records import STATELESS_WHILE, WHILE
+from ..ops.control_flow.subgraphs import any_stateful, unify_captures
 from ..ops.control_flow.subgraphs import unify_captures as _unify_captures
+from ..ops.math.arithmetic import add, subtract
+from ..ops.math.compare import greater
+from ..ops.tensor_array.list_math import add_lists, element_dtype, single_item, zero_list_like
+from ..ops.tensor_array.list_ops import GET_ITEM, RESERVE, SET_ITEM
+from ..ops.tensor_array.list_value import shape_attr
 from ..registry import get as get_op
 from ..tensor import TensorSpec
 from .backprop import backward, differentiable
@@ -54,27 +59,27 @@ def _zeros(x, like):
     kind = x.dtype.name
     if kind == "variant":
         shape = None
-        single = ta._single_item(like) if like is not None else None
+        single = single_item(like) if like is not None else None
         if single is not None:
-            shape = ta._dims(single[1].shape)
-        dtype = (ta.element_dtype(like) if like is not None else None) or ta.element_dtype(x)
-        return ta.zero_list_like(x, dtype or D.float32, shape)
+            shape = shape_attr(single[1].shape)
+        dtype = (element_dtype(like) if like is not None else None) or element_dtype(x)
+        return zero_list_like(x, dtype or D.float32, shape)
     if kind == "resource":
         return _variable_zeros(x, like)
     if x.shape.is_fully_defined():
-        return array.zeros(x.shape.as_list(), x.dtype)
-    return array.zeros_like(x)
+        return zeros(x.shape.as_list(), x.dtype)
+    return zeros_like(x)
 
 
 def _variable_zeros(handle, like):
     """Zeros shaped like the variable behind ``handle``."""
     if like is not None and like.shape.is_fully_defined():
-        return array.zeros(like.shape.as_list(), like.dtype)
+        return zeros(like.shape.as_list(), like.dtype)
     var = _variable_of(handle)
     if var is not None and var.shape.is_fully_defined():
-        return array.zeros(var.shape.as_list(), var.dtype)
+        return zeros(var.shape.as_list(), var.dtype)
     value = bind(get_op("ReadVariableOp"), handle, dtype=like.dtype, shape=like.shape)
-    return array.zeros_like(value)
+    return zeros_like(value)
 
 
 # --- If / Case ----------------------------------------------------------------------------------
@@ -157,7 +162,7 @@ class _Forward:
             with self.tape:
                 self.tape.watch([t for t in xs + self.ks if differentiable(t)])
                 ys, self.env = replay(body, xs + self.ks)
-            step = math.add(self.counter, 1)
+            step = add(self.counter, 1)
         self.records = self.tape._records
         graph.inputs = xs + [self.counter]
         graph.outputs = [_owned(graph, y) for y in ys] + [step]
@@ -203,7 +208,7 @@ class _Forward:
         """An accumulator's initial list; sizes differ, so no pass merges two of them (a write
         to one would then move the other's contents)."""
         size = self.op.graph.constant(_int32(len(self.saved)), "size")
-        return bind(ta.RESERVE, size, element_shape=ta._dims(t.shape), element_dtype=t.dtype)
+        return bind(RESERVE, size, element_shape=shape_attr(t.shape), element_dtype=t.dtype)
 
     def accumulators(self, tensors):
         """The accumulators of ``tensors`` (body tensors), added to the loop where missing."""
@@ -215,7 +220,7 @@ class _Forward:
                 acc = graph.placeholder(variant, "accumulator")
                 with self.tape:
                     self.tape.watch(acc)
-                    written = bind(ta.SET_ITEM, acc, self.counter, t,
+                    written = bind(SET_ITEM, acc, self.counter, t,
                                    resize_if_index_out_of_bounds=True)
             self.cond.inputs.append(self.cond.placeholder(variant, "accumulator"))
             tapes, state.tapes = state.tapes, ()
@@ -302,8 +307,8 @@ class _BackwardBody(Graph):
         acc = self.placeholder(TensorSpec((), D.variant), "accumulator")
         self.pending.append((t, acc))
         with self.as_default():
-            return bind(ta.GET_ITEM, acc, self.index, element_dtype=t.dtype,
-                        element_shape=ta._dims(t.shape))
+            return bind(GET_ITEM, acc, self.index, element_dtype=t.dtype,
+                        element_shape=shape_attr(t.shape))
 
     def bind_accumulators(self):
         """Turn the accumulator placeholders into captures of the forward loop's outputs."""
@@ -323,7 +328,7 @@ def while_grad(record, dys):
     dys = list(dys) + [None] * (nv - len(dys))  # the record may predate added loop variables
     for j, (d, y) in enumerate(zip(dys, op.outputs)):
         if d is None and y.dtype.name != "variant" and differentiable(y):
-            dys[j] = array.zeros_like(y)
+            dys[j] = zeros_like(y)
     first = lim + len(record.outputs)  # the captures' position in the record's inputs
     xdiff = [j for j in range(nv) if differentiable(fwd.xs[j])]
     kdiff = [i for i in range(m)
@@ -359,7 +364,7 @@ def _backward_body(fwd, carried, xdiff, kdiff):
     with body.as_default():
         k = body.placeholder(TensorSpec((), D.int32), "iteration")
         dxs = [body.placeholder(TensorSpec(xs[j].shape, xs[j].dtype), "dy") for j in carried]
-        body.index = math.subtract(k, 1)
+        body.index = subtract(k, 1)
         sources = [xs[j] for j in xdiff] + [ks[i] for i in kdiff]
         grads = backward(fwd.records, [ys[j] for j in carried], sources, dxs) \
             if carried else [None] * len(sources)
@@ -377,7 +382,7 @@ def _backward_body(fwd, carried, xdiff, kdiff):
             kind = ks[i].dtype.name
             shape = () if kind == "variant" else g.shape if kind == "resource" else ks[i].shape
             acc = body.placeholder(TensorSpec(shape, g.dtype), "dx")
-            total = ta.add_lists([acc, g]) if kind == "variant" else math.add(acc, g)
+            total = add_lists([acc, g]) if kind == "variant" else add(acc, g)
             body.dk.append((i, g))
             dks.append(acc)
             next_dk.append(_owned(body, total))
@@ -396,16 +401,16 @@ def _run_backward(fwd, body, dx_inits, record):
         k = test.placeholder(TensorSpec((), D.int32), "iteration")
         rest = [test.placeholder(TensorSpec(p.shape, p.dtype), "dx") for p in body.inputs[1:]]
         test.inputs = [k] + rest
-        test.outputs = [math.greater(k, 0)]
+        test.outputs = [greater(k, 0)]
     graphs = [test, body]
-    captured = cf._unify_captures(graphs)
+    captured = unify_captures(graphs)
     first = len(fwd.op.inputs) - len(fwd.ks)
     dk_inits = [_zeros(fwd.op.inputs[first + i], g) for i, g in body.dk]
     inits = [fwd.count] + list(dx_inits) + dk_inits
-    opdef = cf.WHILE if cf._stateful(graphs) else cf.STATELESS_WHILE
+    opdef = WHILE if any_stateful(graphs) else STATELESS_WHILE
     out = bind(opdef, *inits, *captured, cond=test, body=body,
                T=tuple(p.dtype for p in body.inputs),
-               output_shapes=tuple(cf._dims(p.shape) for p in body.inputs),
+               output_shapes=tuple(shape_attr(p.shape) for p in body.inputs),
                parallel_iterations=int(fwd.op.attrs.get("parallel_iterations", 10)),
                has_maximum_iterations=False)
     return out if type(out) is tuple else (out,)

@@ -4,10 +4,18 @@ the graph); otherwise shapes are read at run time with ``tf.shape``."""
 
 import numpy as np
 
-from ..ops import array, math, reduce
+from ..ops import reduce
 from ..ops._base import unbroadcast_axes
-from ..ops.array.broadcasting import sum_to_shape
-from ..ops.array.shapes import shape
+from ..ops.array.broadcasting import broadcast_to, sum_to_shape
+from ..ops.array.creation import ones_like
+from ..ops.array.ranges import range as tf_range
+from ..ops.array.reshaping import expand_dims, reshape
+from ..ops.array.shapes import shape, size
+from ..ops.array.shapes import shape as tf_shape
+from ..ops.math.arithmetic import floormod, maximum
+from ..ops.math.casting import cast
+from ..ops.math.compare import equal
+from ..ops.math.select import where
 from ..registry import NON_DIFFERENTIABLE
 from ..registry import get as get_op
 from .tape import GradientTape
@@ -71,7 +79,7 @@ def unbroadcast(dx, x, *others):
             return dx
         axes = unbroadcast_axes(ds, xs)
         out = reduce.reduce_sum(dx, axes)
-        return out if len(ds) - len(xs) == len(axes) else array.reshape(out, xs)
+        return out if len(ds) - len(xs) == len(axes) else reshape(out, xs)
     xs, ds = x.shape, dx.shape
     if xs.is_fully_defined() and xs == ds:
         return dx
@@ -90,7 +98,7 @@ def unbroadcast(dx, x, *others):
     if not keep:
         return reduce.reduce_sum(dx, axes) if axes else dx
     if xs.is_fully_defined():
-        return array.reshape(reduce.reduce_sum(dx, axes + keep), xs.as_list())
+        return reshape(reduce.reduce_sum(dx, axes + keep), xs.as_list())
     out = reduce.reduce_sum(dx, keep, keepdims=True)
     return reduce.reduce_sum(out, axes) if axes else out
 
@@ -115,21 +123,21 @@ def kept_shape(x, axis):
         if kept.count(None) <= 1:
             return [-1 if d is None else d for d in kept]
         mask = np.array([i in axes for i in range(rank)])
-        return math.where(mask, np.int32(1), array.shape(x))
-    s = array.shape(x)
+        return where(mask, np.int32(1), tf_shape(x))
+    s = tf_shape(x)
     if axis is None:
-        return array.ones_like(s)
-    r = array.size(s)
-    ax = math.floormod(array.reshape(np.array(axis, np.int32), [-1]), r)
-    hit = reduce.reduce_any(math.equal(array.expand_dims(array.range(r), 1), ax), axis=1)
-    return math.where(hit, array.ones_like(s), s)
+        return ones_like(s)
+    r = size(s)
+    ax = floormod(reshape(np.array(axis, np.int32), [-1]), r)
+    hit = reduce.reduce_any(equal(expand_dims(tf_range(r), 1), ax), axis=1)
+    return where(hit, ones_like(s), s)
 
 
 def reduced_grad(dy, x, axis, keep_dims):
     """``dy``, the gradient of a reduction of x over ``axis``, broadcast back to x's shape."""
     if not keep_dims:
-        dy = array.reshape(dy, kept_shape(x, axis))
-    return array.broadcast_to(dy, shape_of(x))
+        dy = reshape(dy, kept_shape(x, axis))
+    return broadcast_to(dy, shape_of(x))
 
 
 def reduced_count(x, y):
@@ -138,8 +146,8 @@ def reduced_count(x, y):
     xd, yd = static_dims(x), static_dims(y)
     if xd is not None and yd is not None:
         return int(np.prod(xd)) // max(int(np.prod(yd)), 1)
-    n = math.cast(array.size(x), y.dtype)
-    return n / math.maximum(math.cast(array.size(y), y.dtype), math.cast(1, y.dtype))
+    n = cast(size(x), y.dtype)
+    return n / maximum(cast(size(y), y.dtype), cast(1, y.dtype))
 
 
 def normalized_axes(axis, rank):

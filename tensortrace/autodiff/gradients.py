@@ -8,7 +8,9 @@ from .. import nest
 from .._export import tf_export
 from ..context import state
 from ..convert import convert_to_tensor
-from ..ops import array as array_ops
+from ..ops.array.creation import zeros, zeros_like
+from ..ops.array.joining import stack
+from ..ops.array.reshaping import reshape
 from ..variables import Variable
 from .backprop import backward
 from .custom_gradient import markers
@@ -62,7 +64,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
     out = []
     for x, g in zip(flat_xs, grads):
         if g is None and unconnected is UnconnectedGradients.ZERO:
-            g = array_ops.zeros_like(x.value() if isinstance(x, Variable) else x)
+            g = zeros_like(x.value() if isinstance(x, Variable) else x)
         out.append(g)
     return out
 
@@ -79,11 +81,11 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
         if grad is None or n is None:
             out.append(None if grad is None else _unknown_size(x))
             continue
-        flat = array_ops.reshape(grad, [-1])
+        flat = reshape(grad, [-1])
         rows = [gradients(flat[i], [x], unconnected_gradients="zero")[0] for i in range(n)]
         shape = x.shape.concatenate(x.shape).as_list()
-        out.append(array_ops.reshape(array_ops.stack(rows), shape) if rows
-                   else array_ops.zeros(shape, x.dtype))
+        out.append(reshape(stack(rows), shape) if rows
+                   else zeros(shape, x.dtype))
     return out
 
 

@@ -15,7 +15,8 @@ from .._export import tf_export
 from .._logging import logger
 from ..context import state
 from ..convert import convert_to_tensor
-from ..ops import array as array_ops
+from ..ops.array.creation import ones, zeros
+from ..ops.array.shapes import shape as tf_shape
 from ..tensor import Tensor
 from ..variables import Variable
 from .backprop import backward, batch_jacobian, jacobian
@@ -202,8 +203,8 @@ class GradientTape:
                      for i, t in enumerate(flat_targets)]
         for i, t in enumerate(flat_targets):
             if isinstance(t, Variable) and grads_out[i] is None:
-                shape = t.shape.as_list() if t.shape.is_fully_defined() else array_ops.shape(t)
-                grads_out[i] = array_ops.ones(shape, t.dtype)
+                shape = t.shape.as_list() if t.shape.is_fully_defined() else tf_shape(t)
+                grads_out[i] = ones(shape, t.dtype)
         self._used = True
         was_recording = self._recording
         self._recording = False  # the backward pass is recorded only by outer tapes
@@ -218,8 +219,8 @@ class GradientTape:
         for src, g in zip(flat_sources, grads):
             if g is None and unconnected is UnconnectedGradients.ZERO:
                 shape = src.shape
-                g = array_ops.zeros(shape.as_list() if shape.is_fully_defined()
-                                    else array_ops.shape(src), src.dtype)
+                g = zeros(shape.as_list() if shape.is_fully_defined()
+                                    else tf_shape(src), src.dtype)
             result.append(g)
         return nest.pack_sequence_as(sources, result)
 

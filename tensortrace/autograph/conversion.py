@@ -10,18 +10,9 @@ import ast
 import types
 
 from . import transformer
-from .converters import (
-    asserts,
-    break_statements,
-    call_trees,
-    conditional_expressions,
-    continue_statements,
-    control_flow,
-    directives,
-    lists,
-    logical_expressions,
-    return_statements,
-)
+from .converters import (asserts, break_statements, call_trees, conditional_expressions,
+                         continue_statements, control_flow, directives, lists, logical_expressions,
+                         return_statements)
 from .parser import SourceUnavailable, parse_function
 
 #: The converters, in the order they run (each relies on the ones before it).

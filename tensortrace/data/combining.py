@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .. import errors
-from ..ops import random as _random
+from ..ops.random.seeds import get_seed
 from ..tensor import Tensor, TensorSpec
 from . import structure
 from .dataset import Dataset, value_of
@@ -151,7 +151,7 @@ class _SampleDataset(_DirectedInterleaveDataset):  # TF's repr name is the paren
             raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible "
                              f"with `[len(datasets)]` but is {list(w.shape)}.")
         self._weights = w
-        self._seeds = _random.get_seed(None if seed is None else int(seed))
+        self._seeds = get_seed(None if seed is None else int(seed))
 
     def _choices(self, env, live):
         rng = (np.random.default_rng() if self._seeds[0] is None

@@ -12,7 +12,7 @@ from .._export import tf_export
 from ..autograph.api import convert
 from ..context import bind, state
 from ..convert import constant, convert_to_tensor
-from ..ops.math import cast
+from ..ops.math.casting import cast
 from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..tracing import signature

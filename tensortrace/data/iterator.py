@@ -11,8 +11,8 @@ from .. import errors, nest
 from .._export import tf_export
 from ..context import bind, state
 from ..convert import constant
-from ..ops.control_flow import while_loop
-from ..ops.math import logical_and
+from ..ops.control_flow.loops import while_loop
+from ..ops.math.compare import logical_and
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import ops, structure

@@ -5,8 +5,7 @@ import os
 
 from .. import errors
 from . import structure
-from .dataset import (Dataset, UnaryDataset, int_arg, int_value, positive,
-                      tensors_of, value_of)
+from .dataset import Dataset, UnaryDataset, int_arg, int_value, positive, tensors_of, value_of
 from .functions import TracedFunction, check_predicate
 from .ops import UNKNOWN
 

@@ -4,16 +4,14 @@ the methods join the class here, when the ``data`` package loads."""
 
 from .. import dtypes as D
 from .batching import _BatchDataset, _PaddedBatchDataset, _UnbatchDataset
-from .combining import (_ConcatenateDataset, _DirectedInterleaveDataset, _SampleDataset,
-                        _ZipDataset)
+from .combining import _ConcatenateDataset, _DirectedInterleaveDataset, _SampleDataset, _ZipDataset
 from .dataset import Dataset
 from .mapping import (_FilterDataset, _FlatMapDataset, _InterleaveDataset, _MapDataset,
                       _ScanDataset, _TakeWhileDataset)
 from .selection import (CacheDataset, _OptionsDataset, _PrefetchDataset, _RepeatDataset,
-                        _ShardDataset, _ShuffleDataset, _SkipDataset, _TakeDataset,
-                        _UniqueDataset)
-from .sources import _RangeDataset, _TensorDataset, _TensorSliceDataset
+                        _ShardDataset, _ShuffleDataset, _SkipDataset, _TakeDataset, _UniqueDataset)
 from .sources import _FlatMapDataset as _GeneratorDataset
+from .sources import _RangeDataset, _TensorDataset, _TensorSliceDataset
 from .sources import _ScanDataset as _CounterDataset
 from .windows import _WindowDataset, _WindowFlatMapDataset, has_dataset_elements
 

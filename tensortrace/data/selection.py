@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from .. import errors
-from ..ops import random as _random
+from ..ops.random.seeds import get_seed
 from ..tensor import Tensor, TensorSpec
 from .dataset import UnaryDataset, int_arg, int_value, tensors_of, value_of
 from .ops import INFINITE, UNKNOWN
@@ -23,7 +23,7 @@ class _ShuffleDataset(UnaryDataset):
                                               "or UNKNOWN_CARDINALITY [Op:ShuffleDatasetV3]")
         self._tensors = tensors_of(self._buffer)
         seed = value_of(seed, None) if isinstance(seed, Tensor) else seed
-        self._seeds = _random.get_seed(None if seed is None else int(seed))
+        self._seeds = get_seed(None if seed is None else int(seed))
         self._reshuffle = True if reshuffle_each_iteration is None else \
             bool(reshuffle_each_iteration)
         self._epoch = itertools.count()

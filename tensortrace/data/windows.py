@@ -2,8 +2,7 @@
 
 from ..context import state
 from . import structure
-from .dataset import (Dataset, DatasetSpec, UnaryDataset, int_arg, int_value,
-                      positive, tensors_of)
+from .dataset import Dataset, DatasetSpec, UnaryDataset, int_arg, int_value, positive, tensors_of
 from .ops import UNKNOWN
 
 

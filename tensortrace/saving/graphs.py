@@ -9,7 +9,7 @@ import contextlib
 import numpy as np
 
 from ..graph import ir
-from ..ops import random as _random
+from ..ops.random.seeds import _STREAM_IDS
 from ..registry import all_ops
 from ..tensor import EagerTensor, TensorSpec
 from ..variables import ResourceHandle
@@ -188,7 +188,7 @@ class GraphReader:
                 raise FormatError(f"{context}: attr {key!r}: {e}") from None
         if type(attrs.get("_stream")) is int and attrs["_stream"] > 0:
             # a graph op owns a random stream: a fresh one, as a freshly loaded TF kernel starts
-            attrs["_stream"] = next(_random._STREAM_IDS)
+            attrs["_stream"] = next(_STREAM_IDS)
         specs = [_decode_spec(s, context) for s in expect(doc.get("outputs"), list, context)]
         op = graph.add_op(op_type, inputs, attrs, specs, name=op_name)
         if op.name != op_name:

@@ -6,8 +6,8 @@ functions' graphs, variables and constants, and write the model atomically.
 
 import inspect
 
-from .._logging import logger
 from .. import nest
+from .._logging import logger
 from ..module import Module
 from ..tracing.concrete import ConcreteFunction
 from ..tracing.function import PolymorphicFunction
@@ -18,7 +18,6 @@ from . import signatures as _signatures
 from .format import FORMAT, VERSION, ArrayWriter, UnsaveableError, encode
 from .graphs import GraphWriter
 from .restored import _UserObject
-
 
 TRACKABLE = (Module, _UserObject)
 

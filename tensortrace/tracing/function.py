@@ -18,8 +18,8 @@ import weakref
 
 import numpy as np
 
-from .._logging import logger
 from .. import config
+from .._logging import logger
 from ..convert import convert_to_tensor
 from ..tensor import TensorSpec
 from . import signature

@@ -10,7 +10,7 @@ from .. import nest
 from ..context import state
 from ..convert import convert_to_tensor
 from ..graph.ir import Graph
-from ..ops.array import identity
+from ..ops.array.passthrough import identity
 from ..tensor import Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
 from .signature import IdentitySpec, is_trace_type

@@ -1,6 +1,5 @@
 """tf.Variable and tf.Module, eagerly and inside functions."""
 
-import numpy as np
 import pytest
 
 import tensortrace as tf

@@ -6,7 +6,7 @@ graph) against the kernel's actual output shape and dtype.
 """
 
 import dataclasses
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import numpy as np
 

@@ -10,6 +10,7 @@ import pytest
 import tensortrace as tf
 from tensortrace import registry
 from tensortrace.graph.ir import Graph
+from tensortrace.ops.nn._kernels import Blas
 
 from .optable import Case, op_types, rand, run_case
 
@@ -545,16 +546,15 @@ def test_conv1d_convolution_depthwise_values_match_tf():
     ((2, 80, 80, 32), 2, "VALID"),   # blocked im2col GEMMs on the worker pool
 ])
 def test_large_conv2d_paths_match_reference(shape, stride, padding):
-    from tensortrace.ops import nn
 
     x, w = rand(*shape), rand(3, 3, shape[-1], 32)
-    threads = nn._Blas.get() if nn._Blas.load() else None
+    threads = Blas.get() if Blas.load() else None
     out = tf.nn.conv2d(x, w, stride, padding).numpy()
     ref = ref_conv(x.astype(np.float64), w.astype(np.float64), [stride] * 2, padding, [1, 1])
     assert out.shape == ref.shape and out.dtype == np.float32
     np.testing.assert_allclose(out, ref, rtol=0, atol=2e-6 * np.abs(ref).max())
     if threads is not None:
-        assert nn._Blas.get() == threads  # BLAS's own thread count is restored
+        assert Blas.get() == threads  # BLAS's own thread count is restored
 
 
 def test_large_conv2d_keeps_infinities_of_the_direct_sum():

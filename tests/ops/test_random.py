@@ -11,7 +11,7 @@ import pytest
 
 import tensortrace as tf
 from tensortrace.graph.ir import Graph
-from tensortrace.ops import random as R
+from tensortrace.ops.random.seeds import _GLOBAL, _STREAMS, DEFAULT_GRAPH_SEED, get_seed
 from tensortrace.registry import NON_DIFFERENTIABLE, get
 
 from .optable import Case, op_types, run_case
@@ -213,20 +213,20 @@ def test_stateless_moments():
 
 # --- seeds: eager --------------------------------------------------------------------------------
 def test_get_seed_follows_tf():
-    assert R.get_seed(None) == (None, None)
-    assert R.get_seed(5) == (R.DEFAULT_GRAPH_SEED, 5)
+    assert get_seed(None) == (None, None)
+    assert get_seed(5) == (DEFAULT_GRAPH_SEED, 5)
     tf.random.set_seed(1234)
     # TF draws eager op seeds from random.Random(global seed): these are TF's own values.
-    assert R.get_seed(None) == (1234, 1892932127)
-    assert R.get_seed(None) == (1234, 501869158)
-    assert R.get_seed(7) == (1234, 7)
-    assert R.get_seed(2**40) == (1234, 2**40 % MAXINT32)
+    assert get_seed(None) == (1234, 1892932127)
+    assert get_seed(None) == (1234, 501869158)
+    assert get_seed(7) == (1234, 7)
+    assert get_seed(2**40) == (1234, 2**40 % MAXINT32)
     tf.random.set_seed(1234)
-    assert R.get_seed(None) == (1234, 1892932127)
+    assert get_seed(None) == (1234, 1892932127)
     tf.random.set_seed(0)
-    assert R.get_seed(0) == (0, MAXINT32)  # (0, 0) would mean "nondeterministic"
+    assert get_seed(0) == (0, MAXINT32)  # (0, 0) would mean "nondeterministic"
     tf.random.set_seed(MAXINT32)  # truncates to 0
-    assert R.get_seed(0) == (0, MAXINT32)
+    assert get_seed(0) == (0, MAXINT32)
 
 
 def test_global_seed_repeats_the_sequence_after_reset():
@@ -411,7 +411,7 @@ def test_set_seed_while_tracing_sets_the_graph_seed_only():
 
     g, _ = trace(body)
     assert [(op.attrs["seed"], op.attrs["seed2"]) for op in random_ops(g)] == [(5, 0), (7, 1)]
-    assert R._GLOBAL.seed == 5
+    assert _GLOBAL.seed == 5
 
 
 def test_inner_graph_inherits_the_outer_seed_with_its_own_counter():
@@ -548,12 +548,12 @@ def test_seeds_of_the_eager_counter_do_not_accumulate_streams():
     tf.random.set_seed(3)
     for _ in range(50):
         tf.random.uniform([1])
-    assert not R._STREAMS  # one-shot streams: a long eager loop does not grow memory
+    assert not _STREAMS  # one-shot streams: a long eager loop does not grow memory
     tf.random.uniform([1], seed=4)
-    assert len(R._STREAMS) == 1
+    assert len(_STREAMS) == 1
     tf.random.set_seed(3)
-    assert not R._STREAMS
-    assert random.Random(3).randint(0, MAXINT32) == R.get_seed(None)[1]
+    assert not _STREAMS
+    assert random.Random(3).randint(0, MAXINT32) == get_seed(None)[1]
 
 
 def test_tf_function_matches_tfs_documented_sequences():

@@ -3,8 +3,6 @@ some op-table case (kernel against NumPy, infer against kernel)."""
 
 import importlib
 
-import pytest
-
 from tensortrace import registry
 
 from .optable import op_types

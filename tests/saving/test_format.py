@@ -10,8 +10,8 @@ import pytest
 import tensortrace as tf
 from tensortrace import dtypes as D
 from tensortrace.graph.ir import Graph
-from tensortrace.saving import format as F
 from tensortrace.graph.verify import GraphVerificationError, verify
+from tensortrace.saving import format as F
 from tensortrace.variables import VariableSpec
 
 Pair = collections.namedtuple("Pair", "a b")

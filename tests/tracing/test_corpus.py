@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.passes import pipeline
 from tensortrace.executor import compiled
+from tensortrace.passes import pipeline
 
 RNG = np.random.default_rng(7)
 F = RNG.normal(size=(3, 4)).astype(np.float32)

@@ -1,6 +1,5 @@
 """The tf.function guide's examples (shared/seeds) run and show what the guide shows."""
 
-import sys
 
 import numpy as np
 import pytest

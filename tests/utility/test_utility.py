@@ -9,10 +9,21 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
+from tensortrace.config import (get_inter_op_parallelism_threads, get_intra_op_parallelism_threads,
+                                get_soft_device_placement, set_inter_op_parallelism_threads,
+                                set_intra_op_parallelism_threads, set_soft_device_placement)
 from tensortrace.context import state
 from tensortrace.errors import InvalidArgumentError
 from tensortrace.graph.ir import Graph
-from tensortrace.ops import utility as U
+from tensortrace.ops.core import control_dependencies, group, init_scope, no_op
+from tensortrace.ops.debugging import confusion_matrix
+from tensortrace.ops.utility.basic import bitcast as tf_bitcast
+from tensortrace.ops.utility.basic import (device, ensure_shape, get_logger, get_static_value,
+                                           is_tensor, timestamp)
+from tensortrace.ops.utility.clipping import (clip_by_global_norm, clip_by_norm, embedding_lookup,
+                                              global_norm)
+from tensortrace.ops.utility.composites import matvec
+from tensortrace.ops.utility.counting import bincount, repeat
 
 
 def _values(x):
@@ -21,18 +32,18 @@ def _values(x):
 
 # --- is_tensor / get_static_value --------------------------------------------------------------
 def test_is_tensor():
-    assert [U.is_tensor(x) for x in (tf.constant(1), tf.Variable(1.0), np.array(1), 1,
+    assert [is_tensor(x) for x in (tf.constant(1), tf.Variable(1.0), np.array(1), 1,
                                      tf.TensorSpec([1]))] == [True, True, False, False, False]
 
 
 def test_get_static_value_eagerly():
-    v = U.get_static_value(tf.constant(1))
+    v = get_static_value(tf.constant(1))
     assert type(v) is np.int32 and v == 1
-    np.testing.assert_array_equal(U.get_static_value(tf.constant([1, 2])), [1, 2])
-    assert U.get_static_value(tf.Variable(1.0)) is None  # variables may change
-    assert U.get_static_value([1, 2]) == [1, 2]  # non-tensors come back as they are
-    assert U.get_static_value("a") == "a" and U.get_static_value(None) is None
-    assert U.get_static_value(tf.constant("s")) == b"s"
+    np.testing.assert_array_equal(get_static_value(tf.constant([1, 2])), [1, 2])
+    assert get_static_value(tf.Variable(1.0)) is None  # variables may change
+    assert get_static_value([1, 2]) == [1, 2]  # non-tensors come back as they are
+    assert get_static_value("a") == "a" and get_static_value(None) is None
+    assert get_static_value(tf.constant("s")) == b"s"
 
 
 def test_get_static_value_while_tracing():
@@ -40,8 +51,8 @@ def test_get_static_value_while_tracing():
 
     @tf.function
     def f(x):
-        seen["x"] = U.get_static_value(x)
-        seen["shape"] = U.get_static_value(tf.shape(x))
+        seen["x"] = get_static_value(x)
+        seen["shape"] = get_static_value(tf.shape(x))
         return x
 
     f(tf.constant([1.0, 2.0]))
@@ -51,19 +62,19 @@ def test_get_static_value_while_tracing():
 
 # --- no_op, group, control_dependencies, init_scope, device --------------------------------------
 def test_plumbing_is_inert_eagerly():
-    assert U.no_op() is None and U.group(tf.constant(1)) is None and U.group() is None
-    with U.control_dependencies([tf.constant(1)]) as c:
+    assert no_op() is None and group(tf.constant(1)) is None and group() is None
+    with control_dependencies([tf.constant(1)]) as c:
         assert c is None
-    with U.device("/GPU:0"):
+    with device("/GPU:0"):
         assert (tf.constant(1.0) + 1).device.endswith("CPU:0")
     for name in ("/cpu:0", "CPU", "", None, 3):
-        with U.device(name):
+        with device(name):
             pass
 
 
 def test_device_rejects_functions():
     with pytest.raises(RuntimeError, match="tf.device does not support functions."):
-        U.device(lambda op: "/cpu:0")
+        device(lambda op: "/cpu:0")
 
 
 def test_group_and_control_dependencies_in_a_graph():
@@ -71,12 +82,12 @@ def test_group_and_control_dependencies_in_a_graph():
     with g.as_default():
         x = g.placeholder(tf.TensorSpec([], tf.float32), "x")
         y = x * 2.0
-        noop = U.no_op()
-        grouped = U.group(x, [y])
-        with U.control_dependencies([y]):
-            with U.control_dependencies([noop]):
+        noop = no_op()
+        grouped = group(x, [y])
+        with control_dependencies([y]):
+            with control_dependencies([noop]):
                 inner = tf.identity(x)
-            with U.control_dependencies(None):
+            with control_dependencies(None):
                 cleared = tf.identity(x)
     assert noop.type == "NoOp" and grouped.type == "NoOp"
     assert [op.name for op in grouped.control_inputs] == ["x", y.op.name]
@@ -87,7 +98,7 @@ def test_group_and_control_dependencies_in_a_graph():
 def test_control_dependencies_order_asserts_inside_functions():
     @tf.function
     def f(x):
-        with U.control_dependencies([tf.debugging.assert_positive(x)]):
+        with control_dependencies([tf.debugging.assert_positive(x)]):
             return tf.identity(x)
 
     assert _values(f(tf.constant([1.0]))) == [1.0]
@@ -100,7 +111,7 @@ def test_init_scope_runs_eagerly_inside_a_trace_and_pauses_tapes():
 
     @tf.function
     def f(x):
-        with U.init_scope():
+        with init_scope():
             seen["eager"] = tf.executing_eagerly()
             seen["c"] = tf.constant(2.0) * 3
         return x * seen["c"]
@@ -110,27 +121,27 @@ def test_init_scope_runs_eagerly_inside_a_trace_and_pauses_tapes():
     x = tf.constant(2.0)
     with tf.GradientTape() as tape:
         tape.watch(x)
-        with U.init_scope():
+        with init_scope():
             y = x * x
     assert tape.gradient(y, x) is None
     assert state.graph is None
 
 
 def test_get_logger():
-    assert U.get_logger() is logging.getLogger("tensortrace")  # where our warnings go
+    assert get_logger() is logging.getLogger("tensortrace")  # where our warnings go
 
 
 # --- ensure_shape -----------------------------------------------------------------------------
 def test_ensure_shape_eager_errors():
     with pytest.raises(InvalidArgumentError) as e:
-        U.ensure_shape(tf.constant([1, 2]), [3])
+        ensure_shape(tf.constant([1, 2]), [3])
     assert str(e.value) == ("Shape of tensor input [2] is not compatible with expected shape "
                             "[3]. [Op:EnsureShape]")
     with pytest.raises(InvalidArgumentError, match=r"expected shape \[2,\?,1\]"):
-        U.ensure_shape(tf.zeros([2, 2]), [2, None, 1])
-    assert U.ensure_shape(tf.constant([[1, 2]]), tf.TensorShape(None)).shape == (1, 2)
+        ensure_shape(tf.zeros([2, 2]), [2, None, 1])
+    assert ensure_shape(tf.constant([[1, 2]]), tf.TensorShape(None)).shape == (1, 2)
     with pytest.raises(TypeError, match="Failed to convert"):
-        U.ensure_shape(tf.zeros([2]), "a")
+        ensure_shape(tf.zeros([2]), "a")
 
 
 def test_ensure_shape_while_tracing_merges_and_checks():
@@ -138,7 +149,7 @@ def test_ensure_shape_while_tracing_merges_and_checks():
 
     @tf.function
     def f(x):
-        y = U.ensure_shape(x, [None, 3])
+        y = ensure_shape(x, [None, 3])
         shapes.append(y.shape)
         return y
 
@@ -157,9 +168,9 @@ def test_ensure_shape_while_tracing_merges_and_checks():
 
 # --- timestamp --------------------------------------------------------------------------------
 def test_timestamp_is_float64_now_and_runs_on_every_call():
-    t = U.timestamp()
+    t = timestamp()
     assert t.dtype == tf.float64 and t.shape == () and abs(float(t) - time.time()) < 5
-    f = tf.function(lambda: U.timestamp())
+    f = tf.function(lambda: timestamp())
     a = float(f())
     time.sleep(0.01)
     assert float(f()) > a
@@ -167,58 +178,58 @@ def test_timestamp_is_float64_now_and_runs_on_every_call():
 
 # --- clipping ---------------------------------------------------------------------------------
 def test_clip_by_norm():
-    assert _values(U.clip_by_norm([3.0, 4.0], 1.0)) == pytest.approx([0.6, 0.8])
-    np.testing.assert_allclose(U.clip_by_norm([[3.0, 4.0], [0.0, 0.1]], 1.0, axes=1).numpy(),
+    assert _values(clip_by_norm([3.0, 4.0], 1.0)) == pytest.approx([0.6, 0.8])
+    np.testing.assert_allclose(clip_by_norm([[3.0, 4.0], [0.0, 0.1]], 1.0, axes=1).numpy(),
                                [[0.6, 0.8], [0.0, 0.1]], rtol=1e-6)
-    assert _values(U.clip_by_norm([0.0, 0.0], 1.0)) == [0.0, 0.0]
-    assert _values(U.clip_by_norm([3.0, 4.0], -1.0)) == [0.0, 0.0]
-    assert _values(U.clip_by_norm([3.0, 4.0], [1.0, 2.0])) == pytest.approx([0.6, 1.6])
-    assert U.clip_by_norm(tf.constant([3.0, 4.0], tf.float16), 1.0).dtype == tf.float16
-    out = U.clip_by_norm([3.0, np.inf], 1.0).numpy()
+    assert _values(clip_by_norm([0.0, 0.0], 1.0)) == [0.0, 0.0]
+    assert _values(clip_by_norm([3.0, 4.0], -1.0)) == [0.0, 0.0]
+    assert _values(clip_by_norm([3.0, 4.0], [1.0, 2.0])) == pytest.approx([0.6, 1.6])
+    assert clip_by_norm(tf.constant([3.0, 4.0], tf.float16), 1.0).dtype == tf.float16
+    out = clip_by_norm([3.0, np.inf], 1.0).numpy()
     assert out[0] == 0.0 and np.isnan(out[1])
     with pytest.raises(InvalidArgumentError, match="Value for attr 'T' of int32"):
-        U.clip_by_norm([3, 4], 1)
+        clip_by_norm([3, 4], 1)
 
 
 def test_clip_by_global_norm():
-    clipped, norm = U.clip_by_global_norm([tf.constant([3.0, 4.0]), tf.constant([12.0])], 6.5)
+    clipped, norm = clip_by_global_norm([tf.constant([3.0, 4.0]), tf.constant([12.0])], 6.5)
     assert float(norm) == 13.0
     assert [_values(c) for c in clipped] == [[1.5, 2.0], [6.0]]
-    clipped, norm = U.clip_by_global_norm([tf.constant([3.0, 4.0]), None], 1.0)
+    clipped, norm = clip_by_global_norm([tf.constant([3.0, 4.0]), None], 1.0)
     assert clipped[1] is None and float(norm) == 5.0
-    clipped, norm = U.clip_by_global_norm([tf.constant([3.0, np.inf])], 1.0)
+    clipped, norm = clip_by_global_norm([tf.constant([3.0, np.inf])], 1.0)
     assert np.isinf(norm.numpy()) and np.isnan(clipped[0].numpy()).all()
-    clipped, norm = U.clip_by_global_norm([tf.constant([3.0, 4.0], tf.float64)], 1.0)
+    clipped, norm = clip_by_global_norm([tf.constant([3.0, 4.0], tf.float64)], 1.0)
     assert norm.dtype == tf.float64 and clipped[0].dtype == tf.float64
-    clipped, norm = U.clip_by_global_norm([], 1.0)
+    clipped, norm = clip_by_global_norm([], 1.0)
     assert clipped == [] and float(norm) == 0.0
-    assert float(U.global_norm([tf.constant([3.0, 4.0])])) == 5.0
+    assert float(global_norm([tf.constant([3.0, 4.0])])) == 5.0
     with pytest.raises(TypeError, match="`t_list` should be a sequence of tensors"):
-        U.clip_by_global_norm(tf.constant([3.0, 4.0]), 1.0)
+        clip_by_global_norm(tf.constant([3.0, 4.0]), 1.0)
     with pytest.raises(InvalidArgumentError):
-        U.clip_by_global_norm([tf.constant([3.0]), tf.constant([1.0], tf.float64)], 1.0)
+        clip_by_global_norm([tf.constant([3.0]), tf.constant([1.0], tf.float64)], 1.0)
 
 
 # --- bitcast ----------------------------------------------------------------------------------
 def test_bitcast_values_and_shapes():
-    assert _values(U.bitcast(tf.constant([1.0, 2.0]), tf.int32)) == [1065353216, 1073741824]
-    assert _values(U.bitcast(tf.constant([1, 2]), tf.uint8)) == [[1, 0, 0, 0], [2, 0, 0, 0]]
-    assert _values(U.bitcast(tf.constant([[1, 2, 3, 4]], tf.uint8), tf.int32)) == [67305985]
-    assert _values(U.bitcast(tf.constant(1.0), tf.int16)) == [0, 16256]
-    scalar = U.bitcast(tf.constant(1.0), tf.int32)
+    assert _values(tf_bitcast(tf.constant([1.0, 2.0]), tf.int32)) == [1065353216, 1073741824]
+    assert _values(tf_bitcast(tf.constant([1, 2]), tf.uint8)) == [[1, 0, 0, 0], [2, 0, 0, 0]]
+    assert _values(tf_bitcast(tf.constant([[1, 2, 3, 4]], tf.uint8), tf.int32)) == [67305985]
+    assert _values(tf_bitcast(tf.constant(1.0), tf.int16)) == [0, 16256]
+    scalar = tf_bitcast(tf.constant(1.0), tf.int32)
     assert scalar.shape == () and int(scalar) == 1065353216
-    assert _values(U.bitcast(tf.constant([1.0], tf.complex64), tf.float32)) == [[1.0, 0.0]]
+    assert _values(tf_bitcast(tf.constant([1.0], tf.complex64), tf.float32)) == [[1.0, 0.0]]
 
 
 def test_bitcast_errors():
     with pytest.raises(InvalidArgumentError) as e:
-        U.bitcast(tf.constant([1, 2, 3], tf.uint8), tf.int32)
+        tf_bitcast(tf.constant([1, 2, 3], tf.uint8), tf.int32)
     assert str(e.value) == "Cannot bitcast from 4 to 3 [Op:Bitcast]"  # the DataType enums
     with pytest.raises(InvalidArgumentError, match="Value for attr 'type' of bool"):
-        U.bitcast(tf.constant([1]), tf.bool)
+        tf_bitcast(tf.constant([1]), tf.bool)
     with pytest.raises(InvalidArgumentError, match="Value for attr 'T' of string"):
-        U.bitcast(tf.constant(["a"]), tf.int32)
-    bitcast = tf.function(lambda x: U.bitcast(x, tf.int32))
+        tf_bitcast(tf.constant(["a"]), tf.int32)
+    bitcast = tf.function(lambda x: tf_bitcast(x, tf.int32))
     with pytest.raises(ValueError, match="Cannot bitcast from 4 to 3 due to shape. 8 does not "
                                          "match 4"):
         bitcast(tf.constant(np.arange(8, dtype=np.uint8)))
@@ -240,26 +251,26 @@ def test_bitcast_errors():
     ((["a", "b"], 2), {}, [b"a", b"a", b"b", b"b"]),
 ])
 def test_repeat(args, kwargs, expected):
-    assert _values(U.repeat(*args, **kwargs)) == expected
+    assert _values(repeat(*args, **kwargs)) == expected
 
 
 def test_repeat_errors_and_static_shapes():
-    assert U.repeat(tf.zeros([0, 2]), 3, axis=1).shape == (0, 6)
-    assert U.repeat([1.0, 2.0], tf.constant([2, 1], tf.int64)).dtype == tf.float32
+    assert repeat(tf.zeros([0, 2]), 3, axis=1).shape == (0, 6)
+    assert repeat([1.0, 2.0], tf.constant([2, 1], tf.int64)).dtype == tf.float32
     with pytest.raises(ValueError, match="Dimensions 2 and 3 are not compatible"):
-        U.repeat([1, 2], [1, 2, 3])
+        repeat([1, 2], [1, 2, 3])
     with pytest.raises(ValueError, match="must have rank at most 1"):
-        U.repeat([1, 2], [[1, 2]])
+        repeat([1, 2], [[1, 2]])
     with pytest.raises(ValueError, match="axis=3 out of bounds: expected -1<=axis<1"):
-        U.repeat([1, 2], 2, axis=3)
+        repeat([1, 2], 2, axis=3)
     with pytest.raises(TypeError, match="must be of type integer"):
-        U.repeat([1, 2], 2.0)
+        repeat([1, 2], 2.0)
     shapes = []
 
     @tf.function
     def f(x, r):
-        shapes.append((U.repeat(x, r).shape, U.repeat(x, 3).shape))
-        return U.repeat(x, r)
+        shapes.append((repeat(x, r).shape, repeat(x, 3).shape))
+        return repeat(x, r)
 
     assert _values(f(tf.constant([1, 2]), tf.constant([2, 3]))) == [1, 1, 2, 2, 2]
     assert shapes[-1] == (tf.TensorShape([None]), tf.TensorShape([6]))
@@ -267,7 +278,7 @@ def test_repeat_errors_and_static_shapes():
 
 # --- bincount ---------------------------------------------------------------------------------
 def test_bincount():
-    B = U.bincount
+    B = bincount
     assert _values(B([1, 1, 3])) == [0, 2, 0, 1]
     assert B(tf.constant([1, 1, 3], tf.int64)).dtype == tf.int32
     assert _values(B([1, 1, 3], minlength=6)) == [0, 2, 0, 1, 0, 0]
@@ -291,55 +302,55 @@ def test_bincount():
 
 def test_bincount_errors():
     with pytest.raises(InvalidArgumentError, match="Input arr must be non-negative!"):
-        U.bincount([-1, 2])
+        bincount([-1, 2])
     with pytest.raises(ValueError, match="Unsupported value for argument axis=1"):
-        U.bincount([1, 2], axis=1)
+        bincount([1, 2], axis=1)
     with pytest.raises(ValueError, match="mutually exclusive"):
-        U.bincount([1, 2], weights=[1.0, 2.0], binary_output=True)
+        bincount([1, 2], weights=[1.0, 2.0], binary_output=True)
     with pytest.raises(InvalidArgumentError, match="`weights` must be the same shape as `arr`"):
-        U.bincount([1, 2], weights=[1.0, 2.0, 3.0])
+        bincount([1, 2], weights=[1.0, 2.0, 3.0])
     with pytest.raises(InvalidArgumentError, match="Value for attr 'Tidx' of uint8"):
-        U.bincount(tf.constant([1, 2], tf.uint8))
+        bincount(tf.constant([1, 2], tf.uint8))
 
 
 # --- matvec, embedding_lookup, confusion_matrix -------------------------------------------------
 def test_matvec():
     m = [[1.0, 2.0], [3.0, 4.0]]
-    assert _values(U.matvec(m, [1.0, 1.0])) == [3.0, 7.0]
-    assert _values(U.matvec(m, [1.0, 1.0], transpose_a=True)) == [4.0, 6.0]
-    assert U.matvec(tf.ones([3, 2, 2]), tf.ones([2])).shape == (3, 2)
-    assert _values(U.matvec([[1, 2], [3, 4]], [1, 1])) == [3, 7]
+    assert _values(matvec(m, [1.0, 1.0])) == [3.0, 7.0]
+    assert _values(matvec(m, [1.0, 1.0], transpose_a=True)) == [4.0, 6.0]
+    assert matvec(tf.ones([3, 2, 2]), tf.ones([2])).shape == (3, 2)
+    assert _values(matvec([[1, 2], [3, 4]], [1, 1])) == [3, 7]
     with pytest.raises(InvalidArgumentError, match="Matrix size-incompatible"):
-        U.matvec(tf.ones([2, 3]), tf.ones([2]))
+        matvec(tf.ones([2, 3]), tf.ones([2]))
 
 
 def test_embedding_lookup():
     params = tf.constant([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
-    assert _values(U.embedding_lookup(params, [2, 0])) == [[4, 5], [0, 1]]
-    assert U.embedding_lookup(params, [[2, 0], [1, 1]]).shape == (2, 2, 2)
-    assert _values(U.embedding_lookup(params, 1)) == [2, 3]
-    assert _values(U.embedding_lookup(tf.Variable(params), [2])) == [[4, 5]]
+    assert _values(embedding_lookup(params, [2, 0])) == [[4, 5], [0, 1]]
+    assert embedding_lookup(params, [[2, 0], [1, 1]]).shape == (2, 2, 2)
+    assert _values(embedding_lookup(params, 1)) == [2, 3]
+    assert _values(embedding_lookup(tf.Variable(params), [2])) == [[4, 5]]
     # sharded params: TF's "div" strategy deals out contiguous blocks of ids
-    assert _values(U.embedding_lookup([params[:2], params[2:]], [0, 1, 2])) == \
+    assert _values(embedding_lookup([params[:2], params[2:]], [0, 1, 2])) == \
         [[0, 1], [2, 3], [4, 5]]
-    assert _values(U.embedding_lookup([params, params], [0, 5])) == [[0, 1], [4, 5]]
-    np.testing.assert_allclose(U.embedding_lookup(params, [2, 0], max_norm=1.0).numpy(),
+    assert _values(embedding_lookup([params, params], [0, 5])) == [[0, 1], [4, 5]]
+    np.testing.assert_allclose(embedding_lookup(params, [2, 0], max_norm=1.0).numpy(),
                                [[0.62469506, 0.78086877], [0.0, 1.0]], rtol=1e-6)
     with pytest.raises(InvalidArgumentError, match=r"indices\[0\] = 3 is not in \[0, 3\)"):
-        U.embedding_lookup(params, [3])
+        embedding_lookup(params, [3])
     with pytest.raises(ValueError, match="Length of params is currently 0"):
-        U.embedding_lookup([], [1])
+        embedding_lookup([], [1])
 
 
 def test_embedding_lookup_gradient_reaches_the_variable():
     v = tf.Variable([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
     with tf.GradientTape() as tape:
-        y = tf.reduce_sum(U.embedding_lookup(v, [2, 0, 2]))
+        y = tf.reduce_sum(embedding_lookup(v, [2, 0, 2]))
     assert _values(tf.convert_to_tensor(tape.gradient(y, v))) == [[1, 1], [0, 0], [2, 2]]
 
 
 def test_confusion_matrix():
-    C = U.confusion_matrix
+    C = confusion_matrix
     m = C([1, 2, 4], [2, 2, 4])
     assert m.dtype == tf.int32 and m.shape == (5, 5)
     assert m.numpy()[1, 2] == 1 and m.numpy()[2, 2] == 1 and m.numpy()[4, 4] == 1
@@ -357,18 +368,18 @@ def test_confusion_matrix():
 
 # --- tf.config --------------------------------------------------------------------------------
 def test_config_switches_are_recorded():
-    assert U.get_soft_device_placement() is True
-    assert U.get_inter_op_parallelism_threads() == 0
-    assert U.get_intra_op_parallelism_threads() == 0
+    assert get_soft_device_placement() is True
+    assert get_inter_op_parallelism_threads() == 0
+    assert get_intra_op_parallelism_threads() == 0
     try:
-        U.set_soft_device_placement(False)
-        U.set_inter_op_parallelism_threads(2)
-        U.set_intra_op_parallelism_threads(3)
-        assert U.get_soft_device_placement() is False
-        assert U.get_inter_op_parallelism_threads() == 2
-        assert U.get_intra_op_parallelism_threads() == 3
+        set_soft_device_placement(False)
+        set_inter_op_parallelism_threads(2)
+        set_intra_op_parallelism_threads(3)
+        assert get_soft_device_placement() is False
+        assert get_inter_op_parallelism_threads() == 2
+        assert get_intra_op_parallelism_threads() == 3
     finally:
-        U.set_soft_device_placement(True)
-        U.set_inter_op_parallelism_threads(0)
-        U.set_intra_op_parallelism_threads(0)
-    assert tf.config.set_soft_device_placement is U.set_soft_device_placement
+        set_soft_device_placement(True)
+        set_inter_op_parallelism_threads(0)
+        set_intra_op_parallelism_threads(0)
+    assert tf.config.set_soft_device_placement is set_soft_device_placement

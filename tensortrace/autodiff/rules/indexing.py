@@ -17,12 +17,8 @@ from ...ops.array.shapes import size
 from ...ops.indexing.contraction import einsum
 from ...ops.indexing.gathering import gather, gather_nd
 from ...ops.indexing.scatter import scatter_nd, tensor_scatter_nd_update
-from ...ops.indexing.segment import (
-    segment_prod,
-    segment_sum,
-    unsorted_segment_prod,
-    unsorted_segment_sum,
-)
+from ...ops.indexing.segment import (segment_prod, segment_sum, unsorted_segment_prod,
+                                     unsorted_segment_sum)
 from ...ops.indexing.slicing import roll, strided_slice, strided_slice_grad
 from ...ops.math.arithmetic import divide, maximum
 from ...ops.math.casting import cast

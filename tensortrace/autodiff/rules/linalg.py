@@ -9,15 +9,8 @@ from ...ops.array.reshaping import expand_dims, squeeze, transpose
 from ...ops.array.shapes import shape
 from ...ops.linalg.composites import set_diag, triangular_solve
 from ...ops.linalg.decompositions import eigh, inv, solve
-from ...ops.linalg.diagonals import (
-    adjoint,
-    band_part,
-    diag,
-    diag_part,
-    matrix_transpose,
-    tensor_diag,
-    tensor_diag_part,
-)
+from ...ops.linalg.diagonals import (adjoint, band_part, diag, diag_part, matrix_transpose,
+                                     tensor_diag, tensor_diag_part)
 from ...ops.linalg.products import matmul, tensordot
 from ...ops.math.arithmetic import abs, maximum, pow, reciprocal, square
 from ...ops.math.casting import cast

@@ -5,20 +5,8 @@ import numpy as np
 
 from ...ops._base import COMPLEX, FLOAT
 from ...ops.array.creation import zeros_like
-from ...ops.math.arithmetic import (
-    abs,
-    divide_no_nan,
-    floordiv,
-    multiply_no_nan,
-    pow,
-    realdiv,
-    reciprocal,
-    sign,
-    square,
-    xdivy,
-    xlog1py,
-    xlogy,
-)
+from ...ops.math.arithmetic import (abs, divide_no_nan, floordiv, multiply_no_nan, pow, realdiv,
+                                    reciprocal, sign, square, xdivy, xlog1py, xlogy)
 from ...ops.math.casting import cast
 from ...ops.math.compare import greater, greater_equal, less, less_equal, logical_or, not_equal
 from ...ops.math.complex_numbers import complex, conj, imag, real

@@ -25,15 +25,8 @@ from ...ops.nn._geometry import out_sizes, spatial_axes, spatial_pads, window_co
 from ...ops.nn.activations import SELU_ALPHA, SELU_SCALE
 from ...ops.nn.softmax import log_softmax, softmax
 from ...ops.reduce import argmax, reduce_sum
-from ..grad_util import (
-    kept_shape,
-    reduced_count,
-    reduced_grad,
-    register_gradients,
-    skip,
-    unbroadcast,
-    via_composite,
-)
+from ..grad_util import (kept_shape, reduced_count, reduced_grad, register_gradients, skip,
+                         unbroadcast, via_composite)
 
 
 # --- activations: each rule maps (x, y, dy, attrs) to dx -------------------------------------

@@ -15,15 +15,8 @@ from ...ops.math.complex_numbers import conj
 from ...ops.math.select import where
 from ...ops.math.transcendental import exp, log
 from ...ops.reduce import cumprod, cumsum, cumulative_logsumexp, reduce_prod, reduce_sum
-from ..grad_util import (
-    kept_shape,
-    normalized_axes,
-    not_differentiable,
-    reduced_count,
-    reduced_grad,
-    register_gradients,
-    static_dims,
-)
+from ..grad_util import (kept_shape, normalized_axes, not_differentiable, reduced_count,
+                         reduced_grad, register_gradients, static_dims)
 
 
 def _sum_grad(op, dy):

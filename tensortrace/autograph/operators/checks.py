@@ -7,7 +7,7 @@ import numpy as np
 from ... import nest
 from ...convert import convert_to_tensor, to_array
 from ...dtypes import from_numpy
-from ...ops.array import reshape
+from ...ops.array.reshaping import reshape
 from ...shapes import TensorShape
 from ...tensor import Tensor
 from .values import convertible

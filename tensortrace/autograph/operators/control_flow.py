@@ -17,9 +17,9 @@ from ...context import state
 from ...convert import constant, convert_to_tensor
 from ...errors import OperatorNotAllowedInGraphError
 from ...graph.ir import Graph
-from ...ops.control_flow import cond as tf_cond
-from ...ops.control_flow import while_loop
-from ...ops.math import logical_and, logical_or
+from ...ops.control_flow.conditionals import cond as tf_cond
+from ...ops.control_flow.loops import while_loop
+from ...ops.math.compare import logical_and, logical_or
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
 from . import checks

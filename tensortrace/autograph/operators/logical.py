@@ -1,8 +1,8 @@
 """``and``, ``or``, ``not`` and conditional expressions: lazy like Python, and graph
 conditionals when the deciding operand is a symbolic tensor."""
 
-from ...ops.control_flow import cond as tf_cond
-from ...ops.math import logical_not
+from ...ops.control_flow.conditionals import cond as tf_cond
+from ...ops.math.compare import logical_not
 from ...tensor import Tensor
 from . import checks
 from .values import is_symbolic

@@ -7,11 +7,11 @@ import sys
 
 from ...context import state
 from ...dtypes import float32, int32
-from ...ops.array import range as tf_range
-from ...ops.array import shape as tf_shape
-from ...ops.control_flow import Assert
-from ...ops.math import abs as tf_abs
-from ...ops.math import cast
+from ...ops.array.ranges import range as tf_range
+from ...ops.array.shapes import shape as tf_shape
+from ...ops.control_flow.records import Assert
+from ...ops.math.arithmetic import abs as tf_abs
+from ...ops.math.casting import cast
 from ...tensor import Tensor
 from . import checks
 from .values import is_symbolic, is_tensor_array

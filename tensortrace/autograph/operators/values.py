@@ -6,7 +6,7 @@ import numpy as np
 
 from ...context import state
 from ...convert import convert_to_tensor
-from ...ops.tensor_array import TensorArray
+from ...ops.tensor_array.tensor_arrays import TensorArray
 from ...tensor import EagerTensor, Tensor
 
 

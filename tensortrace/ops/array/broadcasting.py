@@ -13,15 +13,8 @@ from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape, as_shape
 from ...tensor import Tensor, TensorSpec
 from .._args import int_input, shape_values
-from .._base import (
-    INDEX,
-    bounded_static,
-    broadcast_shape,
-    check_dtypes,
-    check_index,
-    graph_error,
-    unbroadcast_axes,
-)
+from .._base import (INDEX, bounded_static, broadcast_shape, check_dtypes, check_index, graph_error,
+                     unbroadcast_axes)
 
 
 @bounded_static

@@ -13,14 +13,8 @@ from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
 from .._args import arg_error, int_attr, scalar_tensor, static_int
-from .._base import (
-    bounded_static,
-    broadcast_shape,
-    check_dtypes,
-    check_index,
-    dtypes_named,
-    graph_error,
-)
+from .._base import (bounded_static, broadcast_shape, check_dtypes, check_index, dtypes_named,
+                     graph_error)
 from ..math.casting import cast
 
 _RANGE_DTYPES = dtypes_named("bfloat16 float16 float32 float64 int8 int16 int32 int64 uint16 "

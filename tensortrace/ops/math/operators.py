@@ -9,22 +9,9 @@ from ...convert import convert_to_tensor
 from ...tensor import Tensor
 from .arithmetic import ADD, ADD_STRING, FLOOR_DIV, FLOOR_MOD, MUL, NEG, POW, SUB, abs, true_divide
 from .casting import cast
-from .compare import (
-    BITWISE_AND,
-    BITWISE_OR,
-    BITWISE_XOR,
-    EQUAL,
-    GREATER,
-    GREATER_EQUAL,
-    INVERT,
-    LESS,
-    LESS_EQUAL,
-    LOGICAL_AND,
-    LOGICAL_NOT,
-    LOGICAL_OR,
-    NOT_EQUAL,
-    logical_xor,
-)
+from .compare import (BITWISE_AND, BITWISE_OR, BITWISE_XOR, EQUAL, GREATER, GREATER_EQUAL, INVERT,
+                      LESS, LESS_EQUAL, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR, NOT_EQUAL,
+                      logical_xor)
 from .operands import as_tensor, hinted_operand, operand
 
 

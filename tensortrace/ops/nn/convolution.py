@@ -14,15 +14,8 @@ from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
 from ..linalg._util import static_attr, via_float32
-from ._geometry import (
-    conv_data_format,
-    expand,
-    out_sizes,
-    pad_spatial,
-    padding_arg,
-    spatial_axes,
-    spatial_pads,
-)
+from ._geometry import (conv_data_format, expand, out_sizes, pad_spatial, padding_arg, spatial_axes,
+                        spatial_pads)
 from ._kernels import depthwise_conv, gemm_conv, winograd_conv, winograd_ok
 from ._util import HALF_T, node_error
 

@@ -16,16 +16,8 @@ from ...registry import DtypeCheck, OpDef, register
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
-from ._geometry import (
-    expand,
-    out_sizes,
-    pad_spatial,
-    padding_arg,
-    spatial_axes,
-    spatial_pads,
-    window_counts,
-    windows,
-)
+from ._geometry import (expand, out_sizes, pad_spatial, padding_arg, spatial_axes, spatial_pads,
+                        window_counts, windows)
 from ._util import HALF_T, node_error, public
 
 MAXPOOL_T = dtypes_named("float16 bfloat16 float32 float64 int32 int64 uint8 int16 int8 uint16")

@@ -14,23 +14,9 @@ from .._base import FLOAT, INDEX, check_dtypes, kernel_out_type
 from ..array.broadcasting import broadcast_dynamic_shape, broadcast_to
 from ..array.shapes import shape as shape_of
 from ..math.arithmetic import maximum
-from ._common import (
-    LOGITS_DTYPES,
-    categorical_args,
-    check_dtype_arg,
-    dims,
-    infer_bounds,
-    infer_multinomial,
-    infer_shape,
-    multinomial,
-    out,
-    scale,
-    shape_tensor,
-    standard_normal,
-    truncated_standard_normal,
-    uniform01,
-    uniform_int,
-)
+from ._common import (LOGITS_DTYPES, categorical_args, check_dtype_arg, dims, infer_bounds,
+                      infer_multinomial, infer_shape, multinomial, out, scale, shape_tensor,
+                      standard_normal, truncated_standard_normal, uniform01, uniform_int)
 from .seeds import seed_attrs, stream_generator
 
 _BF16 = (D.bfloat16,) if D.bfloat16 else ()

@@ -12,26 +12,10 @@ from ...errors import invalid_argument
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
 from .._base import FLOAT, INDEX
-from ._common import (
-    LOGITS_DTYPES,
-    categorical_args,
-    check_dtype_arg,
-    dims,
-    full_int,
-    infer_bounds,
-    infer_multinomial,
-    infer_seed,
-    infer_shape,
-    multinomial,
-    out,
-    scale,
-    seed_tensor,
-    shape_tensor,
-    standard_normal,
-    truncated_standard_normal,
-    uniform01,
-    uniform_int,
-)
+from ._common import (LOGITS_DTYPES, categorical_args, check_dtype_arg, dims, full_int,
+                      infer_bounds, infer_multinomial, infer_seed, infer_shape, multinomial, out,
+                      scale, seed_tensor, shape_tensor, standard_normal, truncated_standard_normal,
+                      uniform01, uniform_int)
 from .seeds import stateless_generator
 from .stateful import UNIFORM_DTYPES
 

@@ -11,16 +11,8 @@ from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._base import INDEX, broadcast_shape
 from ..math.operands import binary_operands
-from ._common import (
-    check_unit,
-    decode,
-    encode,
-    infer_strings,
-    map_strings,
-    numbers,
-    string_op,
-    strings,
-)
+from ._common import (check_unit, decode, encode, infer_strings, map_strings, numbers, string_op,
+                      strings)
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes
 

@@ -13,17 +13,8 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
-from ._common import (
-    decode,
-    encode,
-    infer_scalar,
-    infer_strings,
-    map_strings,
-    numbers,
-    string_op,
-    strings,
-    text,
-)
+from ._common import (decode, encode, infer_scalar, infer_strings, map_strings, numbers, string_op,
+                      strings, text)
 
 _POSIX_CLASSES = {
     "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",

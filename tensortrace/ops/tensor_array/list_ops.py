@@ -9,19 +9,8 @@ from ...messages import shape_text
 from ...registry import define_op, never_static
 from ...tensor import TensorSpec
 from .._base import check_fixed
-from .list_value import (
-    MIN_HANDOVERS,
-    VARIANT,
-    TensorList,
-    dtype_error,
-    fill_shape,
-    known,
-    merge,
-    reroot,
-    rows,
-    set_item,
-    zeros_or_fail,
-)
+from .list_value import (MIN_HANDOVERS, VARIANT, TensorList, dtype_error, fill_shape, known, merge,
+                         reroot, rows, set_item, zeros_or_fail)
 
 _new = object.__new__
 

@@ -20,18 +20,8 @@ from ..array.joining import concat as _concat
 from ..array.joining import split as _split
 from ..array.joining import stack as _stack
 from ..array.joining import unstack as _unstack
-from .list_ops import (
-    CONCAT,
-    FROM_TENSOR,
-    GATHER,
-    GET_ITEM,
-    LENGTH,
-    RESERVE,
-    SCATTER,
-    SET_ITEM,
-    SPLIT,
-    STACK,
-)
+from .list_ops import (CONCAT, FROM_TENSOR, GATHER, GET_ITEM, LENGTH, RESERVE, SCATTER, SET_ITEM,
+                       SPLIT, STACK)
 from .list_value import shape_attr
 
 
