@@ -209,3 +209,8 @@ def dimension_at_index(shape, index):
     shape = as_shape(shape)
     return None if shape.rank is None else shape.dims[index]
 
+
+def shape_attr(shape):
+    """A shape as an op attr or a key: a tuple of int-or-None, or None for an unknown rank."""
+    shape = as_shape(shape)
+    return None if shape.rank is None else tuple(shape.dims)

@@ -24,7 +24,7 @@ from ..ops.math.arithmetic import add, subtract
 from ..ops.math.compare import greater
 from ..ops.tensor_array.list_math import add_lists, element_dtype, single_item, zero_list_like
 from ..ops.tensor_array.list_ops import GET_ITEM, RESERVE, SET_ITEM
-from ..ops.tensor_array.list_value import shape_attr
+from ..shapes import shape_attr
 from ..registry import get as get_op
 from ..tensor import TensorSpec
 from .backprop import backward, differentiable

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import errors
 from ..convert import convert_to_tensor
+from ..messages import shape_text
 from ..shapes import as_shape
 from ..tensor import Tensor, TensorSpec
 from . import structure
@@ -70,16 +71,12 @@ def _stack_component(i, values, fused=False):
         if fused and np.size(v) != np.size(values[0]):
             raise errors.invalid_argument(
                 f"Cannot add tensor to the batch: number of elements does not match. Shapes "
-                f"are: [tensor]: {_dims_text(np.shape(v))}, [batch]: {_dims_text(first)}")
+                f"are: [tensor]: {shape_text(np.shape(v))}, [batch]: {shape_text(first)}")
         if np.shape(v) != first:
             raise errors.invalid_argument(
                 f"Cannot batch tensors with different shapes in component {i}. First element had "
-                f"shape {_dims_text(first)} and element {j} had shape {_dims_text(np.shape(v))}.")
+                f"shape {shape_text(first)} and element {j} had shape {shape_text(np.shape(v))}.")
     return np.stack(values)
-
-
-def _dims_text(shape):
-    return "[" + ",".join(map(str, shape)) + "]"
 
 
 class _PaddedBatchDataset(_BatchDataset):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..convert import convert_to_tensor
 from ..dtypes import from_numpy
+from ..shapes import shape_attr
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
 
@@ -32,7 +33,7 @@ def key_of(value):
     if t in _LITERALS:
         return (t, value)
     if isinstance(value, Tensor):
-        return (value.dtype, _dims(value.shape))
+        return (value.dtype, shape_attr(value.shape))
     if t is list or t is tuple:
         return (t,) + tuple(map(key_of, value))
     if t is dict:
@@ -40,7 +41,8 @@ def key_of(value):
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return (t,) + tuple(map(key_of, value))
     if isinstance(value, Variable):  # the id: calls aliasing variables differently differ
-        return ("variable", value.dtype, _dims(value.shape), id(getattr(value, "_parent", value)))
+        return ("variable", value.dtype, shape_attr(value.shape),
+                id(getattr(value, "_parent", value)))
     if isinstance(value, np.ndarray):
         return (value.dtype, value.shape)
     if isinstance(value, np.generic):  # NumPy scalars are passed as tensors, as in TF
@@ -63,10 +65,6 @@ def trace_type(value):
 
 def is_trace_type(spec):
     return hasattr(spec, "placeholder_value")
-
-
-def _dims(shape):
-    return None if shape.rank is None else tuple(shape.dims)
 
 
 class IdentitySpec:

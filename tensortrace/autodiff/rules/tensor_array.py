@@ -6,7 +6,7 @@ from ...ops.array.shapes import shape
 from ...ops.tensor_array.list_math import row_shape, stack_list, static_zeros_like
 from ...ops.tensor_array.list_ops import (CONCAT, FROM_TENSOR, GATHER, GET_ITEM, LENGTH, RESERVE,
                                           SCATTER, SET_ITEM, SPLIT)
-from ...ops.tensor_array.list_value import shape_attr
+from ...shapes import shape_attr
 from ..grad_util import not_differentiable, register_gradients, skip
 
 

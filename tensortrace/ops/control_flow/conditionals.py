@@ -16,7 +16,7 @@ from ..array.joining import stack
 from ..math.casting import cast
 from ..math.compare import less_equal
 from ..reduce import reduce_sum
-from ..tensor_array.list_value import shape_attr
+from ...shapes import shape_attr
 from .records import CASE, IF, STATELESS_CASE, STATELESS_IF, Assert
 from .subgraphs import any_stateful, bool_pred, is_tensor_array, pack, trace, unify_captures
 

@@ -12,7 +12,7 @@ from ...context import bind, state
 from ...convert import convert_to_tensor
 from ...shapes import TensorShape
 from ...tensor import EagerTensor, Tensor, TensorSpec
-from ..tensor_array.list_value import shape_attr
+from ...shapes import shape_attr
 from ..tensor_array.tensor_arrays import flow_of
 from .records import STATELESS_WHILE, WHILE
 from .subgraphs import any_stateful, bool_pred, is_tensor_array, pack, trace, unify_captures

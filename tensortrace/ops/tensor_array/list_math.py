@@ -7,7 +7,8 @@ from ...context import bind, state
 from ...shapes import TensorShape
 from ..array.creation import zeros, zeros_like
 from .list_ops import FROM_TENSOR, GET_ITEM, LENGTH, RESERVE, SET_ITEM, STACK
-from .list_value import TensorList, known, shape_attr
+from ...shapes import shape_attr
+from .list_value import TensorList, known
 
 
 def row_shape(shape):

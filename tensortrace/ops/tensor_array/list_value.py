@@ -6,7 +6,6 @@ import numpy as np
 from ... import dtypes as D
 from ...errors import invalid_argument
 from ...messages import c_name, shape_text
-from ...shapes import as_shape
 from ...tensor import TensorSpec
 
 
@@ -109,12 +108,6 @@ def set_item_error(index, size):
 
 # --- shapes and dtypes of list elements ---------------------------------------------------------
 VARIANT = TensorSpec((), D.variant)
-
-
-def shape_attr(shape):
-    """A TensorShape as an attr: a tuple of int/None, or None for an unknown rank."""
-    shape = as_shape(shape)
-    return None if shape.rank is None else tuple(shape.dims)
 
 
 def merge(a, b):

@@ -22,7 +22,7 @@ from ..array.joining import stack as _stack
 from ..array.joining import unstack as _unstack
 from .list_ops import (CONCAT, FROM_TENSOR, GATHER, GET_ITEM, LENGTH, RESERVE, SCATTER, SET_ITEM,
                        SPLIT, STACK)
-from .list_value import shape_attr
+from ...shapes import shape_attr
 
 
 @tf_export("TensorArray")
