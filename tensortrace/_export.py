@@ -20,6 +20,14 @@ def tf_export(*names):
     return wrap
 
 
+def export_function(fn, *names, doc=""):
+    """Name ``fn`` (made by an op family's factory) after the first of its public ``names``,
+    give it ``doc`` and export it under them all."""
+    fn.__name__ = fn.__qualname__ = names[0].rpartition(".")[2]
+    fn.__doc__ = doc
+    return tf_export(*names)(fn)
+
+
 def export_value(value, *names):
     """Register a non-function value (a constant, a class) under public names."""
     tf_export(*names)(value)

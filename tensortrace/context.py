@@ -115,4 +115,5 @@ def _not_eager(op, inputs):
                 f"tensor ({t!r}) as input to {op.name}. Symbolic tensors exist only while a "
                 f"tf.function is being traced; return them from the function instead."
             )
-    return TypeError(f"{op.name} expects tensors as inputs, got {[type(t).__name__ for t in inputs]}")
+    got = [type(t).__name__ for t in inputs]
+    return TypeError(f"{op.name} expects tensors as inputs, got {got}")

@@ -343,7 +343,8 @@ _FAST_SCALARS = {}
 
 def _fast_rule(np_dtype, py_type):
     """(numpy type, low, high) when a Python ``py_type`` converts to ``np_dtype`` directly."""
-    if np_dtype is None or np_dtype.kind not in "fiu" or (py_type is float and np_dtype.kind != "f"):
+    if np_dtype is None or np_dtype.kind not in "fiu" or \
+            (py_type is float and np_dtype.kind != "f"):
         return False
     if np_dtype.kind == "f" and np_dtype.itemsize < 4:
         return False  # float16/bfloat16: leave overflow handling to _scalar

@@ -197,7 +197,8 @@ def as_dtype(type_value):
         d = _BY_NUMPY.get(np_dtype) or _BY_NUMPY.get(np.dtype(np_dtype.kind))
         if d is not None:
             return d
-    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
+    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow "
+                    "DType.")
 
 
 def from_numpy(np_dtype):

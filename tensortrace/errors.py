@@ -69,7 +69,9 @@ NotFoundError = _op_error("NotFoundError", NOT_FOUND, "A requested entity was no
 AlreadyExistsError = _op_error("AlreadyExistsError", ALREADY_EXISTS, "The entity already exists.")
 PermissionDeniedError = _op_error("PermissionDeniedError", PERMISSION_DENIED, "Permission denied.")
 UnauthenticatedError = _op_error("UnauthenticatedError", UNAUTHENTICATED, "Not authenticated.")
-ResourceExhaustedError = _op_error("ResourceExhaustedError", RESOURCE_EXHAUSTED, "Out of resources.")
+ResourceExhaustedError = _op_error(
+    "ResourceExhaustedError", RESOURCE_EXHAUSTED, "Out of resources."
+)
 FailedPreconditionError = _op_error(
     "FailedPreconditionError", FAILED_PRECONDITION, "The system is not in a state to run the op."
 )

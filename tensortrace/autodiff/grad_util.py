@@ -37,6 +37,12 @@ def not_differentiable(*names):
     register_gradients(dict.fromkeys(names, NON_DIFFERENTIABLE))
 
 
+def no_gradient(op, *dys):
+    """The rule of an op TF defines no gradient for (Unique, Bitcast ...): differentiating
+    through it raises TF's LookupError, not None as through a non-differentiable op."""
+    raise LookupError(f"gradient registry has no entry for: {op.type}")
+
+
 def skip(op, i):
     """True when the tape needs no gradient for input i (``op.skip_input_indices``)."""
     return i in getattr(op, "skip_input_indices", ())

@@ -76,7 +76,9 @@ class CompiledGraph:
             where = f"\n\nDetected at node '{op.name}' ({op.type})"
             if op.source:
                 where += f" defined at:\n  File \"{op.source[0]}\", line {op.source[1]}"
-        text = f"Graph execution error:{where}\n\n{message}\n\t [[{{{{node {op.name if op else '?'}}}}}]] [Op:{self.name}]"
+        node = op.name if op else "?"
+        text = (f"Graph execution error:{where}\n\n{message}\n\t [[{{{{node {node}}}}}]] "
+                f"[Op:{self.name}]")
         cls = type(e) if isinstance(e, errors.OpError) else errors.InvalidArgumentError
         return cls(None, None, text)
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from .. import dtypes as D
-from .._export import tf_export
+from .._export import export_function, tf_export
 from ..context import bind
 from ..convert import convert_to_tensor
 from ..errors import invalid_argument
@@ -148,12 +148,6 @@ def _logical(ufunc):
     return lambda x, axes, keep: ufunc.reduce(x, axis=axes, keepdims=keep)
 
 
-def _export(fn, names, doc):
-    fn.__name__ = fn.__qualname__ = names[0].rpartition(".")[2]
-    fn.__doc__ = doc
-    return tf_export(*names)(fn)
-
-
 def _reduction(op_name, kernel, allowed, *names, doc):
     """Register a reduction (input ``x``, attrs ``axis``, a tuple or None, and ``keep_dims``; a
     bool input when ``allowed`` is None) and export its public function under ``names``;
@@ -176,7 +170,7 @@ def _reduction(op_name, kernel, allowed, *names, doc):
         return bind(opdef, convert_to_tensor(input_tensor), axis=axis_attr(axis),
                     keep_dims=bool(keepdims))
 
-    return opdef, _export(fn, names, doc)
+    return opdef, export_function(fn, *names, doc=doc)
 
 
 SUM, reduce_sum = _reduction(
@@ -297,7 +291,7 @@ def _arg_reduction(op_name, np_fn, nan_fill, allowed_out, *names, doc):
         return bind(opdef, convert_to_tensor(input), axis=_arg_axis(axis),
                     output_type=D.as_dtype(output_type))
 
-    return opdef, _export(fn, names, doc)
+    return opdef, export_function(fn, *names, doc=doc)
 
 
 ARG_MAX, argmax = _arg_reduction(
@@ -342,7 +336,7 @@ def _scan(op_name, ufunc, identity, allowed, *names, doc):
         return bind(opdef, convert_to_tensor(x), axis=int_attr(axis), exclusive=bool(exclusive),
                     reverse=bool(reverse))
 
-    return opdef, _export(fn, names, doc)
+    return opdef, export_function(fn, *names, doc=doc)
 
 
 class _LogAddExp:

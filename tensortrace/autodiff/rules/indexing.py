@@ -27,7 +27,8 @@ from ...ops.math.complex_numbers import conj
 from ...ops.math.select import where
 from ...ops.reduce import reduce_prod, reduce_sum
 from ...tensor import static_value
-from ..grad_util import not_differentiable, register_gradients, shape_of, static_dims, unbroadcast
+from ..grad_util import (no_gradient, not_differentiable, register_gradients, shape_of, static_dims,
+                         unbroadcast)
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -55,15 +56,6 @@ def _as_index(shape, like):
     if isinstance(shape, list):
         return convert_to_tensor(shape, like.dtype)
     return cast(shape, like.dtype)
-
-
-def _no_gradient(name):
-    """TF registers no gradient for ``name``: differentiating through it raises."""
-
-    def rule(op, *dys):
-        raise LookupError(f"gradient registry has no entry for: {name}")
-
-    return rule
 
 
 # --- slicing -------------------------------------------------------------------------------------
@@ -331,7 +323,7 @@ register_gradients({
     "UnsortedSegmentMin":  _unsorted_segment_extreme_grad,
     "UnsortedSegmentProd": _unsorted_segment_prod_grad,
     "Einsum":              _einsum_grad,
-    "Unique":              _no_gradient("Unique"),
-    "UniqueWithCounts":    _no_gradient("UniqueWithCounts"),
+    "Unique":              no_gradient,
+    "UniqueWithCounts":    no_gradient,
 })
 not_differentiable("LowerBound", "UpperBound")

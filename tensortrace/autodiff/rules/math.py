@@ -14,7 +14,7 @@ from ...ops.math.operands import constant_like
 from ...ops.math.select import where
 from ...ops.math.special import digamma, polygamma, zeta
 from ...ops.math.transcendental import cos, cosh, exp, log, sigmoid, sin, sinh, sqrt
-from ..grad_util import not_differentiable, register_gradients, skip, unbroadcast
+from ..grad_util import no_gradient, not_differentiable, register_gradients, skip, unbroadcast
 
 
 def _one(x):
@@ -172,17 +172,13 @@ def _clip_grad(op, dy):
             unbroadcast(where(above, dy, zero), hi, x))
 
 
-def _truncate_mod_grad(op, dy):
-    raise LookupError("gradient registry has no entry for: TruncateMod")  # none in TF either
-
-
 register_gradients({name: _unary_rule(f) for name, f in _UNARY.items()})
 register_gradients({name: _binary_rule(*fs) for name, fs in _BINARY.items()})
 register_gradients({
     "SelectV2":    _select_grad,
     "ClipByValue": _clip_grad,
     "AddN":        lambda op, dy: [dy] * len(op.inputs),
-    "TruncateMod": _truncate_mod_grad,
+    "TruncateMod": no_gradient,  # none in TF either
 })
 not_differentiable("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                    "LogicalAnd", "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr",

@@ -3,7 +3,7 @@ ops that pass a gradient on, two whose gradient TF does not define, and the many
 (random draws, strings, graph plumbing, prints)."""
 
 from ...ops.debugging import check_numerics
-from ..grad_util import not_differentiable, register_gradients
+from ..grad_util import no_gradient, not_differentiable, register_gradients
 
 _NUMERICS_IN_GRADIENT = "Not a number (NaN) or infinity (Inf) values detected in gradient. "
 
@@ -17,17 +17,12 @@ def _check_numerics(op, dy):
     return check_numerics(dy, _NUMERICS_IN_GRADIENT + repr(op.attrs["message"].encode()))
 
 
-def _undefined(op, *dys):
-    """TF registers no gradient: differentiating through the op raises, as its registry does."""
-    raise LookupError(f"gradient registry has no entry for: {op.type}")
-
-
 register_gradients({
     "ReadVariableOp": _identity,  # to the variable: the tape maps its handle to it
     "EnsureShape":    _identity,
     "CheckNumerics":  _check_numerics,
-    "Bitcast":        _undefined,
-    "DenseBincount":  _undefined,
+    "Bitcast":        no_gradient,
+    "DenseBincount":  no_gradient,
 })
 
 not_differentiable(

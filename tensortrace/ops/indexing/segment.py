@@ -5,7 +5,7 @@ dropped)."""
 import numpy as np
 
 from ... import dtypes as D
-from ..._export import tf_export
+from ..._export import export_function
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -73,8 +73,9 @@ def _unsorted_segment(kind):
         return bind(opdef, convert_to_tensor(data), convert_to_tensor(segment_ids),
                     convert_to_tensor(num_segments))
 
-    return _export(fn, f"unsorted_segment_{kind.lower()}", f"the {kind.lower()} of ``data`` rows "
-                   f"per segment id; negative ids are dropped.")
+    name = f"unsorted_segment_{kind.lower()}"
+    return export_function(fn, f"math.{name}", doc=f"``tf.math.{name}``: the {kind.lower()} of "
+                           f"``data`` rows per segment id; negative ids are dropped.")
 
 
 def _sorted_segment_runs(ids):
@@ -134,15 +135,9 @@ def _sorted_segment(kind):
     def fn(data, segment_ids, name=None):
         return bind(opdef, convert_to_tensor(data), convert_to_tensor(segment_ids))
 
-    return _export(fn, f"segment_{kind.lower()}", f"the {kind.lower()} of ``data`` rows per "
-                   f"sorted segment id (empty segments give 0).")
-
-
-def _export(fn, name, doc):
-    """``fn`` as ``tf.math.<name>``."""
-    fn.__name__ = name
-    fn.__doc__ = f"``tf.math.{name}``: {doc}"
-    return tf_export(f"math.{name}")(fn)
+    name = f"segment_{kind.lower()}"
+    return export_function(fn, f"math.{name}", doc=f"``tf.math.{name}``: the {kind.lower()} of "
+                           f"``data`` rows per sorted segment id (empty segments give 0).")
 
 
 unsorted_segment_sum = _unsorted_segment("Sum")

@@ -4,7 +4,7 @@ function, plus the dtype lists several of math's modules share.
     SQRT, sqrt = unary_op("Sqrt", quiet(np.sqrt), FLOATING_COMPLEX, "math.sqrt", "sqrt")
 """
 
-from ..._export import tf_export
+from ..._export import export_function
 from ...context import bind
 from .._base import binary, dtypes_named, unary
 from .operands import as_tensor, same_dtype_operands
@@ -18,13 +18,6 @@ F32_F64 = dtypes_named("float32 float64")
 I32_I64 = dtypes_named("int32 int64")
 
 
-def export_as(fn, names, doc=None):
-    """Name ``fn`` after the first of its public ``names`` and export it under them all."""
-    fn.__name__ = fn.__qualname__ = names[0].rpartition(".")[2]
-    fn.__doc__ = doc
-    return tf_export(*names)(fn)
-
-
 def unary_op(name, kernel, allowed, *names, doc="", **family):
     """Register the one-input op ``name`` (``_base.unary``, which takes ``family``'s keywords)
     and export its public function under ``names``; returns (OpDef, function)."""
@@ -33,7 +26,7 @@ def unary_op(name, kernel, allowed, *names, doc="", **family):
     def fn(x, name=None):
         return bind(opdef, as_tensor(x))
 
-    return opdef, export_as(fn, names, doc)
+    return opdef, export_function(fn, *names, doc=doc)
 
 
 def binary_op(name, kernel, allowed, *names, doc="", **family):
@@ -45,4 +38,4 @@ def binary_op(name, kernel, allowed, *names, doc="", **family):
         x, y = same_dtype_operands(x, y)
         return bind(opdef, x, y)
 
-    return opdef, export_as(fn, names, doc)
+    return opdef, export_function(fn, *names, doc=doc)

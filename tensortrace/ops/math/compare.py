@@ -7,13 +7,13 @@ import operator
 import numpy as np
 
 from ... import dtypes as D
-from ..._export import tf_export
+from ..._export import export_function, tf_export
 from ...context import bind
 from ...registry import DtypeCheck, OpDef, register
 from ...shapes import TensorShape
 from ...tensor import TensorSpec
 from .._base import ALL, broadcast_shape, check_dtypes, check_fixed, dtypes_named
-from ._families import FLOATING, binary_op, export_as, unary_op
+from ._families import FLOATING, binary_op, unary_op
 from .operands import bools, same_dtype_operands
 
 _COMPARE = dtypes_named("float32 float64 int32 uint8 int16 int8 int64 bfloat16 uint16 float16 "
@@ -93,7 +93,7 @@ def _equality_op(name, ufunc, mismatch, *names, doc):
         x, y = same_dtype_operands(x, y)
         return bind(opdef, x, y, incompatible_shape_error=True)
 
-    return opdef, export_as(fn, names, doc)
+    return opdef, export_function(fn, *names, doc=doc)
 
 
 EQUAL, equal = _equality_op(
@@ -125,7 +125,7 @@ def _logical_op(name, kernel, arity, expr, *names):
         def fn(x, y, name=None):
             return bind(opdef, *bools(x, y))
 
-    return opdef, export_as(fn, names)
+    return opdef, export_function(fn, *names)
 
 
 LOGICAL_AND, logical_and = _logical_op("LogicalAnd", np.logical_and, 2,

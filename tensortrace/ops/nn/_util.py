@@ -5,7 +5,6 @@ function."""
 import numpy as np
 
 from ... import messages
-from ..._export import tf_export
 from .._base import dtypes_named
 
 # TF's OpDef order for the float ops (its messages list the allowed dtypes in this order).
@@ -15,13 +14,6 @@ HALF_T = dtypes_named("float16 bfloat16 float32 float64")
 def in_float32(x):
     """Half-precision losses and moments are computed in float32 and rounded back, as TF does."""
     return x.astype(np.float32) if x.dtype.itemsize == 2 else x
-
-
-def public(export, fn, doc):
-    """``fn`` (made by a family factory) as the public ``tf.<export>``, named after it."""
-    fn.__name__ = fn.__qualname__ = export.rpartition(".")[2]
-    fn.__doc__ = doc
-    return tf_export(export)(fn)
 
 
 def _attr_text(value):

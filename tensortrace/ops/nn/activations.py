@@ -3,7 +3,7 @@
 import numpy as np
 
 from ... import dtypes as D
-from ..._export import tf_export
+from ..._export import export_function, tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...numerics import quiet
@@ -13,7 +13,7 @@ from .._base import check_dtypes, dtypes_named
 from ..linalg._util import static_attr
 from ..math.special import _erfc
 from ..math.transcendental import _sigmoid
-from ._util import HALF_T, public
+from ._util import HALF_T
 
 RELU_T = dtypes_named("float32 float64 int32 uint8 int16 int8 int64 bfloat16 uint16 float16 "
                       "uint32 uint64")
@@ -38,7 +38,7 @@ def _api(opdef, export, doc):
     def fn(features, name=None):
         return bind(opdef, convert_to_tensor(features))
 
-    return public(export, fn, doc)
+    return export_function(fn, export, doc=doc)
 
 
 def _elu(x):

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ... import errors
-from ..._export import tf_export
+from ..._export import export_function, tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -18,7 +18,7 @@ from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
 from ._geometry import (expand, out_sizes, pad_spatial, padding_arg, spatial_axes, spatial_pads,
                         window_counts, windows)
-from ._util import HALF_T, node_error, public
+from ._util import HALF_T, node_error
 
 MAXPOOL_T = dtypes_named("float16 bfloat16 float32 float64 int32 int64 uint8 int16 int8 uint16")
 
@@ -180,7 +180,7 @@ def _api(export, run, data_format, doc):
     def fn(input, ksize, strides, padding, data_format=data_format, name=None):
         return run(input, ksize, strides, padding, data_format)
 
-    return public(export, fn, doc)
+    return export_function(fn, export, doc=doc)
 
 
 max_pool2d = _api("nn.max_pool2d", _pool_nd(MAX_POOL, 4, True), "NHWC",
