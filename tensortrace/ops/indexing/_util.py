@@ -39,16 +39,6 @@ def nd_bounds(indices, limits, message, batch_dims=0):
         raise invalid_argument(message(at, coords))
 
 
-def same_dtype_operands(*values):
-    """Convert inputs that share one dtype attr as TF does: Python values take the dtype of the
-    first tensor among them, else of the first value."""
-    like = next((v for v in values if isinstance(v, Tensor)), None)
-    if like is None:
-        like = convert_to_tensor(values[0])
-        return (like,) + tuple(convert_to_tensor(v, like.dtype) for v in values[1:])
-    return tuple(v if isinstance(v, Tensor) else convert_to_tensor(v, like.dtype) for v in values)
-
-
 def to_tensor_like(value, like):
     """``value`` as a tensor of ``like``'s dtype when it is a Python value (updates, shapes)."""
     if isinstance(value, Tensor):

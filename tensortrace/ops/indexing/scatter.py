@@ -12,7 +12,8 @@ from ...messages import c_name, input_dtype_error, shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec, static_value
 from .._base import ALL, INDEX, NUMERIC, REAL, check_dtypes
-from ._util import INDEX16, nd_bounds, result, same_dtype_operands, to_tensor_like
+from ..math.operands import same_dtype_operands
+from ._util import INDEX16, nd_bounds, result, to_tensor_like
 
 
 def _apply_scatter(out, indices, updates, ufunc):

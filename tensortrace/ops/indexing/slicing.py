@@ -15,7 +15,8 @@ from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
 from .._args import known_values, shape_values, static_ints
 from .._base import INDEX, check_dtypes, graph_error
-from ._util import INDEX16, result, same_dtype_operands
+from ..math.operands import same_dtype_operands
+from ._util import INDEX16, result
 
 # --- StridedSlice ------------------------------------------------------------------------------
 _REAL, _NEW, _ELLIPSIS = "real", "new", "ellipsis"

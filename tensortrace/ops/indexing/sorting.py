@@ -15,7 +15,8 @@ from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import Tensor, TensorSpec, static_value
 from .._base import ALL, BOOL, INDEX, REAL, check_dtypes, graph_error, kernel_out_type
 from ..array.reshaping import transpose
-from ._util import INDEX16, same_dtype_operands, shape_tensor
+from ..math.operands import same_dtype_operands
+from ._util import INDEX16, shape_tensor
 
 _TOPK_TYPES = tuple(d for d in (D.float32, D.float64, D.int32, D.uint8, D.int16, D.int8, D.int64,
                                 D.bfloat16, D.uint16, D.float16, D.uint32, D.uint64) if d)
