@@ -66,3 +66,24 @@ def node_error(message, op_name, shapes, attrs="", args=""):
     call = f"({args})" if args else ""
     return ValueError(f"{message} for '{{{{node {op_name}}}}} = {op_name}[{attrs}]{call}' with "
                       f"input shapes: {', '.join(shapes)}.")
+
+
+def _attr_text(value):
+    """An attr value as TF's node texts print it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return str(value)
+
+
+def shape_fn_error(op_name, message, dtype, attrs, inputs, names=("a", "b")):
+    """The ValueError a shape function raises while a graph is built, naming the node (its
+    ``T``, then ``attrs``), its input names and the inputs' shapes (an unknown rank prints as
+    ``?`` there)."""
+    attr_text = ", ".join([f"T=DT_{enum_name(dtype)}"]
+                          + [f"{k}={_attr_text(v)}" for k, v in attrs.items()])
+    shapes = ["?" if t.shape.rank is None else shape_text(t.shape) for t in inputs]
+    return node_error(message, op_name, shapes, attr_text, ", ".join(names[:len(inputs)]))

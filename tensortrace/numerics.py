@@ -1,5 +1,5 @@
 """NumPy helpers shared by the kernels and the generated code: silencing NumPy's inf/nan
-warnings cheaply (TF returns inf and nan quietly).
+warnings cheaply (TF returns inf and nan quietly), half precision through float32 kernels.
 
     >>> quiet(np.log)(np.float32(0))
     -inf
@@ -55,3 +55,12 @@ def quiet2(ufunc):
 
     run.__name__ = getattr(ufunc, "__name__", "kernel")
     return run
+
+
+def via_float32(fn, x, *rest):
+    """Run ``fn`` in float32 for float16/bfloat16 inputs (BLAS/LAPACK have no half kernels)."""
+    dt = x.dtype
+    if dt.itemsize == 2 and dt.kind in "fV":
+        out = fn(x.astype(np.float32), *[r.astype(np.float32) for r in rest])
+        return out.astype(dt)
+    return fn(x, *rest)

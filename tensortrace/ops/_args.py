@@ -202,3 +202,18 @@ def static_ints(value, what):
     if v.dtype.kind not in "iu":
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int32")
     return v
+
+
+def static_attr(value, what):
+    """A Python value for an attr that must be known when the op is built."""
+    if isinstance(value, Tensor):
+        v = static_value(value)
+        if v is None:
+            raise TypeError(f"{what} must be a constant (a Python value), not a tensor whose "
+                            f"value is only known when the function runs: {value!r}")
+        value = v
+    if isinstance(value, np.ndarray):
+        return value.item() if value.ndim == 0 else value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -13,7 +13,9 @@ from ...errors import invalid_argument
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
-from ._util import matrix_t, rank_error, same_dim, shape_fn_error, via_float32
+from ...numerics import via_float32
+from ...messages import shape_fn_error
+from ._util import matrix_t, rank_error, same_dim
 
 _LINALG_T = dtypes_named("float64 float32 float16 complex64 complex128")
 _DET_T = dtypes_named("float16 float32 float64 complex64 complex128")

@@ -11,7 +11,8 @@ from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._args import axis_attr
 from .._base import NUMERIC, check_dtypes, dtypes_named
-from ._util import static_attr, via_float32
+from .._args import static_attr
+from ...numerics import via_float32
 
 # the dtypes of TF's Sqrt and Rsqrt, which the norms built from them take
 _SQRT_T = dtypes_named("bfloat16 float16 float32 float64 complex64 complex128")

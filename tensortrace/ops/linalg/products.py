@@ -11,7 +11,10 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import EagerTensor, Tensor, TensorSpec
 from .._base import UNSIGNED_INT, check_dtypes, dtypes_named
-from ._util import matrix_t, rank_error, same_dim, shape_fn_error, static_attr, via_float32
+from .._args import static_attr
+from ...numerics import via_float32
+from ...messages import shape_fn_error
+from ._util import matrix_t, rank_error, same_dim
 from .diagonals import MatrixTranspose
 
 MATMUL_T = dtypes_named("bfloat16 float16 float32 float64 int32 int64 uint8 uint16 uint32 uint64 "

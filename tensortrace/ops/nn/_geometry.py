@@ -7,7 +7,7 @@ from numpy.lib.stride_tricks import as_strided
 from ... import errors
 from ...context import executing_eagerly
 from ...errors import invalid_argument
-from ..linalg._util import static_attr
+from .._args import static_attr
 
 _PADDINGS = ("SAME", "VALID", "EXPLICIT")
 

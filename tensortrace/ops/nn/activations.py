@@ -10,7 +10,7 @@ from ...numerics import quiet
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
-from ..linalg._util import static_attr
+from .._args import static_attr
 from ..math.special import _erfc
 from ..math.transcendental import _sigmoid
 from ._util import HALF_T

@@ -8,16 +8,17 @@ from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
-from ...messages import shape_text
+from ...messages import shape_fn_error, shape_text
 from ...registry import DtypeCheck, OpDef, register
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
-from ..linalg._util import static_attr, via_float32
+from .._args import static_attr
+from ...numerics import via_float32
 from ._geometry import (conv_data_format, expand, out_sizes, pad_spatial, padding_arg, spatial_axes,
                         spatial_pads)
 from ._kernels import depthwise_conv, gemm_conv, winograd_conv, winograd_ok
-from ._util import HALF_T, node_error
+from ._util import HALF_T
 
 CONV_T = dtypes_named("float16 bfloat16 float32 float64 int32")
 
@@ -69,11 +70,11 @@ def _conv_infer(op_name, x, w, strides, padding, explicit, dilations, channels_l
     rank = len(strides)
     wd = w.shape.dims
     if wd is not None and len(wd) != rank:
-        raise node_error(op_name, f"Shape must be rank {rank} but is rank {len(wd)}", dtype,
+        raise shape_fn_error(op_name, f"Shape must be rank {rank} but is rank {len(wd)}", dtype,
                          attrs, (x, w), ("input", "filter"))
     xd = x.shape.dims
     if xd is not None and len(xd) != rank:
-        raise node_error(op_name, f"Shape must be rank {rank} but is rank {len(xd)}", dtype,
+        raise shape_fn_error(op_name, f"Shape must be rank {rank} but is rank {len(xd)}", dtype,
                          attrs, (x, w), ("input", "filter"))
     xd = xd if xd is not None else [None] * rank
     wd = wd if wd is not None else [None] * rank
@@ -82,7 +83,7 @@ def _conv_infer(op_name, x, w, strides, padding, explicit, dilations, channels_l
     cin, cout = wd[-2], wd[-1]
     if c is not None and cin is not None and (
             (depthwise and c != cin) or (not depthwise and (cin == 0 or c % cin))):
-        raise node_error(op_name, f"Depth of input ({c}) is not a multiple of input depth of "
+        raise shape_fn_error(op_name, f"Depth of input ({c}) is not a multiple of input depth of "
                          f"filter ({cin})", dtype, attrs, (x, w), ("input", "filter"))
     if depthwise:
         cout = None if (cin if cin is not None else c) is None or cout is None else (
@@ -94,7 +95,7 @@ def _conv_infer(op_name, x, w, strides, padding, explicit, dilations, channels_l
     pads = spatial_pads(padding, explicit, sizes, k, s, d, axes)
 
     def graph_error(what):
-        return node_error(op_name, what, dtype, attrs, (x, w), ("input", "filter"))
+        return shape_fn_error(op_name, what, dtype, attrs, (x, w), ("input", "filter"))
 
     out = out_sizes(sizes, k, s, d, pads, padding, graph_error)
     dims = [xd[0]] + out + [cout] if channels_last else [xd[0], cout] + out

@@ -12,7 +12,7 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
-from ..linalg._util import static_attr
+from .._args import static_attr
 from ..random.seeds import seed_attrs as _seed_attrs
 from ..random.seeds import stream_generator as _generator
 from ._util import HALF_T

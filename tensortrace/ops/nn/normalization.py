@@ -7,13 +7,13 @@ from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
-from ...messages import shape_text
+from ...messages import shape_fn_error, shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._base import broadcast_shape, check_dtypes, dtypes_named
 from ..array.padding import pad
-from ..linalg._util import static_attr
-from ._util import HALF_T, in_float32, node_error
+from .._args import static_attr
+from ._util import HALF_T, in_float32
 
 NUMBER_T = dtypes_named("float32 float64 int32 uint8 int16 int8 complex64 int64 bfloat16 uint16 "
                         "complex128 float16 uint32 uint64")
@@ -56,13 +56,13 @@ class BiasAdd:
         dims = value.shape.dims
         if dims is not None:
             if len(dims) < 2:
-                raise node_error("BiasAdd", f"Shape must be at least rank 2 but is rank "
+                raise shape_fn_error("BiasAdd", f"Shape must be at least rank 2 but is rank "
                                  f"{len(dims)}", dtype, {"data_format": data_format},
                                  (value, bias), ("value", "bias"))
             c = dims[_channel_axis(len(dims), data_format)]
             b = bias.shape.dims[0] if bias.shape.rank == 1 else None
             if c is not None and b is not None and c != b:
-                raise node_error("BiasAdd", f"Dimensions must be equal, but are {c} and {b}",
+                raise shape_fn_error("BiasAdd", f"Dimensions must be equal, but are {c} and {b}",
                                  dtype, {"data_format": data_format}, (value, bias),
                                  ("value", "bias"))
         return TensorSpec(value.shape, dtype)

@@ -11,14 +11,14 @@ from ..._export import export_function, tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
-from ...messages import shape_text
+from ...messages import shape_fn_error, shape_text
 from ...registry import DtypeCheck, OpDef, register
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
 from ._geometry import (expand, out_sizes, pad_spatial, padding_arg, spatial_axes, spatial_pads,
                         window_counts, windows)
-from ._util import HALF_T, node_error
+from ._util import HALF_T
 
 MAXPOOL_T = dtypes_named("float16 bfloat16 float32 float64 int32 int64 uint8 int16 int8 uint16")
 
@@ -87,7 +87,7 @@ def _pool_op(op_name, allowed, average, rank):
         pads = spatial_pads(padding, explicit_paddings, sizes, k, s, ones, axes)
 
         def graph_error(what):
-            return node_error(op_name, what, input.dtype, {"ksize": ksize, "padding": padding,
+            return shape_fn_error(op_name, what, input.dtype, {"ksize": ksize, "padding": padding,
                                                             "strides": strides}, (input,),
                               ("input",))
 

@@ -8,12 +8,12 @@ from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
-from ...messages import shape_text
+from ...messages import shape_fn_error, shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
 from .._base import INDEX, broadcast_shape, check_dtypes
-from ..linalg._util import static_attr
-from ._util import HALF_T, in_float32, node_error
+from .._args import static_attr
+from ._util import HALF_T, in_float32
 
 
 def _shifted(x, axis):
@@ -33,7 +33,7 @@ def _softmax_op(name, log):
     def infer(logits, axis=-1):
         check_dtypes(name, (logits,), HALF_T, ("logits",))
         if logits.shape.rank == 0:
-            raise node_error(name, "Shape must be at least rank 1 but is rank 0", logits.dtype,
+            raise shape_fn_error(name, "Shape must be at least rank 1 but is rank 0", logits.dtype,
                              {}, (logits,), ("logits",))
         return TensorSpec(logits.shape, logits.dtype)
 
