@@ -45,11 +45,11 @@ def _switch(key, default, convert, setter, getter, doc):
 set_soft_device_placement, get_soft_device_placement = _switch(
     "soft_device_placement", True, bool, "set_soft_device_placement",
     "get_soft_device_placement", "Recorded only: every op runs on the CPU.")
-set_inter_op_parallelism_threads, get_inter_op_parallelism_threads = _switch(
+_switch(  # tf.config.threading's: engine-module names would show in tf.config itself
     "inter_op", 0, int, "threading.set_inter_op_parallelism_threads",
     "threading.get_inter_op_parallelism_threads",
     "Recorded only: ops run one after another in the calling thread.")
-set_intra_op_parallelism_threads, get_intra_op_parallelism_threads = _switch(
+_switch(
     "intra_op", 0, int, "threading.set_intra_op_parallelism_threads",
     "threading.get_intra_op_parallelism_threads", "Recorded only: NumPy decides its own threading.")
 

@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.config import (get_inter_op_parallelism_threads, get_intra_op_parallelism_threads,
-                                get_soft_device_placement, set_inter_op_parallelism_threads,
-                                set_intra_op_parallelism_threads, set_soft_device_placement)
+from tensortrace.config import get_soft_device_placement, set_soft_device_placement
 from tensortrace.context import state
 from tensortrace.errors import InvalidArgumentError
 from tensortrace.graph.ir import Graph
@@ -369,17 +367,17 @@ def test_confusion_matrix():
 # --- tf.config --------------------------------------------------------------------------------
 def test_config_switches_are_recorded():
     assert get_soft_device_placement() is True
-    assert get_inter_op_parallelism_threads() == 0
-    assert get_intra_op_parallelism_threads() == 0
+    assert tf.config.threading.get_inter_op_parallelism_threads() == 0
+    assert tf.config.threading.get_intra_op_parallelism_threads() == 0
     try:
         set_soft_device_placement(False)
-        set_inter_op_parallelism_threads(2)
-        set_intra_op_parallelism_threads(3)
+        tf.config.threading.set_inter_op_parallelism_threads(2)
+        tf.config.threading.set_intra_op_parallelism_threads(3)
         assert get_soft_device_placement() is False
-        assert get_inter_op_parallelism_threads() == 2
-        assert get_intra_op_parallelism_threads() == 3
+        assert tf.config.threading.get_inter_op_parallelism_threads() == 2
+        assert tf.config.threading.get_intra_op_parallelism_threads() == 3
     finally:
         set_soft_device_placement(True)
-        set_inter_op_parallelism_threads(0)
-        set_intra_op_parallelism_threads(0)
+        tf.config.threading.set_inter_op_parallelism_threads(0)
+        tf.config.threading.set_intra_op_parallelism_threads(0)
     assert tf.config.set_soft_device_placement is set_soft_device_placement
