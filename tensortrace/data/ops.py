@@ -8,7 +8,8 @@ of ``variant``/``resource`` tensors, so a traced loop fetches its data when the 
 
 from .. import dtypes as D
 from .. import errors
-from ..registry import NON_DIFFERENTIABLE, define_op, never_static
+from ..autodiff.grad_util import not_differentiable
+from ..registry import define_op, never_static
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, TensorSpec
 
@@ -113,15 +114,7 @@ def _end_of_sequence():
     return errors.OutOfRangeError(None, None, "End of sequence")
 
 
-def _ops(opdef):
-    """Never folded at trace time, and without gradients (as in TF)."""
-    opdef.static = never_static
-    opdef.grad = NON_DIFFERENTIABLE
-    return opdef
-
-
-@_ops
-@define_op("PythonDataset")
+@define_op("PythonDataset", static=never_static)
 class PythonDataset:
     """The dataset ``dataset`` (an attr) reading its symbolic tensors from the inputs."""
 
@@ -133,8 +126,7 @@ class PythonDataset:
         return DatasetValue(dataset, dict(zip(ids, feeds)))
 
 
-@_ops
-@define_op("MakeDatasetIterator", stateful=True)
+@define_op("MakeDatasetIterator", stateful=True, static=never_static)
 class MakeDatasetIterator:
     """A fresh iterator over a dataset (each run starts from the first element)."""
 
@@ -145,8 +137,7 @@ class MakeDatasetIterator:
         return IteratorState(dataset)
 
 
-@_ops
-@define_op("IteratorGetNext", stateful=True)
+@define_op("IteratorGetNext", stateful=True, static=never_static)
 class IteratorGetNext:
     """The next element; OutOfRangeError at the end."""
 
@@ -160,8 +151,7 @@ class IteratorGetNext:
         return _components(element)
 
 
-@_ops
-@define_op("IteratorGetNextAsOptional", stateful=True)
+@define_op("IteratorGetNextAsOptional", stateful=True, static=never_static)
 class IteratorGetNextAsOptional:
     """The next element as an optional value (empty at the end)."""
 
@@ -172,8 +162,7 @@ class IteratorGetNextAsOptional:
         return OptionalValue(iterator.next())
 
 
-@_ops
-@define_op("OptionalHasValue")
+@define_op("OptionalHasValue", static=never_static)
 class OptionalHasValue:
     """Whether an optional holds a value."""
 
@@ -184,8 +173,7 @@ class OptionalHasValue:
         return D.bool._np.type(optional.components is not None)
 
 
-@_ops
-@define_op("OptionalGetValue")
+@define_op("OptionalGetValue", static=never_static)
 class OptionalGetValue:
     """The components an optional holds."""
 
@@ -198,8 +186,7 @@ class OptionalGetValue:
         return _components(optional.components)
 
 
-@_ops
-@define_op("DatasetCardinality")
+@define_op("DatasetCardinality", static=never_static)
 class DatasetCardinality:
     """The number of elements (-1 infinite, -2 unknown), known when the graph runs."""
 
@@ -217,3 +204,9 @@ GET_NEXT_AS_OPTIONAL = IteratorGetNextAsOptional
 HAS_VALUE = OptionalHasValue
 GET_VALUE = OptionalGetValue
 CARDINALITY = DatasetCardinality
+
+# without gradients, as in TF (the data layer declares its ops' gradients itself: autodiff's
+# rules sit below it)
+not_differentiable("PythonDataset", "MakeDatasetIterator", "IteratorGetNext",
+                   "IteratorGetNextAsOptional", "OptionalHasValue", "OptionalGetValue",
+                   "DatasetCardinality")
