@@ -52,8 +52,14 @@ class DtypeCheck:
         ok = self.kernels if kernels is not None else self.allowed
         self._kernels_np = None if ok is None else frozenset(d._np for d in ok)
         self.fast_dtypes = self.fast_pair = None
-        if fixed is None and then is None and first == 0 and same in (1, 2) and ok is not None:
+        if then is not None:
+            return
+        if fixed is None and first == 0 and same in (1, 2) and ok is not None:
             self.fast_dtypes, self.fast_pair = self._kernels_np, same == 2
+        elif isinstance(fixed, dict) and allowed is None and same == 1 and \
+                fixed.keys() in ({0}, {0, 1}) and len(set(fixed.values())) == 1:
+            # bool operands of logic ops, a reduction's bool input: one fixed dtype, same test
+            self.fast_dtypes, self.fast_pair = frozenset({fixed[0]._np}), len(fixed) == 2
 
     def __call__(self, arrays):
         fixed = self.fixed
