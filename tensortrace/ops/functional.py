@@ -14,7 +14,7 @@ from ..tensor import TensorSpec
 from .array.creation import zeros
 from .array.joining import stack, unstack
 from .array.shapes import shape as _shape
-from .control_flow.loops import while_loop
+from .control_flow.loops import read_variables, while_loop
 from .tensor_array.tensor_arrays import TensorArray
 
 
@@ -24,12 +24,6 @@ def _check_callable(fn):
         if name is None:  # TF formats fn.__name__ and fails this way for non-functions
             raise AttributeError(f"'{type(fn).__name__}' object has no attribute '__name__'")
         raise TypeError(f"{name} is not callable. Please provide a callable function.")
-
-
-def _read_variables(elems):
-    return nest.map_structure(
-        lambda x: convert_to_tensor(x) if hasattr(type(x), "_as_graph_or_eager_tensor") else x,
-        elems)
 
 
 def _length(first):
@@ -85,7 +79,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     if fn_output_signature is None:
         fn_output_signature = dtype
     _check_callable(fn)
-    elems = _read_variables(elems)
+    elems = read_variables(elems)
     elems_flat = nest.flatten(elems)
     if not elems_flat:
         raise ValueError(f"elems must be a Tensor or (possibly nested) sequence of Tensors. Got "
@@ -237,7 +231,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """``fn`` applied to each slice of ``elems``, results stacked, with no output signature
     needed. TF vectorizes the loop; here eagerly it is a Python loop, and while tracing
     ``map_fn``'s loop with the signature found by tracing ``fn`` once."""
-    elems = nest.map_structure(convert_to_tensor, _read_variables(elems))
+    elems = nest.map_structure(convert_to_tensor, read_variables(elems))
     flat = nest.flatten(elems)
     if state.graph is not None or any(t.shape.rank == 0 for t in flat):
         if any(t.shape.rank == 0 for t in flat):

@@ -10,21 +10,22 @@ from ... import nest
 from ..._export import tf_export
 from ...context import bind, state
 from ...convert import convert_to_tensor
-from ...shapes import TensorShape
+from ...shapes import TensorShape, shape_attr
 from ...tensor import EagerTensor, Tensor, TensorSpec
-from ...shapes import shape_attr
 from ..tensor_array.tensor_arrays import flow_of
 from .records import STATELESS_WHILE, WHILE
 from .subgraphs import any_stateful, bool_pred, is_tensor_array, pack, trace, unify_captures
 
 
-def _read_variables(loop_vars):
+def read_variables(values):
+    """``values`` (a structure) with each variable read into a tensor, as TF converts them."""
+
     def read(x):
         if not isinstance(x, Tensor) and hasattr(x, "_as_graph_or_eager_tensor"):
             return convert_to_tensor(x)
         return x
 
-    return nest.map_structure(read, loop_vars) if nest.is_nested(loop_vars) else read(loop_vars)
+    return nest.map_structure(read, values) if nest.is_nested(values) else read(values)
 
 
 def _eager_while(cond, body, loop_vars, maximum_iterations):
@@ -159,7 +160,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("'body' must be callable.")
     if parallel_iterations < 1:
         raise TypeError("'parallel_iterations' must be a positive integer.")
-    loop_vars = _read_variables(loop_vars)
+    loop_vars = read_variables(loop_vars)
     if state.graph is None:
         return _eager_while(cond, body, loop_vars, maximum_iterations)
     return _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations,
