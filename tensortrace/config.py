@@ -21,6 +21,28 @@ tf_export("config.experimental_run_functions_eagerly")(run_functions_eagerly)
 tf_export("config.experimental_functions_run_eagerly")(functions_run_eagerly)
 
 
+# --- XLA: tf.config.optimizer.set_jit turns on auto-clustering: a tf.function whose
+# jit_compile is unset compiles with XLA (through JAX) when every op of its graph can ----------
+_jit = [False]
+
+
+def _set_jit(enabled):
+    """Configure JIT compilation: ``"autoclustering"`` (or True) compiles functions with XLA
+    where every op can be; False or ``""`` turns it off."""
+    _jit[0] = bool(enabled)
+
+
+def _get_jit():
+    """``"autoclustering"`` when ``set_jit`` turned auto-clustering on, else ``""``."""
+    return "autoclustering" if _jit[0] else ""
+
+
+_set_jit.__name__ = _set_jit.__qualname__ = "set_jit"
+_get_jit.__name__ = _get_jit.__qualname__ = "get_jit"
+tf_export("config.optimizer.set_jit")(_set_jit)
+tf_export("config.optimizer.get_jit")(_get_jit)
+
+
 # --- switches recorded only: every op runs on the CPU, in the calling thread ------------------
 _SWITCHES = {}
 

@@ -23,7 +23,7 @@ LAYERS = {
     3: ("graph",),
     4: ("passes", "executor"),
     5: ("convert",),
-    6: ("ops",),
+    6: ("ops", "xla"),  # xla lowers op records (and reuses ops' shape helpers)
     7: ("variables", "module", "random_generator"),
     8: ("autodiff",),
     9: ("tracing",),

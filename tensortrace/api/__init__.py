@@ -8,8 +8,8 @@ from .._export import exports
 
 NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging", "dtypes",
               "image", "sets", "signal", "experimental", "compat", "config",
-              "config.experimental", "config.threading", "autograph", "autograph.experimental",
-              "saved_model", "data",
+              "config.experimental", "config.threading", "config.optimizer", "autograph",
+              "autograph.experimental", "saved_model", "data",
               "types", "types.experimental")
 
 

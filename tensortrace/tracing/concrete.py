@@ -25,8 +25,9 @@ _wrap = EagerTensor._wrap
 class ConcreteFunction:
     """A function specialized to one input signature, backed by one graph."""
 
-    def __init__(self, graph, binder, specs, function_name):
+    def __init__(self, graph, binder, specs, function_name, jit_compile=False):
         self.graph = graph
+        self._jit_compile = jit_compile  # True: XLA must compile it; "auto": when it can
         self._binder = binder
         self._specs = tuple(specs)
         self._function_name = function_name
@@ -218,6 +219,11 @@ class ConcreteFunction:
 
     def _executable(self):
         if self._compiled is None:
+            if self._jit_compile:
+                from .. import xla  # reason: JAX loads only when a jit_compile function compiles
+                if self._jit_compile is True or xla.compilable(self.graph, self.name):
+                    self._compiled = xla.compile_graph(self.graph, self.name)
+                    return self._compiled
             self._compiled = compile_graph(self.graph, self.name)
         return self._compiled
 

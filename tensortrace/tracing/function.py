@@ -199,7 +199,10 @@ class PolymorphicFunction:
         graph = trace(self._python_function, self._binder, specs, self._name,
                       allow_variable_creation=first, autograph=self._autograph)
         self._tracing_count += 1
-        concrete = ConcreteFunction(graph, self._binder, specs, self._name)
+        jit = self._jit_compile
+        if jit is None and config._jit[0]:
+            jit = "auto"  # tf.config.optimizer.set_jit: compiled when every op can be
+        concrete = ConcreteFunction(graph, self._binder, specs, self._name, jit)
         if graph.created_variables:
             # TF traces again once variables exist; that trace must create none. The first
             # trace still runs once, on the first call, to initialize them.
@@ -207,7 +210,7 @@ class PolymorphicFunction:
             self._keys.clear()
             graph = trace(self._python_function, self._binder, specs, self._name,
                           allow_variable_creation=False, autograph=self._autograph)
-            concrete = ConcreteFunction(graph, self._binder, specs, self._name)
+            concrete = ConcreteFunction(graph, self._binder, specs, self._name, jit)
         self._last_explanation = _explain(self._binder, previous, specs) if previous else None
         self._cache.add(concrete)
         return concrete
@@ -442,7 +445,7 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
         if isinstance(fn, PolymorphicFunction):
             fn = fn.python_function
         return PolymorphicFunction(fn, input_signature=input_signature, autograph=autograph,
-                                   jit_compile=jit_compile or experimental_compile,
+                                   jit_compile=experimental_compile if jit_compile is None else jit_compile,
                                    reduce_retracing=relax, max_traces=max_traces)
 
     if func is not None:

@@ -76,7 +76,8 @@ def _trace_backward(function):
     graph.outputs = [g for g in grads if g is not None]
     graph.structured_outputs = list(graph.outputs)
     specs = [TensorSpec(t.shape, t.dtype) for t in graph.inputs]
-    backward = concrete.ConcreteFunction(graph, _FLAT, (tuple(specs),), function.name + "_grad")
+    backward = concrete.ConcreteFunction(graph, _FLAT, (tuple(specs),), function.name + "_grad",
+                                         jit_compile=function._jit_compile)
     return backward, connected
 
 
