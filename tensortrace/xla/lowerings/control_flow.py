@@ -6,8 +6,16 @@ import numpy as np
 from jax import lax
 from jax import numpy as jnp
 
-from ..compiler import Cell, is_static, lower_graph, lowering
+from ...passes.pipeline import optimize
+from ..compiler import Cell, is_static, lowering
+from ..compiler import lower_graph as _lower_raw
 from .state import ListValue
+
+
+def lower_graph(graph, feeds):
+    """A branch or body lowered as the executor runs it: optimized first (``x[i]`` in a loop
+    becomes one dynamic index)."""
+    return _lower_raw(optimize(graph), feeds)
 
 
 class _Carry:
