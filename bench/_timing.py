@@ -47,3 +47,36 @@ def report(title, rows, baseline="numpy"):
     print(f"\n{title}")
     for name, t in rows:
         print(f"  {name:<22} {t * 1e6:12.2f} us   {t / base:7.2f}x {baseline}")
+
+
+def paired_ratio(f, g, rounds=41, budget=0.01):
+    """Median over ``rounds`` of time(f) / time(g), the two timed back to back each round, so
+    load from other processes hits both alike."""
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            g()
+        if time.perf_counter() - start > budget:
+            break
+        number *= 2
+    ratios = []
+    for _ in range(rounds):
+        times = []
+        for fn in (f, g):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times.append(time.perf_counter() - start)
+        ratios.append(times[0] / times[1])
+    return statistics.median(ratios)
+
+
+def load_jax():
+    """JAX when installed (the xla extra), else None: the jax.jit reference columns."""
+    try:
+        import jax
+
+        return jax
+    except ImportError:
+        return None

@@ -1,38 +1,16 @@
 """Graph control flow costs: a tf.function holding a While op against the same loop in plain
 NumPy (and TensorFlow when the interpreter has it). Run: python bench/bench_control_flow.py."""
 
-import statistics
-import time
-
 import numpy as np
-from _timing import load_tensorflow, median_time, report
+from _timing import load_jax, load_tensorflow, median_time, paired_ratio, report
 
 import tensortrace as tt
 
 TF = load_tensorflow()
+JAX = load_jax()
 
 
-def paired_ratio(f, g, rounds=41, budget=0.01):
-    """Median over ``rounds`` of time(f) / time(g), the two timed back to back each round, so
-    load from other processes hits both alike."""
-    number = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(number):
-            g()
-        if time.perf_counter() - start > budget:
-            break
-        number *= 2
-    ratios = []
-    for _ in range(rounds):
-        times = []
-        for fn in (f, g):
-            start = time.perf_counter()
-            for _ in range(number):
-                fn()
-            times.append(time.perf_counter() - start)
-        ratios.append(times[0] / times[1])
-    return statistics.median(ratios)
+JIT_RATIOS = {}  # jit_compile=True and jax.jit against the NumPy path, where JAX is installed
 
 
 def tanh_loop():
@@ -66,6 +44,17 @@ def tanh_loop():
     rows = [("numpy", median_time(lambda: numpy_loop(xn))),
             ("tensortrace function", median_time(lambda: f(x))),
             ("tensortrace autograph", median_time(lambda: autograph(x)))]
+    if JAX:
+        jit = tt.function(f.python_function, jit_compile=True)
+        np.testing.assert_allclose(jit(x).numpy(), numpy_loop(xn), rtol=1e-5)
+        jnp = JAX.numpy
+        ref = JAX.jit(lambda x: JAX.lax.while_loop(lambda x: jnp.sum(x) > 1, jnp.tanh, x))
+        rows += [("tensortrace jit_compile", median_time(lambda: jit(x))),
+                 ("jax.jit", median_time(lambda: np.asarray(ref(xn))))]
+        JIT_RATIOS["tanh while loop: jit_compile / function (target 0.33)"] = \
+            paired_ratio(lambda: jit(x), lambda: f(x))
+        JIT_RATIOS["tanh while loop: jax.jit / function"] = \
+            paired_ratio(lambda: np.asarray(ref(xn)), lambda: f(x))
     if TF:
         g, y = make(TF), TF.constant(xn)
         rows.append(("tensorflow function", median_time(lambda: g(y))))
@@ -109,6 +98,31 @@ def dynamic_rnn():
     np.testing.assert_allclose(f(x, s).numpy(), numpy_rnn(xn, sn), rtol=1e-5)
     rows = [("numpy", median_time(lambda: numpy_rnn(xn, sn))),
             ("tensortrace function", median_time(lambda: f(x, s)))]
+    if JAX:
+        jit = tt.function(f.python_function, jit_compile=True)
+        np.testing.assert_allclose(jit(x, s).numpy(), numpy_rnn(xn, sn), rtol=1e-5)
+        jnp = JAX.numpy
+
+        def jax_rnn(inputs, state):
+            inputs = jnp.transpose(inputs, [1, 0, 2])
+            states = jnp.zeros_like(inputs)
+
+            def body(carry):
+                i, state, states = carry
+                state = inputs[i] + state
+                return i + 1, state, states.at[i].set(state)
+
+            _, _, states = JAX.lax.while_loop(lambda c: c[0] < inputs.shape[0], body,
+                                              (0, state, states))
+            return jnp.transpose(states, [1, 0, 2])
+
+        ref = JAX.jit(jax_rnn)
+        rows += [("tensortrace jit_compile", median_time(lambda: jit(x, s))),
+                 ("jax.jit", median_time(lambda: np.asarray(ref(xn, sn))))]
+        JIT_RATIOS["dynamic_rnn: jit_compile / function (target 0.87)"] = \
+            paired_ratio(lambda: jit(x, s), lambda: f(x, s))
+        JIT_RATIOS["dynamic_rnn: jax.jit / function"] = \
+            paired_ratio(lambda: np.asarray(ref(xn, sn)), lambda: f(x, s))
     if TF:
         g, y, t = make(TF), TF.constant(xn), TF.constant(sn)
         rows.append(("tensorflow function", median_time(lambda: g(y, t))))
@@ -152,3 +166,5 @@ if __name__ == "__main__":
     print()
     for name, r in ratios.items():
         print(f"{name:<32} tensortrace / numpy = {r:.2f}x (median of paired runs)")
+    for name, r in JIT_RATIOS.items():
+        print(f"{name:<54} {r:.2f}x (median of paired runs)")

@@ -14,7 +14,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np
-from _timing import load_tensorflow, report
+from _timing import load_jax, load_tensorflow, report
 
 import tensortrace as tt
 
@@ -120,6 +120,10 @@ def main():
     candidates = [("numpy", lambda: numpy_step(ws, bs, x, labels)),
                   ("tensortrace function", lambda: graph_step(tx, tl)),
                   ("tensortrace eager", lambda: eager_step(tx, tl))]
+    if load_jax():  # jit_compile=True: the step compiled with XLA through JAX
+        check_losses(tt.function(make_step(tt, *variables(tt)), jit_compile=True), x, labels)
+        jit_step = tt.function(make_step(tt, *variables(tt)), jit_compile=True)
+        candidates.append(("tensortrace jit_compile", lambda: jit_step(tx, tl)))
     if TF:
         fx, fl = TF.constant(x), TF.constant(labels)
         tf_graph = TF.function(make_step(TF, *variables(TF)))

@@ -6,7 +6,7 @@ import numpy as np
 from jax import numpy as jnp
 
 from ...errors import FailedPreconditionError, InvalidArgumentError
-from ..compiler import lowering
+from ..compiler import lowering, static
 
 
 # --- variables ----------------------------------------------------------------------------------
@@ -79,14 +79,7 @@ def _known(shape):
 
 @lowering("TensorListReserve")
 def _reserve(op, num_elements, element_shape, element_dtype):
-    from_graph = op.inputs[0]
-    n = int(np.asarray(num_elements)) if isinstance(num_elements, (np.ndarray, np.generic)) \
-        else None
-    if n is None:
-        raise InvalidArgumentError(None, None, (
-            f"Input 0 to node `{op.name}` with op {op.type} must be a compile-time constant. "
-            f"({from_graph.name})"))
-    dtype = element_dtype._np
+    n, dtype = int(static(num_elements, op, 0)), element_dtype._np
     if _known(element_shape):
         return ListValue(jnp.zeros((n,) + tuple(element_shape), dtype), n, dtype)
     return ListValue(None, n, dtype)

@@ -1,0 +1,64 @@
+"""jit_compile=True on a 200-op elementwise chain: tensortrace's NumPy path, the same
+tf.function with jit_compile=True (XLA through JAX), and JAX's own jax.jit on the same code, on
+64 and on 1M float32 values. Ratios are medians of paired runs. Run: python
+bench/bench_chain_jit.py (needs the xla extra: pip install 'tensortrace[xla]')."""
+
+from types import SimpleNamespace
+
+import numpy as np
+from _timing import median_time, paired_ratio, report
+
+import tensortrace as tt
+
+try:
+    import jax
+    from jax import numpy as jnp
+except ImportError:
+    jax = None
+
+STEPS = 25  # 8 ops a step: 200 ops
+
+
+def make(lib):
+    def chain(x):
+        for i in range(STEPS):
+            if i % 2 == 0:  # mul add tanh div sub maximum abs sqrt
+                t = lib.tanh(x * 1.01 + 0.5) - x / 3.0
+                x = lib.sqrt(lib.abs(lib.maximum(t, -0.5)))
+            else:  # mul exp add mul sub minimum neg abs
+                t = lib.exp(x * -0.5) + x - x * x
+                x = lib.abs(-lib.minimum(t, 2.0))
+        return x
+
+    return chain
+
+
+def run(n):
+    xn = np.random.default_rng(0).normal(size=n).astype(np.float32)
+    x = tt.constant(xn)
+    plain, jitted = tt.function(make(tt)), tt.function(make(tt), jit_compile=True)
+    np.testing.assert_allclose(jitted(x).numpy(), plain(x).numpy(), rtol=1e-4, atol=1e-5)
+    rows = [("tensortrace function", median_time(lambda: plain(x))),
+            ("tensortrace jit_compile", median_time(lambda: jitted(x)))]
+    ratios = {"jit_compile / numpy path": paired_ratio(lambda: jitted(x), lambda: plain(x))}
+    if jax is not None:
+        lib = SimpleNamespace(tanh=jnp.tanh, sqrt=jnp.sqrt, abs=jnp.abs, maximum=jnp.maximum,
+                              exp=jnp.exp, minimum=jnp.minimum)
+        ref = jax.jit(make(lib))
+
+        def reference():
+            return np.asarray(ref(xn))
+
+        reference()
+        rows.append(("jax.jit", median_time(reference)))
+        ratios["jax.jit / numpy path"] = paired_ratio(reference, lambda: plain(x))
+    report(f"200-op elementwise chain on {n} float32 values", rows,
+           baseline="tensortrace function")
+    for name, r in ratios.items():
+        print(f"  {name:<28} {r:.2f}x (median of paired runs)")
+    return ratios
+
+
+if __name__ == "__main__":
+    run(64)
+    run(1 << 20)
