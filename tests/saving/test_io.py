@@ -53,7 +53,8 @@ def test_replace_dir_works_for_any_directory_content(tmp_path):
     io.replace_dir(path, fill({"saved_model.pb": "one", "variables/variables.index": "i"}))
     io.replace_dir(path, fill({"other.txt": "two"}))
     assert os.listdir(path) == ["other.txt"] and _siblings(path) == []
-    assert open(os.path.join(path, "other.txt")).read() == "two"
+    with open(os.path.join(path, "other.txt")) as f:
+        assert f.read() == "two"
 
 
 def test_linux_replaces_with_one_atomic_exchange(tmp_path, monkeypatch):
@@ -202,6 +203,6 @@ def test_a_reader_sees_one_save_whole(tmp_path, monkeypatch):
         return read_arrays(f, shown, digest)
 
     monkeypatch.setattr(io, "_read_arrays", swap_first)
-    document, npz = io.read(path)
+    _, npz = io.read(path)
     values = [np.asarray(a).reshape(-1)[0] for a in npz.values()]
     assert swapped and values == [1.0]
