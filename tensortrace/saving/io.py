@@ -20,7 +20,6 @@ import hashlib
 import json
 import math
 import os
-import secrets
 import shutil
 import struct
 import sys
@@ -161,7 +160,7 @@ class _Temporary:
 
     @staticmethod
     def name(parent, name, kind):
-        return os.path.join(parent, f".{name}.{kind}-{os.getpid()}-{secrets.token_hex(6)}")
+        return os.path.join(parent, f".{name}.{kind}-{os.getpid()}-{os.urandom(6).hex()}")
 
     @classmethod
     def create(cls, parent, name, kind):
