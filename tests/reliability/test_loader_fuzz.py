@@ -331,7 +331,9 @@ class Mutator:
             node, k, _ = r.choice(_nodes(doc))
             node[k] = r.choice([None, 0, -1, 2 ** 64, "x", [], {}, True, 1.5, {"tuple": 1},
                                 {"graph": {}}, {"array": {"dtype": "<f4", "shape": [2 ** 40]}},
-                                {"pickle": "gASV"}, {"float": "nan"}])
+                                {"pickle": "gASV"}, {"float": "nan"},
+                                {"namedtuple": {"name": "P", "fields": ["\ufb01", "fi"],
+                                                "values": [1, 2]}}])
         elif kind == "delete":
             node, k, _ = r.choice(_nodes(doc))
             del node[k]

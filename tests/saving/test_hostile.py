@@ -182,6 +182,20 @@ def test_any_graph_name_compiles(tmp_path, name):
     assert loaded.f(tf.constant(-3.0)).numpy() == 3.0
 
 
+def test_namedtuple_fields_python_would_merge_are_refused(tmp_path):
+    path = _save(tmp_path, tf.function(lambda x: x + 1, input_signature=[
+        tf.TensorSpec([], tf.int32)]))
+
+    def fields(d):
+        (doc,) = [f for f in d["functions"].values() if not f["signature"]]
+        doc["specs"] = {"tuple": [{"namedtuple": {
+            "name": "P", "fields": ["\ufb01", "fi"],
+            "values": [doc["specs"]["tuple"][0], None]}}]}
+
+    _edit(path, fields)
+    _refused(path, "invalid namedtuple 'P' with fields \\['\ufb01', 'fi'\\]")
+
+
 # --- templates ------------------------------------------------------------------------------------
 def _printer(tmp_path):
     @tf.function(input_signature=[tf.TensorSpec([2], tf.int32)])
