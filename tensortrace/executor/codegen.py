@@ -30,7 +30,10 @@ class Generated:
 
 
 def _identifier(name, used):
-    ident = re.sub(r"\W", "_", name)
+    """A fresh local variable name for ``name`` (any text): ASCII, since Python normalizes
+    non-ASCII identifiers (NFKC: ``\ufb01`` and ``fi`` would be one variable) and rejects some
+    (``a\u00b2``); never a global's shape (``_...``, ``np``) nor a keyword; unique in ``used``."""
+    ident = re.sub(r"\W", "_", name, flags=re.ASCII)
     if not ident or ident[0].isdigit() or ident.startswith("_") or keyword.iskeyword(ident) \
             or ident == "np":
         ident = "v_" + ident
@@ -39,6 +42,16 @@ def _identifier(name, used):
         ident = f"{base}_{n}"
         n += 1
     used.add(ident)
+    return ident
+
+
+def function_name(name):
+    """The generated function's name for ``name`` (any text): an ASCII identifier that no
+    global of the generated code has (``np``, ``_c0``, dunders); ``__inference_f_1`` stays."""
+    ident = re.sub(r"\W", "_", name, flags=re.ASCII)
+    if not ident or ident[0].isdigit() or keyword.iskeyword(ident) or ident == "np" or \
+            ident.startswith("_") and not ident.startswith("__") or ident.endswith("__"):
+        ident = "f_" + ident
     return ident
 
 

@@ -102,5 +102,5 @@ def _describe(e):
 
 
 def _python_name(name):
-    return "".join(c if c.isalnum() else "_" for c in name)
+    return codegen.function_name(name)
 

@@ -14,6 +14,7 @@ from ..graph import ir
 from ..graph.verify import verify
 from ..registry import OpDef
 from ..tensor import Tensor, TensorSpec
+from . import checks
 from .format import FormatError, UnsaveableError, expect
 
 
@@ -67,6 +68,7 @@ def restore(graph, docs, reader, where):
         grad_graph = reader.decode(doc.get("graph"), f"{where} custom gradient {marker!r}",
                                    ir.Graph, outer=graph, outer_tensors=tensors)
         verify(grad_graph, f"{where} custom gradient {marker!r}")
+        checks.check_graph(grad_graph, f"{where} custom gradient {marker!r}")
         if len(connected) != len(inputs) or sum(connected) != len(grad_graph.outputs) or \
                 len(grad_graph.inputs) != len(outputs):
             raise FormatError(f"{where}: custom gradient {marker!r} does not fit its op")

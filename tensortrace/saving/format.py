@@ -15,6 +15,7 @@ import base64
 import collections
 import math
 import re
+import unicodedata
 
 import numpy as np
 
@@ -220,8 +221,10 @@ _NAMEDTUPLES = {}
 
 def _namedtuple(name, fields):
     """A namedtuple class rebuilt from its name and fields (TF does the same on load)."""
-    if not isinstance(name, str) or not name.isidentifier() or \
-            not all(isinstance(f, str) and f.isidentifier() for f in fields):
+    # as Python source spells them: identifiers in their NFKC form (namedtuple compiles its
+    # fields into code, where 'ﬁ' would be a second 'fi')
+    if not all(isinstance(n, str) and n.isidentifier() and
+               unicodedata.normalize("NFKC", n) == n for n in [name, *fields]):
         raise FormatError(f"invalid namedtuple {name!r} with fields {fields!r}")
     key = (name, tuple(fields))
     cls = _NAMEDTUPLES.get(key)

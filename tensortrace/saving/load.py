@@ -13,14 +13,19 @@ import numpy as np
 from ..graph.verify import GraphVerificationError, verify
 from ..registry import all_ops
 from ..tensor import EagerTensor
-from ..tracing.concrete import ConcreteFunction
 from ..tracing.signature import Binder
 from ..tracing.trace import FuncGraph
 from ..variables import Variable
-from . import custom_gradients, io
+from . import checks, custom_gradients, io
 from .format import ArrayReader, FormatError, decode, decode_dtype, decode_shape, expect
 from .graphs import GraphReader, op_types
-from .restored import RestoredFunction, _UserObject, stub
+from .restored import (
+    RestoredConcreteFunction,
+    RestoredFunction,
+    RestoredSignatureFunction,
+    _UserObject,
+    stub,
+)
 from .signatures import SignatureFunction, SignatureMap
 
 _P = inspect.Parameter
@@ -38,14 +43,18 @@ def load(export_dir, tags=None, options=None):
     Raises:
         OSError: when the directory holds no model or a file cannot be parsed.
         ValueError: for an unsupported format version, op types that are not registered, or a
-            malformed document (naming the function, op and field).
+            malformed document (naming the function, op and field): any op whose declared
+            outputs its inputs and attrs do not give, sub-graphs that do not fit their op, a
+            graph whose inputs or outputs do not fit its signature, arrays whose sizes do not
+            fit their declared shapes or the file.
     """
     document, npz = io.read(export_dir)
     try:
         return _Loader(document, npz).root()
     except (FormatError, GraphVerificationError) as e:
         raise type(e)(f"Cannot load the SavedModel at {export_dir}: {e}") from None
-    except (KeyError, TypeError, IndexError, AttributeError, ValueError, RecursionError) as e:
+    except (LookupError, TypeError, AttributeError, ValueError, ArithmeticError, RecursionError,
+            MemoryError, NotImplementedError, StopIteration) as e:
         raise FormatError(f"Cannot load the SavedModel at {export_dir}: malformed document "
                           f"({type(e).__name__}: {e})") from None
 
@@ -113,11 +122,12 @@ class _Loader:
             raise FormatError(f"{where}: {len(parameters)} parameters but specs {specs!r}")
         graph = reader.decode(doc.get("graph"), where, FuncGraph)
         verify(graph, where)
+        checks.check_function(graph, specs, where)
         if "custom_gradients" in doc:
             custom_gradients.restore(graph, doc["custom_gradients"], reader, where)
         binder = Binder(stub(name, parameters))
-        kind = SignatureFunction if expect(doc.get("signature"), bool, where) else \
-            ConcreteFunction
+        kind = RestoredSignatureFunction if expect(doc.get("signature"), bool, where) else \
+            RestoredConcreteFunction
         return kind(graph, binder, specs, name)
 
     def _parameters(self, docs, where):

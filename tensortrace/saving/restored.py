@@ -9,11 +9,14 @@ functions that dispatch over their saved concrete functions as the originals did
 import inspect
 import pprint
 
+from .. import errors
 from ..tensor import TensorSpec
 from ..tracing import signature
+from ..tracing.concrete import ConcreteFunction
 from ..tracing.function import PolymorphicFunction
 from ..variables import Variable, VariableSpec
 from .format import is_namedtuple
+from .signatures import SignatureFunction
 
 
 class _UserObject:
@@ -32,6 +35,71 @@ def stub(name, parameters):
     restored_function_body.__signature__ = inspect.Signature(parameters)
     restored_function_body.__name__ = restored_function_body.__qualname__ = name
     return restored_function_body
+
+
+class _CheckedOutputs:
+    """A loaded concrete function checks every eager run's outputs against the dtypes and shapes
+    its graph declares: the load-time checks cannot prove a shape a file claims beyond what the
+    ops infer (``set_shape`` refinements are saved as claims), so a claim the graph does not
+    keep is TF's InvalidArgumentError at the call, never a silently mistyped tensor."""
+
+    def _executable(self):
+        if self._compiled is None:
+            compiled = super()._executable()
+            compiled.fn = _checked(compiled.fn, self.graph.outputs, compiled.single, self.name)
+        return self._compiled
+
+
+def _checked(fn, outputs, single, name):
+    """``fn`` (a compiled graph's function) checking the values it returns: each output's
+    dtype, and its shape against the declared one (a tuple when fully known, a list with None
+    for unknown dimensions, None for an unknown rank)."""
+    expected = []
+    for i, t in enumerate(outputs):
+        if t.dtype._np is not None:
+            dims = None if t.shape.rank is None else list(t.shape.dims)
+            expected.append((i, t.dtype._np, tuple(dims) if dims is not None and None not in dims
+                             else dims))
+
+    def check(values):
+        for i, dtype, shape in expected:
+            v = values[i]
+            try:
+                if v.dtype == dtype and (shape is None or v.shape == shape or type(shape) is list
+                                         and _fits(shape, v.shape)):
+                    continue
+                got = f"{v.dtype} {list(v.shape)}"
+            except AttributeError:
+                got = type(v).__name__
+            declared = outputs[i]
+            raise errors.InvalidArgumentError(
+                None, None, f"{name}: output #{i} is {got}, but the SavedModel declares "
+                f"{declared.dtype.name} {declared.shape}: its graph does not compute what it "
+                "declares")
+
+    if single:
+        def run(*feeds):
+            out = fn(*feeds)
+            check((out,))
+            return out
+    else:
+        def run(*feeds):
+            outs = fn(*feeds)
+            check(outs)
+            return outs
+    return run
+
+
+def _fits(dims, shape):
+    return len(dims) == len(shape) and all(d is None or d == n for d, n in zip(dims, shape))
+
+
+class RestoredConcreteFunction(_CheckedOutputs, ConcreteFunction):
+    """A loaded concrete function (its outputs checked at each call)."""
+
+
+class RestoredSignatureFunction(_CheckedOutputs, SignatureFunction):
+    """A loaded signature (its outputs checked at each call)."""
 
 
 class RestoredFunction(PolymorphicFunction):

@@ -115,10 +115,12 @@ def canonicalize(signatures):
 
 
 def _keywords(concrete):
-    """Keyword names of the signature's inputs: the placeholder names, made identifiers."""
+    """Keyword names of the signature's inputs: the placeholder names, made identifiers (ASCII
+    where a name is not one already: ``a\u00b2`` becomes ``a_``)."""
     names, seen = [], set()
     for t in concrete.graph.inputs:
-        name = re.sub(r"\W", "_", t.op.name)
+        name = t.op.name if t.op.name.isidentifier() else re.sub(r"\W", "_", t.op.name,
+                                                                 flags=re.ASCII)
         if not name or name[0].isdigit():
             name = "_" + name
         base, i = name, 1
