@@ -2,9 +2,9 @@
 
 RE2 itself (the ``google-re2`` package, the ``re2`` extra) runs when installed: linear time, and
 RE2's own error texts. Without it, Python's ``re`` runs a translation of the pattern, after a check
-that refuses what RE2 refuses (backreferences, lookarounds) and any pattern that a backtracking
-engine could take exponential time on (a repeat of a repeat or of an alternation), naming the
-extra that runs it.
+that refuses what RE2 refuses (backreferences, lookarounds) with RE2's texts; a pattern that a
+backtracking engine could take exponential time on (a repeat of a repeat or of an alternation)
+runs instead in ``_regex_vm``, a linear-time matcher with RE2's leftmost-first submatches.
 
     >>> compile_pattern("(a+)+$").fullmatch(b"a" * 30 + b"b")
     False
@@ -13,14 +13,11 @@ extra that runs it.
 import functools
 import re
 
+from ._regex_vm import _sre as _sre_parse
+from ._regex_vm import compile_tree, parse
+
 _UNSET = object()
 _re2 = _UNSET  # RE2's binding (the extra), looked up on first use: importing the package stays quick
-try:
-    from re import _parser as _sre_parse  # Python >= 3.11
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_parse as _sre_parse
-
-EXTRA_HINT = "pip install 'tensortrace[re2]'"
 
 
 class PatternError(ValueError):
@@ -143,8 +140,8 @@ class _RE2Regex:
 
 
 class _FallbackRegex:
-    """Python's ``re`` on the decoded text (offsets are characters), for patterns that pass
-    ``_check_pattern``."""
+    """Python's ``re`` on the decoded text (offsets are characters), or the linear-time matcher
+    for patterns ``re`` could take exponential time on."""
 
     empty = ""
 
@@ -155,17 +152,25 @@ class _FallbackRegex:
         translated = _translate_regex(pattern)
         try:
             self._re = re.compile(translated, re.ASCII)
+            tree = parse(translated)
         except re.error as e:
             raise PatternError(str(e)) from None
         except RecursionError:
             raise PatternError("pattern too deeply nested") from None
-        _check_pattern(pattern, translated)
+        error = _repeat_size_error(tree)
+        if error is not None:
+            raise PatternError(error)
         self.groups = self._re.groups
+        self._vm = compile_tree(tree) if _may_backtrack_exponentially(tree, False) else None
 
     def fullmatch(self, data):
+        if self._vm is not None:
+            return self._vm.run(self.to_text(data), 0, True, True) is not None
         return self._re.fullmatch(self.to_text(data)) is not None
 
     def search(self, text, pos):
+        if self._vm is not None:
+            return self._vm.run(text, pos, False, False)
         m = self._re.search(text, pos)
         if m is None:
             return None
@@ -285,18 +290,6 @@ def _translate_regex(pattern):
     return "".join(out)
 
 
-def _check_pattern(pattern, translated):
-    """Refuse patterns a backtracking engine could take exponential time on."""
-    try:
-        tree = _sre_parse.parse(translated, re.ASCII)
-    except RecursionError:
-        raise PatternError("pattern too deeply nested") from None
-    if _may_backtrack_exponentially(tree, in_repeat=False):
-        raise PatternError(
-            "a repeat of a repeat or of an alternation can take exponential time without RE2 "
-            f"(the linear-time engine TF uses): {EXTRA_HINT}")
-
-
 _REPEATS = {_sre_parse.MAX_REPEAT, _sre_parse.MIN_REPEAT, getattr(_sre_parse, "POSSESSIVE_REPEAT",
                                                                    None)} - {None}
 
@@ -322,6 +315,52 @@ def _may_backtrack_exponentially(items, in_repeat):
             if any(_may_backtrack_exponentially(b, in_repeat) for b in branches):
                 return True
     return False
+
+
+_MAX_REPEAT_PRODUCT = 1000  # RE2's limit on counted repetition, nested counts multiplied
+
+
+def _repeat_size_error(items):
+    """RE2's "invalid repetition size" for the first counted repeat (in parse order) whose count,
+    times the counts nested in it, passes 1000; or None."""
+    for op, av in items:
+        if op in _REPEATS:
+            lo, hi, body = av
+            count = lo if hi is _sre_parse.MAXREPEAT else hi
+            error = _repeat_size_error(body)
+            if error is not None:
+                return error
+            if count > _MAX_REPEAT_PRODUCT or (count > 1 and _budget(
+                    body, _MAX_REPEAT_PRODUCT // count) == 0):
+                size = f"{lo}" if lo == hi else f"{lo}," if hi is _sre_parse.MAXREPEAT else \
+                    f"{lo},{hi}"
+                return f"invalid repetition size: {{{size}}}"
+        elif op is _sre_parse.SUBPATTERN:
+            error = _repeat_size_error(av[-1])
+            if error is not None:
+                return error
+        elif op is _sre_parse.BRANCH:
+            for branch in av[1]:
+                error = _repeat_size_error(branch)
+                if error is not None:
+                    return error
+    return None
+
+
+def _budget(items, budget):
+    """What is left of ``budget`` after dividing by the counts of the repeats nested in items."""
+    low = budget
+    for op, av in items:
+        if op in _REPEATS:
+            lo, hi, body = av
+            count = lo if hi is _sre_parse.MAXREPEAT else hi
+            inner = budget // count if count > 0 else budget
+            low = min(low, inner, _budget(body, inner))
+        elif op is _sre_parse.SUBPATTERN:
+            low = min(low, _budget(av[-1], budget))
+        elif op is _sre_parse.BRANCH:
+            low = min([low] + [_budget(b, budget) for b in av[1]])
+    return low
 
 
 def _distinct_starts(branches):
