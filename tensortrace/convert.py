@@ -172,8 +172,8 @@ def _from_python(value, shape, leaves, ragged_at, kinds, dtype):
         kind = _kind(first) if leaves else None
         if kind is None:
             raise _unsupported(first) if leaves else ValueError(_RECTANGULAR)
-        if kind is float:
-            made = "float32" if dtype is None else "float64"
+        if kind is float:  # (a NumPy float64 first is a double to TF)
+            made = "float32" if dtype is None and type(first) is not np.float64 else "float64"
         elif kind is int:
             made = "int32" if dtype is None else "int64"
         else:

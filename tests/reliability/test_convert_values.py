@@ -43,6 +43,8 @@ def nested(depth):
     ([2**40, True], None, tf.int64, [2**40, 1]),
     ([1, True], None, tf.int32, [1, 1]),  # the int converter takes bools...
     ([1.5, True], None, tf.float32, [1.5, 1.0]),
+    ([np.float64(1.5), 2], None, tf.float64, [1.5, 2.0]),  # a NumPy double first: float64
+    ([2.0, np.float64(1.5)], None, tf.float32, [2.0, 1.5]),
     (True, tf.int32, tf.int32, 1),
     ([[], [1]], None, tf.float32, np.zeros((2, 0))),  # the shape comes from first elements
     ([], tf.int8, tf.int8, np.zeros((0,))),
