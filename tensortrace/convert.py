@@ -6,6 +6,8 @@
 """
 
 
+from math import prod
+
 import numpy as np
 
 from . import dtypes as _dtypes
@@ -18,49 +20,19 @@ from .tensor import EagerTensor, Tensor
 _wrap = EagerTensor._wrap
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_UINT64_MAX = 2**64 - 1
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 _SCALAR_TYPES = (bool, int, float, complex, str, bytes)
+_MAX_RANK = 64  # NumPy's limit on dimensions (TF's own is 254)
 
-
-def _infer_dtype(leaf_types, leaves):
-    """The dtype TF gives a Python scalar or sequence whose leaves have ``leaf_types``."""
-    if leaf_types <= {str, bytes}:
-        return _dtypes.string
-    if leaf_types & {str, bytes}:
-        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
-    if leaf_types == {bool}:
-        return _dtypes.bool
-    if bool in leaf_types:
-        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
-    if complex in leaf_types:
-        return _dtypes.complex128
-    if float in leaf_types:
-        return _dtypes.float32
-    if all(_INT32_MIN <= v <= _INT32_MAX for v in leaves):
-        return _dtypes.int32
-    if all(_INT64_MIN <= v <= _INT64_MAX for v in leaves):
-        return _dtypes.int64
-    raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
-
-
-def _flatten(value, leaves, types):
-    """Collect the leaves of a nested list/tuple; returns False if a leaf is a tensor/array."""
-    for v in value:
-        if isinstance(v, (list, tuple)):
-            if not _flatten(v, leaves, types):
-                return False
-        elif isinstance(v, _SCALAR_TYPES):
-            leaves.append(v)
-            types.add(type(v) if type(v) in _SCALAR_TYPES else _base_type(v))
-        else:
-            return False
-    return True
-
-
-def _base_type(v):
-    for t in _SCALAR_TYPES:
-        if isinstance(v, t):
-            return t
-    return type(v)
+# TF's messages for Python values (py_seq_tensor.cc), raised as ValueError.
+_RECTANGULAR = "Can't convert non-rectangular Python sequence to Tensor."
+_MIXED = "Can't convert Python sequence with mixed types to Tensor."
+_OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tensor."
+_OUT_OF_RANGE_DOUBLE = ("Can't convert Python sequence with a value out of range for a "
+                        "double-precision float.")
+_FOUND_INT64 = "Can't convert Python sequence with out-of-range integer to int32 Tensor."
+_FOUND_FLOAT = "Can't convert Python sequence with floating point values to integer Tensor."
 
 
 def _unsupported(value):
@@ -73,24 +45,6 @@ def _cannot_convert(value, dtype):
     return TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {name}")
 
 
-def _check_python_value(value, leaves, types, dtype):
-    """TF refuses lossy conversions of Python values: 1.5 -> int32, 1 -> bool, 'a' -> float."""
-    if dtype is _dtypes.string:
-        ok = types <= {str, bytes}
-    elif dtype is _dtypes.bool:
-        ok = types <= {bool}
-    elif dtype.is_integer:
-        ok = types <= {bool, int}
-    elif dtype.is_floating:
-        ok = types <= {bool, int, float}
-    elif dtype.is_complex:
-        ok = types <= {bool, int, float, complex}
-    else:
-        ok = False
-    if not ok:
-        raise _cannot_convert(value, dtype)
-
-
 def _string_array(value):
     def enc(v):
         if isinstance(v, str):
@@ -99,7 +53,7 @@ def _string_array(value):
             return bytes(v)
         if isinstance(v, np.str_):
             return str(v).encode("utf-8")
-        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+        raise ValueError(_MIXED)
 
     arr = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
     out = np.empty(arr.shape, dtype=object)
@@ -118,9 +72,11 @@ def to_array(value, dtype=None):
 
     Raises:
         TypeError: for lossy conversion of Python values to ``dtype``.
-        ValueError: for unsupported values, ragged or mixed sequences.
+        ValueError: for unsupported values, ragged or mixed sequences, out-of-range numbers.
+        OverflowError: for an integer out of ``dtype``'s range while a function is traced (as
+            TF's graph-mode conversion through NumPy), or a negative one as uint64.
     """
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+    if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind in "USO":
             arr = _string_array(value)
             if dtype is not None and dtype is not _dtypes.string:
@@ -129,49 +85,234 @@ def to_array(value, dtype=None):
         if dtype is None:
             return np.array(value) if isinstance(value, np.ndarray) else value
         return value.astype(dtype._np) if dtype is not _dtypes.string else _cannot(value, dtype)
+    fast = _DIRECT_SCALARS.get((type(value), dtype))
+    if fast is not None and fast[1] <= value <= fast[2]:  # tf.constant(1.0), x * 2.0
+        return fast[0](value)
     if isinstance(value, _SCALAR_TYPES):
-        leaves, types = [value], {_base_type(value)}
-    elif isinstance(value, (list, tuple)):
-        leaves, types = [], set()
-        if not _flatten(value, leaves, types):
+        return _from_python(value, (), [value], None, {_kind(value)}, dtype)
+    if isinstance(value, (list, tuple)):
+        shape = _inferred_shape(value)
+        if 0 in shape:  # TF makes the empty tensor from the first elements' shape alone
+            return np.empty(shape, (dtype or _dtypes.float32)._np)
+        walked = _leaves(value, shape)
+        if walked is None:
             return _pack_array(value, dtype)
-    else:
-        raise _unsupported(value)
-    if dtype is None:
-        if not leaves and isinstance(value, (list, tuple)):
-            dtype = _dtypes.float32
+        return _from_python(value, shape, *walked, dtype)
+    raise _unsupported(value)
+
+
+def _inferred_shape(value):
+    """TF's shape of a nested sequence: the lengths along its first elements."""
+    shape = []
+    while isinstance(value, (list, tuple)):
+        shape.append(len(value))
+        if len(shape) > _MAX_RANK:
+            raise ValueError(f"Can't convert a Python sequence nested more than {_MAX_RANK} deep "
+                             "to Tensor: a tensor has at most that many dimensions here.")
+        if not value:
+            break
+        value = value[0]
+    return tuple(shape)
+
+
+def _packable(v):
+    return isinstance(v, (Tensor, np.ndarray, np.generic)) or hasattr(v, "read_value")
+
+
+def _leaves(value, shape):
+    """(the leaves before the first non-rectangular part, in order; that part's place or None;
+    the leaves' kinds), or None when the sequence holds tensors or arrays (they are packed)."""
+    level, ragged_at = value, None
+    for depth in range(1, len(shape)):
+        n, block = shape[depth], prod(shape[depth:])  # block: the leaves under one whole item
+        nxt = []
+        for i, seq in enumerate(level):
+            if isinstance(seq, (list, tuple)):
+                if len(seq) == n:
+                    nxt.extend(seq)
+                    continue
+            elif _packable(seq):
+                return None
+            place = i * block  # the leaves before it, all items before it being whole
+            ragged_at = place if ragged_at is None else min(ragged_at, place)
+            break
+        level = nxt
+    leaves = level if type(level) is list else list(level)
+    if ragged_at is not None:
+        leaves = leaves[:ragged_at]
+    types = set(map(type, leaves))
+    if types <= _PLAIN:
+        return leaves, ragged_at, types
+    for t in types - _PLAIN:
+        if not issubclass(t, _SCALAR_TYPES) and not issubclass(t, (list, tuple)) and \
+                any(_packable(v) for v in leaves if type(v) is t):
+            return None
+    return leaves, ragged_at, {_kind(v) for v in leaves}
+
+
+_PLAIN = frozenset(_SCALAR_TYPES)
+
+
+def _from_python(value, shape, leaves, ragged_at, kinds, dtype):
+    """Python values as TF converts them eagerly: the requested dtype's converter, else the one of
+    the first element's type, then a cast to ``dtype`` where TF allows it."""
+    first = leaves[0] if leaves else None
+    if _state.graph is not None:  # TF's graph-mode conversion: NumPy first, with its errors
+        if dtype is not None and (dtype.is_integer or dtype.is_floating):
+            _graph_range_check(leaves, kinds, dtype)
+        if ragged_at is not None:
+            np.array(value, None if dtype is None or dtype is _dtypes.string else dtype._np)
+    error = None
+    made = None
+    direct = _DIRECT.get(dtype)
+    if direct is not None:
+        error = _first_error(direct, leaves, kinds)
+        made = direct if error is None else None
+    if made is None:
+        kind = _kind(first) if leaves else None
+        if kind is None:
+            raise _unsupported(first) if leaves else ValueError(_RECTANGULAR)
+        if kind is float:  # (a NumPy float64 first is a double to TF)
+            made = "float32" if dtype is None and type(first) is not np.float64 else "float64"
+        elif kind is int:
+            made = "int32" if dtype is None else "int64"
         else:
-            dtype = _infer_dtype(types, leaves)
-    else:
-        _check_python_value(value, leaves, types, dtype)
-    if dtype is _dtypes.string:
-        _check_rectangular(value)
+            made = {str: "string", bytes: "string", complex: "complex128", bool: "bool"}[kind]
+        error = _first_error(made, leaves, kinds)
+        if error is _FOUND_INT64 and made == "int32":
+            made = "int64"
+            error = _first_error(made, leaves, kinds)
+        if error is _FOUND_FLOAT:
+            made = "float32" if dtype is None else "float64"
+            error = _first_error(made, leaves, kinds)
+    if error is None and ragged_at is not None:
+        error = _RECTANGULAR
+    if error is not None:
+        raise ValueError(error)
+    made_dtype = _MADE[made]
+    if dtype is not None and dtype is not made_dtype and not _castable(dtype, made_dtype):
+        raise _cannot_convert(value, dtype)
+    if made == "string":
         return _string_array(value)
+    if made in ("float32", "float16") and kinds != {float}:  # big ints become inf, as in TF
+        with np.errstate(over="ignore"):
+            arr = np.array(value, np.float64).astype(made_dtype._np)
+    else:  # (floats past float32's range were refused above)
+        arr = np.array(value, made_dtype._np)
+    if dtype is not None and dtype is not made_dtype:
+        with np.errstate(over="ignore", invalid="ignore"):  # TF's Cast wraps ints: uint8 300 -> 44
+            arr = arr.astype(dtype._np)
+    return _as_value(arr)
+
+
+def _kind(v):
+    """The Python type TF sees in a leaf (bool before int), or None when it takes none."""
+    t = type(v)
+    if t in _PLAIN:
+        return t
+    for base in (bool, int, float, complex, str, bytes):
+        if isinstance(v, base):
+            return base
+    return None
+
+
+_DIRECT = {}  # the requested dtypes with a converter of their own (filled below)
+_TAKES = {  # converter -> the leaf kinds it takes (before range checks)
+    "int32": {bool, int}, "int64": {bool, int}, "uint64": {bool, int},
+    "float32": {bool, int, float}, "float16": {bool, int, float}, "float64": {bool, int, float},
+    "complex128": {bool, int, float, complex}, "string": {str, bytes}, "bool": {bool},
+}
+
+
+def _first_error(made, leaves, kinds):
+    """The error TF's converter for ``made`` meets first in ``leaves`` (walked in order), or
+    None."""
+    takes = _TAKES[made]
+    if not kinds <= takes:  # the first leaf it takes no kind of, unless a range error comes first
+        at = next(i for i, v in enumerate(leaves) if _kind(v) not in takes)
+        k = _kind(leaves[at])
+        return _first_error(made, leaves[:at], kinds & takes) or (
+            _FOUND_FLOAT if k is float and made in ("int32", "int64", "uint64") else _MIXED)
+    for k in (int, float):  # within one converter, every range error of a kind is one text
+        if k in kinds:
+            same = leaves if len(kinds) == 1 else [v for v in leaves if _kind(v) is k]
+            bad = _range_error(made, same, k)
+            if bad is not None:
+                return bad
+    return None
+
+
+def _range_error(made, leaves, kind):
+    """The first range error of leaves of one kind (int or float) in converter ``made``."""
+    if not leaves:
+        return None
+    if kind is float:
+        if made in ("float32", "float16"):
+            limit = _FLOAT32_MAX if made == "float32" else 65504.0
+            if -limit <= min(leaves) and max(leaves) <= limit:  # NaN fails: checked below
+                return None
+            arr = np.array(leaves, np.float64)
+            with np.errstate(over="ignore"):
+                if (np.isinf(arr.astype(_MADE[made]._np)) & np.isfinite(arr)).any():
+                    return _OUT_OF_RANGE_DOUBLE
+        return None
+    lo, hi = min(leaves), max(leaves)
+    if made == "int32":
+        if _INT32_MIN <= lo and hi <= _INT32_MAX:
+            return None
+        v = next(v for v in leaves if not _INT32_MIN <= v <= _INT32_MAX)
+        return _FOUND_INT64 if _INT64_MIN <= v <= _INT64_MAX else _OUT_OF_RANGE
+    if made == "int64":
+        return None if _INT64_MIN <= lo and hi <= _INT64_MAX else _OUT_OF_RANGE
+    if made == "uint64":
+        if lo < 0:  # TF's converter leaves Python's own error set (a SystemError there)
+            raise OverflowError("can't convert negative int to unsigned")
+        if hi > _UINT64_MAX:
+            raise OverflowError("int too big to convert")
+        return None
     try:
-        arr = np.array(value)
-    except ValueError:
-        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
-    if arr.dtype == object:
-        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
-    if arr.dtype.kind in "iu" and dtype.is_integer and arr.dtype != dtype._np:
-        with np.errstate(over="ignore"):  # TF wraps out-of-range ints: uint8 300 -> 44
-            return _as_value(arr.astype(np.int64).astype(dtype._np))
-    if arr.dtype.kind == "f" and dtype._np.itemsize < arr.dtype.itemsize:
-        with np.errstate(over="ignore"):  # 1e40 as float32 is inf, silently, as in TF
-            return _as_value(arr.astype(dtype._np))
-    return _as_value(arr.astype(dtype._np))
+        float(lo), float(hi)
+    except OverflowError:
+        return _OUT_OF_RANGE_DOUBLE
+    return None
+
+
+def _graph_range_check(leaves, kinds, target):
+    """While tracing, TF converts Python numbers through NumPy, which refuses ints out of range."""
+    if int not in kinds:
+        return
+    ints = [v for v in leaves if type(v) is int] if len(kinds) > 1 else leaves
+    if not ints:
+        return
+    lo, hi = min(ints), max(ints)
+    if target.is_floating:
+        try:
+            float(lo), float(hi)
+        except OverflowError:
+            raise OverflowError("int too large to convert to float") from None
+        return
+    info = np.iinfo(target._np)
+    if int(info.min) <= lo and hi <= int(info.max):
+        return
+    v = next(v for v in ints if not int(info.min) <= v <= int(info.max))
+    if not _INT64_MIN <= v <= (_UINT64_MAX if target.name == "uint64" else _INT64_MAX):
+        raise OverflowError("Python int too large to convert to C long")
+    raise OverflowError(f"Python integer {v} out of bounds for {target.name}")
+
+
+def _castable(desired, made):
+    """TF's IsCompatible: the casts its conversion applies after converting."""
+    if desired.is_integer:
+        return made.is_integer
+    if desired.is_floating:
+        return made.is_floating or made.is_integer
+    if desired.is_complex:
+        return made.is_complex or made.is_floating or made.is_integer
+    return False
 
 
 def _cannot(value, dtype):
     raise _cannot_convert(value, dtype)
-
-
-def _check_rectangular(value):
-    if isinstance(value, (list, tuple)):
-        try:
-            np.array(value, dtype=object).shape
-        except ValueError:
-            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
 
 
 def _as_value(arr):
@@ -275,25 +416,35 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 
 def _needs_packing(value):
     """True for sequences holding symbolic tensors or variables: they pack with ``tf.stack``."""
-    for v in value:
-        if isinstance(v, (list, tuple)):
-            if _needs_packing(v):
+    stack = [(value, 0)]
+    while stack:
+        seq, depth = stack.pop()
+        for v in seq:
+            if isinstance(v, (list, tuple)):
+                if depth < _MAX_RANK:  # deeper (or cyclic) lists fail in to_array
+                    stack.append((v, depth + 1))
+            elif (isinstance(v, Tensor) and not isinstance(v, EagerTensor)) or \
+                    hasattr(v, "_as_graph_or_eager_tensor"):
                 return True
-        elif (isinstance(v, Tensor) and not isinstance(v, EagerTensor)) or \
-                hasattr(v, "_as_graph_or_eager_tensor"):
-            return True
     return False
 
 
 def _first_dtype(value):
-    for v in value:
-        if isinstance(v, (list, tuple)):
-            d = _first_dtype(v)
-            if d is not None:
-                return d
+    """The dtype of the first tensor or variable in a nested sequence (depth first)."""
+    stack = [iter(value)]
+    while stack:
+        v = next(stack[-1], _END)
+        if v is _END:
+            stack.pop()
+        elif isinstance(v, (list, tuple)):
+            if len(stack) <= _MAX_RANK:
+                stack.append(iter(v))
         elif isinstance(v, Tensor) or hasattr(v, "_as_graph_or_eager_tensor"):
             return v.dtype
     return None
+
+
+_END = object()
 
 
 def _autopack(value, dtype):
@@ -366,10 +517,21 @@ def _scalar(value, dtype):
         limits = _LIMITS[np_type] = (cast(info.min), cast(info.max))
     if limits[0] <= value <= limits[1]:
         return np_type(value)
-    if type(value) is int:
-        return np.array(value).astype(np.int64).astype(np_type)[()]
-    with np.errstate(over="ignore"):
-        return np_type(value)
+    return to_array(value, dtype)  # out of range: TF's rules (wrap, inf, or an error)
 
+
+_MADE = {name: _dtypes.as_dtype(name) for name in _TAKES}
+_DIRECT.update({d: name for name, d in _MADE.items()})
+# Python scalars that convert directly within these bounds: (NumPy type, low, high).
+_DIRECT_SCALARS = {
+    (float, None): (np.float32, -_FLOAT32_MAX, _FLOAT32_MAX),
+    (int, None): (np.int32, _INT32_MIN, _INT32_MAX),
+    (float, _dtypes.float32): (np.float32, -_FLOAT32_MAX, _FLOAT32_MAX),
+    (float, _dtypes.float64): (np.float64, -np.inf, np.inf),
+    (int, _dtypes.float32): (np.float32, _INT64_MIN, _INT64_MAX),
+    (int, _dtypes.float64): (np.float64, _INT64_MIN, _INT64_MAX),
+    (int, _dtypes.int32): (np.int32, _INT32_MIN, _INT32_MAX),
+    (int, _dtypes.int64): (np.int64, _INT64_MIN, _INT64_MAX),
+}
 
 _tensor.convert = convert_to_tensor  # TensorSpec.is_compatible_with converts Python values

@@ -1,8 +1,7 @@
-"""Regular expressions on strings: RE2's syntax and rewrite rules, run by Python's ``re`` after a
-small translation (``_translate_regex``)."""
+"""Regular expressions on strings: RE2's syntax and rewrite rules (the engine: ``_regex_engine``,
+RE2 itself when the ``re2`` extra is installed)."""
 
 import functools
-import re
 
 import numpy as np
 
@@ -13,66 +12,24 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
-from ._common import (decode, encode, infer_scalar, infer_strings, map_strings, numbers, string_op,
-                      strings, text)
-
-_POSIX_CLASSES = {
-    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
-    "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
-    "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_",
-    "xdigit": "0-9A-Fa-f",
-}
-_MULTILINE = re.compile(r"\(\?[a-zA-Z]*m")
-
-
-def _translate_regex(pattern):
-    """RE2 syntax -> Python's: ``\\z`` is ``\\Z``; ``$`` matches only at the very end (unless
-    multi-line); POSIX classes (``[[:digit:]]``) are spelled out."""
-    out, i, n = [], 0, len(pattern)
-    in_class = False
-    multiline = _MULTILINE.search(pattern) is not None
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            out.append("\\Z" if pattern[i + 1] == "z" and not in_class else pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            if pattern.startswith("[:", i):
-                end = pattern.find(":]", i + 2)
-                name = pattern[i + 2:end] if end > 0 else None
-                if name in _POSIX_CLASSES:
-                    out.append(_POSIX_CLASSES[name])
-                    i = end + 2
-                    continue
-            if c == "]":
-                in_class = False
-        elif c == "[":
-            in_class = True
-            out.append(c)
-            i += 1
-            if i < n and pattern[i] == "^":  # a "]" right after "[" or "[^" is literal
-                out.append("^")
-                i += 1
-            if i < n and pattern[i] == "]":
-                out.append("\\]")
-                i += 1
-            continue
-        elif c == "$" and not multiline:
-            out.append("\\Z")
-            i += 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+from ._common import (
+    decode,
+    infer_scalar,
+    infer_strings,
+    map_strings,
+    numbers,
+    string_op,
+    strings,
+    text,
+)
+from ._regex_engine import PatternError, compile_pattern, global_replace, replace_first
 
 
-@functools.lru_cache(maxsize=512)
 def _compile(pattern):
-    """The compiled regex of a (str) RE2 pattern; matching runs on UTF-8 text."""
+    """The compiled regex of a (str) RE2 pattern, or TF's error for a pattern RE2 refuses."""
     try:
-        return re.compile(_translate_regex(pattern), re.ASCII)
-    except re.error as e:
+        return compile_pattern(pattern)
+    except PatternError as e:
         raise invalid_argument(f"Invalid pattern: {pattern}, error: {e}") from None
 
 
@@ -107,58 +64,20 @@ def _parse_rewrite(rewrite):
     return tuple(p for p in parts if p != ""), top, bad
 
 
-def _expand(parts, m):
-    return "".join(p if type(p) is str else (m.group(p) or "") for p in parts)
-
-
-def _replace_global(regex, parts, text):
-    """RE2's GlobalReplace: an empty match right after the previous match is skipped."""
-    out, pos, last_end, count, n = [], 0, -1, 0, len(text)
-    while pos <= n:
-        m = regex.search(text, pos)
-        if m is None:
-            break
-        start, end = m.span()
-        out.append(text[pos:start])
-        if start == end and start == last_end:
-            if start < n:
-                out.append(text[start])
-            pos = start + 1
-            continue
-        out.append(_expand(parts, m))
-        pos = last_end = end
-        if start == end:  # an empty match: copy one character and move on
-            if end < n:
-                out.append(text[end])
-            pos = end + 1
-        count += 1
-    if count == 0:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
-
-
 def _regex_replace(input, *, pattern, rewrite, replace_global):
     regex = _compile(pattern)
     parts, top, bad = _parse_rewrite(rewrite)
     if top > regex.groups or (bad and not replace_global):
         return input  # RE2 refuses the rewrite and leaves every string as it is
-
-    def one(s):
-        t = decode(s)
-        if replace_global:
-            return encode(_replace_global(regex, parts, t))
-        return encode(regex.sub(lambda m: _expand(parts, m), t, count=1))
-
-    return map_strings(one, input)
+    parts = tuple(p if type(p) is int else regex.rewrite_literal(p) for p in parts)
+    replace = global_replace if replace_global else replace_first
+    return map_strings(lambda s: replace(regex, parts, s), input)
 
 
 def _regex_full_match(input, *, pattern):
     regex = _compile(pattern)
     a = np.asarray(input)
-    return numbers([regex.fullmatch(decode(s)) is not None for s in a.ravel().tolist()],
-                   a.shape, np.bool_)
-
+    return numbers([regex.fullmatch(s) for s in a.ravel().tolist()], a.shape, np.bool_)
 
 
 def _scalar_text(t, what):
