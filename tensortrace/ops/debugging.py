@@ -15,6 +15,7 @@ from ..convert import convert_to_tensor
 from ..registry import DtypeCheck, define_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
+from ._args import int_arg, shown
 from ._base import FLOAT, check_dtypes, dtypes_named
 from .array.creation import ones_like
 from .array.joining import stack
@@ -64,6 +65,7 @@ def _summarize_eager(t, summarize):
 
 
 def _assert(condition, data, summarize=None):
+    summarize = None if summarize is None else int_arg(summarize, "summarize")
     """``tf.debugging.Assert`` returning its op while tracing (None eagerly)."""
     condition = convert_to_tensor(condition)
     data = [convert_to_tensor(d) for d in data]
@@ -120,6 +122,7 @@ def _eager_binary_data(sym, x, y, summarize, test):
 
 
 def _binary_assert(sym, opname, op_func, static_func, x, y, data, summarize, message):
+    summarize = None if summarize is None else int_arg(summarize, "summarize")
     x = convert_to_tensor(x)
     y = convert_to_tensor(y)
     if state.graph is None:
@@ -150,6 +153,8 @@ def _binary(sym, opname, op_func, static_func, top_level=False):
     """``tf.debugging.{opname}`` (also ``tf.{opname}`` when ``top_level``): ``x {sym} y``."""
 
     def assert_fn(x, y, message=None, summarize=None, name=None):
+        if summarize is not None:
+            int_arg(summarize, "summarize")
         if opname == "assert_equal" and x is y:
             return None if state.graph is None else no_op()
         return _binary_assert(sym, opname, op_func, static_func, x, y, None, summarize, message)
@@ -343,9 +348,13 @@ def assert_same_float_dtype(tensors=None, dtype=None):
         ValueError: if the dtypes differ or are not floating point.
     """
     first = None
+    if tensors is not None and not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"`tensors` must be a list of tensors, got {shown(tensors)}")
     for t in tensors or ():
         if t is None:
             continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"`tensors` must hold tensors, got {shown(t)}")
         if dtype is None:
             dtype, first = t.dtype, t
         elif t.dtype != dtype:
@@ -413,6 +422,8 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     Raises:
         ValueError: when the static shapes violate a constraint.
     """
+    if summarize is not None:
+        int_arg(summarize, "summarize")
     if isinstance(shapes, dict):
         shapes = shapes.items()
     prefix = _message_prefix(message)

@@ -11,7 +11,8 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec
-from .._args import arg_error, auto_pack, holds_tensor, int_attr, static_ints
+from .._args import (arg_error, auto_pack, holds_tensor, int_arg, int_attr, shown,
+                     static_ints)
 from .._base import ALL, graph_error, object_result
 from .passthrough import identity
 
@@ -29,6 +30,8 @@ def list_dtype(op_name, values, param="values"):
 def convert_list(values):
     """Convert the items of a list-typed op input: Python values take the dtype of the first
     tensor among them, as TF's op builder does (so mismatched tensors are reported by the op)."""
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"Expected a list of tensors, got {shown(values)}")
     dtype = next((v.dtype for v in values if isinstance(v, Tensor)), None)
     out = []
     for v in values:
@@ -229,7 +232,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
             num = x.shape[axis]
     if num is None:
         raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
-    return list(bind(Unpack, x, num=int(num), axis=axis))
+    return list(bind(Unpack, x, num=int_arg(num, "num"), axis=axis))
 
 
 # --- Split / SplitV ---------------------------------------------------------------------------

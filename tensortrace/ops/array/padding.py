@@ -11,7 +11,7 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...shapes import TensorShape
-from ...tensor import Tensor, TensorSpec, static_value
+from ...tensor import TensorSpec, static_value
 from .._args import int_input, shape_values
 from .._base import INDEX, bounded_static, check_dtypes, check_index, graph_error
 
@@ -142,10 +142,11 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """
     x = convert_to_tensor(tensor)
     p = int_input(paddings, hint=D.int32)
+    if not isinstance(mode, str):
+        raise TypeError(f"`mode` must be a string (CONSTANT, REFLECT or SYMMETRIC), got {mode!r}")
     mode = mode.upper()
     if mode == "CONSTANT":
-        if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and \
-                constant_values == np.zeros_like(constant_values):
+        if isinstance(constant_values, (int, float)) and constant_values == 0:
             return bind(PAD, x, p)
         return bind(PAD_V2, x, p, convert_to_tensor(constant_values, x.dtype))
     if mode in ("REFLECT", "SYMMETRIC"):

@@ -14,6 +14,7 @@ from ...shapes import TensorShape
 from ...tensor import EagerTensor, Tensor, static_value
 from ..array.joining import stack
 from ..math.casting import cast
+from .._args import shown
 from ._util import INDEX16, result
 from .gathering import boolean_mask
 from .slicing import StridedSlice, strided_index
@@ -37,7 +38,7 @@ def _check_index(idx):
         dims = idx.shape
         ok = (dims.rank if isinstance(dims, TensorShape) else len(dims)) in (0, None)
     if not ok:
-        raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
+        raise TypeError(f"{_SLICE_TYPE_ERROR}, got {shown(idx)}")
 
 
 def _parse_spec(spec):

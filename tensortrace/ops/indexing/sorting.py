@@ -13,6 +13,7 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import Tensor, TensorSpec, static_value
+from .._args import int_attr
 from .._base import ALL, BOOL, INDEX, REAL, check_dtypes, graph_error, kernel_out_type
 from ..array.reshaping import transpose
 from ..math.operands import same_dtype_operands
@@ -114,7 +115,7 @@ def _sort_or_argsort(values, axis, direction, return_argsort):
     axis_v = static_value(axis) if isinstance(axis, Tensor) else np.asarray(axis)
     if axis_v is None or np.ndim(axis_v) != 0:
         raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis}.")
-    axis = int(axis_v)
+    axis = int_attr(axis_v, "axis")
     values = convert_to_tensor(values)
     if direction == "DESCENDING":
         return _descending_sort(values, axis, return_argsort)

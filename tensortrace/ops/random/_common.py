@@ -10,7 +10,7 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...shapes import TensorShape
 from ...tensor import Tensor, static_value
-from .._args import shape_values
+from .._args import check_size, shape_values
 from .._base import FLOAT, INDEX, check_dtypes, dtypes_named
 from ..array.joining import stack
 from ..math.arithmetic import add
@@ -36,6 +36,7 @@ def dims(shape):
     for d in found:
         if d < 0:
             raise invalid_argument(f"Dimension {d} must be >= 0")
+    check_size(found, np.float64)  # the samplers draw in 64 bits
     return found
 
 
