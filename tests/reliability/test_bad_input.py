@@ -34,12 +34,14 @@ import ast
 import functools
 import inspect
 import json
-import math
 import os
 import signal
 import subprocess
 import sys
 import types
+
+import numpy as np
+import pytest
 
 CALL_LIMIT_S = 5.0
 NAMESPACES = ("", "math", "nn", "linalg", "strings", "random", "bitwise", "debugging", "image",
@@ -667,6 +669,114 @@ def test_sweep_has_no_raw_leaks():
     left = [f"{f['call']}: {f['kind']} at {f['where']} {f['text']}"
             for f in result["failures"] if not _pending(f)]
     assert not left, "\n".join(left)
+
+
+def _pinned_cases():
+    import tensortrace as tf
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    img = tf.ones([1, 4, 4, 1])
+    oom = ("OOM when allocating tensor with shape[{}] and type {} on "
+           "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu [Op:{}]")
+    reduction = "Invalid reduction dimension (5 for input with 2 dimension(s) [Op:Sum]"
+    return [
+        # huge sizes are refused before allocating: TF's OOM, or its element-count overflow
+        ("ones-2**40", lambda: tf.ones([2**40]), tf.errors.ResourceExhaustedError,
+         oom.format(2**40, "float", "Fill")),
+        ("zeros-int8-2**40", lambda: tf.zeros([2**40], tf.int8),
+         tf.errors.ResourceExhaustedError, oom.format(2**40, "int8", "Fill")),
+        ("fill-2**31x2**31", lambda: tf.fill([2**31, 2**31], 1.0),
+         tf.errors.ResourceExhaustedError, oom.format("2147483648,2147483648", "float", "Fill")),
+        ("random-2**40", lambda: tf.random.normal([2**40]), tf.errors.ResourceExhaustedError,
+         oom.format(2**40, "float", "RandomStandardNormal")),
+        ("zeros-2**80", lambda: tf.zeros([2**20] * 4), tf.errors.InvalidArgumentError,
+         "Encountered overflow when multiplying 1152921504606846976 with 1048576, result: -1 "
+         "[Op:Fill]"),
+        ("tile-overflow", lambda: tf.tile(x, [2**31, 2**31]), tf.errors.InvalidArgumentError,
+         "Encountered overflow when multiplying 4294967296 with 4294967296, result: -1 "
+         "[Op:Tile]"),
+        # axes out of range are refused, not wrapped (norm returned the axis-1 norm)
+        ("norm-axis5", lambda: tf.linalg.norm(x, axis=5), tf.errors.InvalidArgumentError,
+         reduction),
+        ("norm-pair", lambda: tf.norm(x, axis=[0, 5]), tf.errors.InvalidArgumentError,
+         reduction),
+        ("l2_normalize-axis5", lambda: tf.nn.l2_normalize(x, axis=5),
+         tf.errors.InvalidArgumentError, reduction),
+        ("l2_normalize-axis-5", lambda: tf.math.l2_normalize(x, axis=-5),
+         tf.errors.InvalidArgumentError, reduction.replace("(5", "(-5")),
+        # axes must be ints: TF converts them to int32 tensors
+        ("moments-float-axis", lambda: tf.nn.moments(x, axes=1.5), TypeError,
+         "Cannot convert 1.5 to EagerTensor of dtype int32"),
+        ("moments-float-axes", lambda: tf.nn.moments(x, axes=[0.5]), TypeError,
+         "Cannot convert [0.5] to EagerTensor of dtype int32"),
+        ("sum-axis-2**63", lambda: tf.reduce_sum(x, axis=2**63), TypeError,
+         "Cannot convert 9223372036854775808 to EagerTensor of dtype int32"),
+        ("log_softmax-axis-str", lambda: tf.nn.log_softmax(x, axis="a"), TypeError,
+         "Cannot convert 'a' to EagerTensor of dtype int32"),
+        ("eye-batch-float", lambda: tf.eye(2, batch_shape=[1.5]), TypeError,
+         "Cannot convert [1.5] to EagerTensor of dtype int32"),
+        # int and float attrs: TF's make_int / make_float words, naming the argument
+        ("leaky_relu-alpha", lambda: tf.nn.leaky_relu(x, alpha="a"), TypeError,
+         "Expected float for argument 'alpha' not 'a'."),
+        ("conv2d-strides", lambda: tf.nn.conv2d(img, tf.ones([2, 2, 1, 1]), strides="a",
+                                                padding="SAME"), TypeError,
+         "Expected int for argument 'strides' not 'a'."),
+        ("Assert-summarize", lambda: tf.debugging.Assert(True, [x], summarize="a"), TypeError,
+         "Expected int for argument 'summarize' not 'a'."),
+        ("assert_equal-summarize", lambda: tf.debugging.assert_equal(x, x, summarize="a"),
+         TypeError, "Expected int for argument 'summarize' not 'a'."),
+        ("as_string-width", lambda: tf.strings.as_string(x, width="a"), TypeError,
+         "Expected int for argument 'width' not 'a'."),
+        ("unstack-num", lambda: tf.unstack(x, num="a"), TypeError,
+         "Expected int for argument 'num' not 'a'."),
+        ("depth_radius", lambda: tf.nn.local_response_normalization(img, depth_radius="a"),
+         TypeError, "Expected int for argument 'depth_radius' not 'a'."),
+        # index dtypes of MatrixBandPart (a complex band was truncated before)
+        ("band_part-complex", lambda: tf.linalg.band_part(x, 1j, 0),
+         tf.errors.InvalidArgumentError, "Value for attr 'Tindex' of complex128 is not in the "
+         "list of allowed values: int32, int64 [Op:MatrixBandPart]"),
+        # non-string input to string splitting is TF's input dtype error
+        ("strings-split-float", lambda: tf.strings.split(x), tf.errors.InvalidArgumentError,
+         "cannot compute StringSplitV2 as input #0(zero-based) was expected to be a string "
+         "tensor but is a float tensor [Op:StringSplitV2]"),
+    ]
+
+
+@pytest.mark.parametrize("case", _pinned_cases(), ids=lambda c: c[0])
+def test_pinned_errors_are_tensorflows(case):
+    _, call, error, message = case
+    with pytest.raises(error) as info:
+        call()
+    assert type(info.value) is error and str(info.value) == message, str(info.value)
+
+
+def test_refused_calls_leave_nothing_half_done():
+    import tensortrace as tf
+    tf.random.set_seed(7)
+    with pytest.raises(TypeError, match="Expected int for argument 'seed' not 'a'."):
+        tf.random.set_seed("a")
+    first = tf.random.uniform([3]).numpy()
+    tf.random.set_seed(7)
+    np.testing.assert_array_equal(tf.random.uniform([3]).numpy(), first)
+    ta = tf.TensorArray(tf.float32, size=2)
+    with pytest.raises(TypeError, match="Expected int for argument 'index' not 'a'."):
+        ta.write("a", 1.0)
+    assert ta.size().numpy() == 2 and ta.write(0, 1.0).read(0).numpy() == 1.0
+
+
+def test_lstsq_and_cross_refuse_scalars_by_argument():
+    import tensortrace as tf
+    with pytest.raises(ValueError, match="`matrix` must have rank >= 2"):
+        tf.linalg.lstsq(tf.constant(1.0), tf.ones([2, 2]))
+    with pytest.raises(ValueError, match="rank >= 1"):
+        tf.linalg.cross(tf.constant(1.0), tf.ones([3]))
+
+
+def test_deep_structures_are_refused_not_recursed():
+    import tensortrace as tf
+    with pytest.raises(ValueError, match="`elems` is nested more than 200 levels deep"):
+        tf.map_fn(lambda v: v, _deep(10_000))
+    with pytest.raises(ValueError, match="`inputs` is nested more than 200 levels deep"):
+        tf.print(_deep(10_000))
 
 
 if __name__ == "__main__":

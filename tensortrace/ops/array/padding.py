@@ -12,7 +12,7 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...shapes import TensorShape
 from ...tensor import TensorSpec, static_value
-from .._args import int_input, shape_values
+from .._args import check_size, int_input, shape_values
 from .._base import INDEX, bounded_static, check_dtypes, check_index, graph_error
 
 
@@ -43,6 +43,7 @@ class Tile:
         for i, k in enumerate(m):
             if k < 0:
                 raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {k}")
+        check_size([d * k for d, k in zip(np.shape(input), m)], input.dtype)
         return np.tile(input, m)
 
     check = DtypeCheck("Tile", INDEX, 1, first=1, attr="Tmultiples")

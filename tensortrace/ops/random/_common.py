@@ -36,7 +36,7 @@ def dims(shape):
     for d in found:
         if d < 0:
             raise invalid_argument(f"Dimension {d} must be >= 0")
-    check_size(found, np.float64)  # the samplers draw in 64 bits
+    check_size(found, np.float32)
     return found
 
 
