@@ -182,7 +182,8 @@ def _unary(opname, sym, compare, zero_first):
     def assert_fn(x, message=None, summarize=None, name=None):
         prefix = _message_prefix(message)
         x = convert_to_tensor(x)
-        label = _shape_and_dtype_str(x) if state.graph is None else x.name
+        label = _shape_and_dtype_str(x) if state.graph is None else \
+            _tensor_name(x, f"{opname}/x:0")
         # TF's assert_non_positive drops the newline between these two items.
         head = [f"Condition x {sym} did not hold element-wise:", f"x ({label}) = "]
         if opname == "assert_non_positive":
@@ -251,7 +252,7 @@ def _assert_ranks(x, ranks, static_ok, dynamic_ok, data, summarize):
 def _rank_assert(kind, x, ranks, message, static_ok, dynamic_ok, text):
     x = convert_to_tensor(x)
     prefix = _message_prefix(message)
-    name = "" if state.graph is None else x.name
+    name = "" if state.graph is None else _tensor_name(x, "x:0")
     data = [prefix, f"Tensor {name} must have {kind}", *ranks, "Received shape: ", _shape(x)]
     try:
         return _assert_ranks(x, ranks, static_ok, dynamic_ok, data, None)
@@ -299,7 +300,8 @@ def assert_scalar(tensor, message=None, name=None):
     if tensor.shape.rank != 0:
         if state.graph is None:
             raise ValueError(f"{prefix}Expected scalar shape, saw shape: {tensor.shape}.")
-        raise ValueError(f"{prefix}Expected scalar shape for {tensor.name}, saw shape: "
+        raise ValueError(f"{prefix}Expected scalar shape for {_tensor_name(tensor, 'x:0')}, "
+                         f"saw shape: "
                          f"{tensor.shape}.")
 
 
@@ -318,7 +320,7 @@ def assert_integer(x, message=None, name=None):
     """Raise TypeError unless ``x`` has an integer dtype."""
     x = convert_to_tensor(x)
     if not x.dtype.is_integer:
-        label = "tensor" if state.graph is None else x.name
+        label = "tensor" if state.graph is None else _tensor_name(x, "x:0")
         raise TypeError(f'{_message_prefix(message)}Expected "x" to be integer type.  Found: '
                         f"{label} of dtype {x.dtype}")
 
@@ -377,7 +379,8 @@ def _dimension_sizes(x):
     if rank == 0:
         return (1,)
     if rank is None:
-        raise ValueError(f"assert_shapes needs the rank of {x.name} to be known")
+        raise ValueError(f"assert_shapes needs the rank of {_tensor_name(x, 'x:0')} to be "
+                         f"known")
     dynamic = _shape(x)
     return [d if d is not None else dynamic[i] for i, d in enumerate(x.shape.dims)]
 
@@ -431,7 +434,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     eager = state.graph is None
 
     def tensor_name(x):
-        return _shape_and_dtype_str(x) if eager else x.name
+        return _shape_and_dtype_str(x) if eager else _tensor_name(x, "x:0")
 
     constraints = _shape_constraints(shapes, prefix, tensor_name)
     checks = []

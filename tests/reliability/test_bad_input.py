@@ -771,6 +771,21 @@ def test_lstsq_and_cross_refuse_scalars_by_argument():
         tf.linalg.cross(tf.constant(1.0), tf.ones([3]))
 
 
+def test_lrn_radius_is_bounded_not_looped():
+    import tensortrace as tf
+    img = tf.reshape(tf.range(12, dtype=tf.float32), [1, 2, 2, 3])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"depth_radius = 1099511627776 larger than int max \[Op:LRN\]"):
+        tf.nn.local_response_normalization(img, depth_radius=2**40)
+    # a radius past the channels sums them all: the same as the smallest radius that does
+    wide = tf.function(lambda: tf.nn.local_response_normalization(img, depth_radius=2**30))()
+    np.testing.assert_allclose(wide.numpy(),
+                               tf.nn.local_response_normalization(img, depth_radius=2).numpy())
+    x = img.numpy()
+    np.testing.assert_allclose(wide.numpy(), x / (1 + (x * x).sum(-1, keepdims=True)) ** 0.5,
+                               rtol=1e-6)
+
+
 def test_deep_structures_are_refused_not_recursed():
     import tensortrace as tf
     with pytest.raises(ValueError, match="`elems` is nested more than 200 levels deep"):

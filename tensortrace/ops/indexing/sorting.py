@@ -13,7 +13,7 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import Tensor, TensorSpec, static_value
-from .._args import int_attr
+from .._args import int_attr, static_int
 from .._base import ALL, BOOL, INDEX, REAL, check_dtypes, graph_error, kernel_out_type
 from ..array.reshaping import transpose
 from ..math.operands import same_dtype_operands
@@ -48,8 +48,7 @@ class TopKV2:
         if rank == 0:
             raise graph_error("TopKV2", "Shape must be at least rank 1 but is rank 0", x.shape,
                               k.shape)
-        k_v = static_value(k)
-        k_v = None if k_v is None else int(k_v)
+        k_v = static_int(k)
         if rank is None:
             return TensorSpec(None, x.dtype), TensorSpec(None, index_type)
         last = x.shape.dims[-1]

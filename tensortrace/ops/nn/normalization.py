@@ -231,6 +231,9 @@ def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, bet
     if channels is None:
         raise NotImplementedError("local_response_normalization needs a static channel count")
     r = int_arg(depth_radius, "depth_radius")
+    if r >= 2**31:
+        raise invalid_argument(f"depth_radius = {r} larger than int max", "LRN")
+    r = min(r, channels)  # channels further than the depth are padding zeros: same sums
     sq = pad(x * x, [[0, 0], [0, 0], [0, 0], [r, r]])
     total = sq[..., 0:channels]
     for i in range(1, 2 * r + 1):
