@@ -11,7 +11,7 @@ from ...convert import convert_to_tensor
 from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import EagerTensor, TensorSpec
-from .._args import static_int
+from .._args import int_attr, static_int
 from .._base import INDEX, check_dtypes
 from ..array.broadcasting import broadcast_to
 from ..array.creation import zeros
@@ -163,7 +163,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=D.int32, n
                          "specify only one.")
     if not arr.dtype.is_integer:
         arr = cast(arr, D.int32)
-    axis = 0 if axis is None else axis
+    axis = 0 if axis is None else int_attr(axis, "axis")
     if axis not in (0, -1):
         raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are "
                          "currently supported.")
