@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from . import errors
+from . import errors, messages
 from .tensor import EagerTensor, Tensor
 
 
@@ -79,6 +79,8 @@ def bind(op, *inputs, **attrs):
         raise type(e)(None, None, f"{e.message} [Op:{op.name}]") from None
     except (ValueError, IndexError, TypeError, np.linalg.LinAlgError) as e:
         raise errors.invalid_argument(_kernel_message(e, arrays), op.name) from None
+    except (MemoryError, ArithmeticError) as e:  # free when nothing is raised (3.11)
+        raise _kernel_error(e, op.name) from None
     if type(out) is tuple:
         outs = tuple(map(_wrap, out))
     else:
@@ -105,6 +107,15 @@ def _kernel_message(e, arrays):
         shapes = [list(np.shape(a)) for a in arrays]
         return "Incompatible shapes: " + " vs. ".join(str(s).replace(" ", "") for s in shapes)
     return msg
+
+
+def _kernel_error(e, op_name):
+    """NumPy running out of memory is TF's OOM; an overflowing size or a division by zero in a
+    kernel's arithmetic is an invalid argument."""
+    if isinstance(e, MemoryError):
+        return messages.oom_error(getattr(e, "shape", ()), getattr(e, "dtype", "float32"),
+                                  op_name)
+    return errors.invalid_argument(str(e), op_name)
 
 
 def _not_eager(op, inputs):

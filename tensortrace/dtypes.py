@@ -191,7 +191,7 @@ def as_dtype(type_value):
     if not any(type_value is t for t in (int, complex, str, bytes)):  # NumPy takes these; TF not
         try:
             np_dtype = np.dtype(type_value)
-        except TypeError:
+        except (TypeError, ValueError):  # ValueError: objects NumPy tries to read a dtype from
             pass
     if np_dtype is not None:
         d = _BY_NUMPY.get(np_dtype) or _BY_NUMPY.get(np.dtype(np_dtype.kind))

@@ -8,7 +8,7 @@ in ``tf.dtypes`` and ``tf.errors``).
 """
 
 from .dtypes import DType, from_numpy
-from .errors import NotFoundError, invalid_argument
+from .errors import NotFoundError, ResourceExhaustedError, invalid_argument
 from .shapes import TensorShape
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
@@ -87,3 +87,15 @@ def shape_fn_error(op_name, message, dtype, attrs, inputs, names=("a", "b")):
                           + [f"{k}={_attr_text(v)}" for k, v in attrs.items()])
     shapes = ["?" if t.shape.rank is None else shape_text(t.shape) for t in inputs]
     return node_error(message, op_name, shapes, attr_text, ", ".join(names[:len(inputs)]))
+
+
+def oom_error(shape, dtype, op_name=None):
+    """The ResourceExhaustedError TF's CPU allocator raises for a tensor it cannot allocate."""
+    try:
+        type_text = c_name(dtype)
+    except (TypeError, ValueError, KeyError):
+        type_text = str(dtype)
+    tag = f" [Op:{op_name}]" if op_name else ""
+    return ResourceExhaustedError(
+        None, None, f"OOM when allocating tensor with shape{shape_text(list(shape))} and type "
+        f"{type_text} on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu{tag}")

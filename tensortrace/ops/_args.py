@@ -5,11 +5,15 @@ shape tensor (TF's partial shape evaluation).
     tf.reshape(x, [tf.shape(y)[0], -1])    # int_input packs the list; shape_values sees [?, -1]
 """
 
+import os
+import reprlib
+
 import numpy as np
 
 from ..context import bind, executing_eagerly, state
 from ..convert import convert_to_tensor, to_array
 from ..errors import OpError, invalid_argument
+from ..messages import oom_error
 from ..registry import get as get_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, static_value
@@ -25,12 +29,39 @@ def arg_error(op_name, message):
 
 def holds_tensor(value):
     """True if a (nested) list/tuple holds tensors or variables (TF auto-packs those)."""
-    for v in value:
-        if isinstance(v, Tensor) or hasattr(v, "_as_graph_or_eager_tensor"):
-            return True
-        if isinstance(v, (list, tuple)) and holds_tensor(v):
-            return True
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"Expected a list or tuple, got {shown(value)}")
+    pending = [value]  # a stack, not recursion: a list may be nested thousands deep
+    while pending:
+        for v in pending.pop():
+            if isinstance(v, Tensor) or hasattr(v, "_as_graph_or_eager_tensor"):
+                return True
+            if isinstance(v, (list, tuple)):
+                pending.append(v)
     return False
+
+
+def check_nesting(value, what, limit=200):
+    """Refuse a structure nested more than ``limit`` levels deep (a ValueError naming ``what``)
+    before recursive code (tf.nest, printing) meets it and exhausts Python's stack."""
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if depth > limit:
+            raise ValueError(f"`{what}` is nested more than {limit} levels deep")
+        level = [v for x in level if isinstance(x, (list, tuple, dict))
+                 for v in (x.values() if isinstance(x, dict) else x)]
+    return value
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple = 8, 100, 100
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 200
+
+
+def shown(value):
+    """``repr(value)`` for an error message, bounded (a list nested 10,000 deep, a huge int)."""
+    return _REPR.repr(value)
 
 
 def auto_pack(values, dtype=None):
@@ -164,25 +195,109 @@ def _int_list(value):
     return None
 
 
-def axis_attr(axis):
-    """A reduction-style ``axis`` argument as an attr: None, or a tuple of ints."""
+def axis_attr(axis, rank=None, what="axis", reduction=None):
+    """A reduction-style ``axis`` argument as an attr: None, or a tuple of ints (each checked
+    against ``rank`` when it is given)."""
     if axis is None:
         return None
-    if type(axis) is int:
-        return (axis,)
-    if isinstance(axis, (list, tuple)) and all(type(a) is int for a in axis):
-        return tuple(axis)
-    return tuple(int(a) for a in np.reshape(static_ints(axis, "axis"), -1))
+    if type(axis) is int and -2**31 <= axis < 2**31:
+        axes = (axis,)
+    elif isinstance(axis, (list, tuple)) and all(type(a) is int and -2**31 <= a < 2**31
+                                                 for a in axis):
+        axes = tuple(axis)
+    else:
+        axes = tuple(int(a) for a in np.reshape(static_ints(axis, what), -1))
+    if rank is not None:
+        for a in axes:
+            check_axis(a, rank, what, reduction)
+    return axes
 
 
-def int_attr(value, what="axis"):
-    """A scalar int argument (Python int, NumPy integer or a tensor known when tracing)."""
-    if type(value) is int:
+def int_attr(value, what="axis", rank=None):
+    """A scalar int argument (Python int, NumPy integer or a tensor known when tracing),
+    checked against ``rank`` when it is given."""
+    if type(value) is not int or not -2**31 <= value < 2**31:
+        v = static_ints(value, what)
+        if v.ndim != 0:
+            raise TypeError(f"{what} must be int or Tensor with integer datatype")
+        value = int(v)
+    if rank is not None:
+        check_axis(value, rank, what)
+    return value
+
+
+def check_axis(axis, rank, what="axis", reduction=None):
+    """An axis in ``[-rank, rank)``, or TF's InvalidArgumentError (ValueError while tracing);
+    ``reduction`` names the reduction op (Sum) whose error TF reports for composites."""
+    if -rank <= axis < rank:
+        return axis
+    if reduction is None:
+        message = f"Expected {what} in the range [{-rank}, {rank}), but got {axis}"
+    elif executing_eagerly():
+        message = f"Invalid reduction dimension ({axis} for input with {rank} dimension(s)"
+    else:
+        message = f"Invalid reduction dimension {axis} for input with {rank} dimensions."
+    if executing_eagerly():
+        raise invalid_argument(message, reduction)
+    raise ValueError(message)
+
+
+def int_arg(value, what):
+    """A Python int argument (an op attr): TF's ``make_int`` (numbers truncate, strings and
+    anything int() refuses are a TypeError naming the argument), kept within int64."""
+    if type(value) is int and -2**63 <= value < 2**63:
         return value
-    v = static_ints(value, what)
-    if v.ndim != 0:
-        raise TypeError(f"{what} must be int or Tensor with integer datatype")
-    return int(v)
+    if isinstance(value, Tensor):
+        value = static_attr(value, what)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (str, bytes)) or not isinstance(value, (int, float, np.number)) or \
+            isinstance(value, (complex, np.complexfloating)) or \
+            (not isinstance(value, int) and not np.isfinite(value)):
+        raise TypeError(f"Expected int for argument '{what}' not {shown(value)}.")
+    value = int(value)
+    if not -2**63 <= value < 2**63:
+        raise ValueError(f"Argument '{what}' ({value}) is out of the int64 range.")
+    return value
+
+
+def float_arg(value, what):
+    """A Python float argument (an op attr): TF's ``make_float``."""
+    if isinstance(value, Tensor):
+        value = static_attr(value, what)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, (int, float, np.number)) \
+            or isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"Expected float for argument '{what}' not {shown(value)}.")
+    return float(value)
+
+
+def _memory_bytes():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 2**40
+
+
+# A tensor bigger than this machine's memory cannot be allocated (TF's CPU allocator fails the
+# same way); refusing it up front keeps NumPy from committing and filling pages until the
+# process is killed (a lazily committed array can outgrow memory).
+MAX_TENSOR_BYTES = _memory_bytes()
+
+
+def check_size(dims, dtype, op_name=None):
+    """Refuse a result of shape ``dims`` that cannot exist: more than 2**63 - 1 elements is TF's
+    InvalidArgumentError, more bytes than the machine has is its OOM ResourceExhaustedError."""
+    n = 1
+    for d in dims:
+        d = int(d)
+        if d > 0 and n * d >= 2**63:
+            raise invalid_argument(f"Encountered overflow when multiplying {n} with {d}, "
+                                   f"result: -1", op_name)
+        n *= max(d, 0)
+    if n * np.dtype(getattr(dtype, "_np", dtype)).itemsize > MAX_TENSOR_BYTES:
+        raise oom_error(dims, dtype, op_name)
 
 
 def static_ints(value, what):
@@ -195,12 +310,13 @@ def static_ints(value, what):
     else:
         try:
             v = np.asarray(value)
-        except (TypeError, ValueError, NotImplementedError):
-            raise TypeError(f"`{what}` must be an int or a list of ints, got {value!r}") from None
+        except (TypeError, ValueError, NotImplementedError, OverflowError, RecursionError):
+            raise TypeError(f"`{what}` must be an int or a list of ints, got {shown(value)}") \
+                from None
     if v.size == 0:
         v = v.astype(np.int32)
-    if v.dtype.kind not in "iu":
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int32")
+    if v.dtype.kind not in "iu" or (v.dtype.kind == "u" and v.size and v.max() >= 2**63):
+        raise TypeError(f"Cannot convert {shown(value)} to EagerTensor of dtype int32")
     return v
 
 

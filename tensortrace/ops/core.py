@@ -11,6 +11,7 @@ from .._export import tf_export
 from ..context import bind, state
 from ..registry import define_op
 from ..tensor import EagerTensor, Tensor, TensorSpec
+from ._args import check_nesting
 
 
 @define_op("Const")
@@ -71,7 +72,7 @@ def group(*inputs, name=None):
     """Eagerly None; while tracing, a NoOp that runs after every op of ``inputs``."""
     if state.graph is None:
         return None
-    with control_dependencies(_control_ops(inputs)):
+    with control_dependencies(_control_ops(check_nesting(inputs, "inputs"))):
         return no_op(name)
 
 

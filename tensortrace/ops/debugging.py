@@ -15,6 +15,7 @@ from ..convert import convert_to_tensor
 from ..registry import DtypeCheck, define_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
+from ._args import int_arg, shown
 from ._base import FLOAT, check_dtypes, dtypes_named
 from .array.creation import ones_like
 from .array.joining import stack
@@ -64,6 +65,7 @@ def _summarize_eager(t, summarize):
 
 
 def _assert(condition, data, summarize=None):
+    summarize = None if summarize is None else int_arg(summarize, "summarize")
     """``tf.debugging.Assert`` returning its op while tracing (None eagerly)."""
     condition = convert_to_tensor(condition)
     data = [convert_to_tensor(d) for d in data]
@@ -120,6 +122,7 @@ def _eager_binary_data(sym, x, y, summarize, test):
 
 
 def _binary_assert(sym, opname, op_func, static_func, x, y, data, summarize, message):
+    summarize = None if summarize is None else int_arg(summarize, "summarize")
     x = convert_to_tensor(x)
     y = convert_to_tensor(y)
     if state.graph is None:
@@ -150,6 +153,8 @@ def _binary(sym, opname, op_func, static_func, top_level=False):
     """``tf.debugging.{opname}`` (also ``tf.{opname}`` when ``top_level``): ``x {sym} y``."""
 
     def assert_fn(x, y, message=None, summarize=None, name=None):
+        if summarize is not None:
+            int_arg(summarize, "summarize")
         if opname == "assert_equal" and x is y:
             return None if state.graph is None else no_op()
         return _binary_assert(sym, opname, op_func, static_func, x, y, None, summarize, message)
@@ -177,7 +182,8 @@ def _unary(opname, sym, compare, zero_first):
     def assert_fn(x, message=None, summarize=None, name=None):
         prefix = _message_prefix(message)
         x = convert_to_tensor(x)
-        label = _shape_and_dtype_str(x) if state.graph is None else x.name
+        label = _shape_and_dtype_str(x) if state.graph is None else \
+            _tensor_name(x, f"{opname}/x:0")
         # TF's assert_non_positive drops the newline between these two items.
         head = [f"Condition x {sym} did not hold element-wise:", f"x ({label}) = "]
         if opname == "assert_non_positive":
@@ -246,7 +252,7 @@ def _assert_ranks(x, ranks, static_ok, dynamic_ok, data, summarize):
 def _rank_assert(kind, x, ranks, message, static_ok, dynamic_ok, text):
     x = convert_to_tensor(x)
     prefix = _message_prefix(message)
-    name = "" if state.graph is None else x.name
+    name = "" if state.graph is None else _tensor_name(x, "x:0")
     data = [prefix, f"Tensor {name} must have {kind}", *ranks, "Received shape: ", _shape(x)]
     try:
         return _assert_ranks(x, ranks, static_ok, dynamic_ok, data, None)
@@ -294,7 +300,8 @@ def assert_scalar(tensor, message=None, name=None):
     if tensor.shape.rank != 0:
         if state.graph is None:
             raise ValueError(f"{prefix}Expected scalar shape, saw shape: {tensor.shape}.")
-        raise ValueError(f"{prefix}Expected scalar shape for {tensor.name}, saw shape: "
+        raise ValueError(f"{prefix}Expected scalar shape for {_tensor_name(tensor, 'x:0')}, "
+                         f"saw shape: "
                          f"{tensor.shape}.")
 
 
@@ -313,7 +320,7 @@ def assert_integer(x, message=None, name=None):
     """Raise TypeError unless ``x`` has an integer dtype."""
     x = convert_to_tensor(x)
     if not x.dtype.is_integer:
-        label = "tensor" if state.graph is None else x.name
+        label = "tensor" if state.graph is None else _tensor_name(x, "x:0")
         raise TypeError(f'{_message_prefix(message)}Expected "x" to be integer type.  Found: '
                         f"{label} of dtype {x.dtype}")
 
@@ -343,9 +350,13 @@ def assert_same_float_dtype(tensors=None, dtype=None):
         ValueError: if the dtypes differ or are not floating point.
     """
     first = None
+    if tensors is not None and not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"`tensors` must be a list of tensors, got {shown(tensors)}")
     for t in tensors or ():
         if t is None:
             continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"`tensors` must hold tensors, got {shown(t)}")
         if dtype is None:
             dtype, first = t.dtype, t
         elif t.dtype != dtype:
@@ -368,7 +379,8 @@ def _dimension_sizes(x):
     if rank == 0:
         return (1,)
     if rank is None:
-        raise ValueError(f"assert_shapes needs the rank of {x.name} to be known")
+        raise ValueError(f"assert_shapes needs the rank of {_tensor_name(x, 'x:0')} to be "
+                         f"known")
     dynamic = _shape(x)
     return [d if d is not None else dynamic[i] for i, d in enumerate(x.shape.dims)]
 
@@ -413,6 +425,8 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     Raises:
         ValueError: when the static shapes violate a constraint.
     """
+    if summarize is not None:
+        int_arg(summarize, "summarize")
     if isinstance(shapes, dict):
         shapes = shapes.items()
     prefix = _message_prefix(message)
@@ -420,7 +434,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     eager = state.graph is None
 
     def tensor_name(x):
-        return _shape_and_dtype_str(x) if eager else x.name
+        return _shape_and_dtype_str(x) if eager else _tensor_name(x, "x:0")
 
     constraints = _shape_constraints(shapes, prefix, tensor_name)
     checks = []

@@ -11,6 +11,7 @@ from ..convert import convert_to_tensor
 from ..graph.ir import Graph
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
+from ._args import check_nesting
 from .array.creation import zeros
 from .array.joining import stack, unstack
 from .array.shapes import shape as _shape
@@ -79,7 +80,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     if fn_output_signature is None:
         fn_output_signature = dtype
     _check_callable(fn)
-    elems = read_variables(elems)
+    elems = read_variables(check_nesting(elems, "elems"))
     elems_flat = nest.flatten(elems)
     if not elems_flat:
         raise ValueError(f"elems must be a Tensor or (possibly nested) sequence of Tensors. Got "
@@ -122,7 +123,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
     ``reverse`` scans from the last slice to the first.
     """
     _check_callable(fn)
-    input_nested = nest.is_nested(elems)
+    input_nested = nest.is_nested(check_nesting(elems, "elems"))
     elems_flat = [convert_to_tensor(e) for e in (nest.flatten(elems) if input_nested else
                                                 [elems])]
 
@@ -172,7 +173,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
 
 def _fold(fn, elems, initializer, parallel_iterations, from_right):
     _check_callable(fn)
-    elems_flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
+    elems_flat = [convert_to_tensor(e) for e in nest.flatten(check_nesting(elems, "elems"))]
     n = _length(elems_flat[0])
     elems_ta = nest.pack_sequence_as(elems, _unstacked(elems_flat, n))
 
@@ -231,11 +232,11 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """``fn`` applied to each slice of ``elems``, results stacked, with no output signature
     needed. TF vectorizes the loop; here eagerly it is a Python loop, and while tracing
     ``map_fn``'s loop with the signature found by tracing ``fn`` once."""
-    elems = nest.map_structure(convert_to_tensor, read_variables(elems))
+    elems = nest.map_structure(convert_to_tensor, read_variables(check_nesting(elems, "elems")))
     flat = nest.flatten(elems)
     if state.graph is not None or any(t.shape.rank == 0 for t in flat):
         if any(t.shape.rank == 0 for t in flat):
-            raise IndexError("list index out of range")
+            raise IndexError("list index out of range")  # TF's error (its static shape[0])
         return map_fn(fn, elems, fn_output_signature=_output_signature(fn, elems))
     n = max(int(t.shape[0]) for t in flat)
     if n == 0:

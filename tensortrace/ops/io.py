@@ -13,6 +13,7 @@ from ..convert import convert_to_tensor, to_array
 from ..errors import InvalidArgumentError
 from ..registry import define_op
 from ..tensor import EagerTensor, Tensor, TensorSpec
+from ._args import check_nesting, int_arg
 
 # TF prints floats like its C++ FloatToBuffer: the short form when it round-trips, else full.
 _FLOAT_FORMATS = {np.dtype(np.float32): ("%.6g", "%.9g"), np.dtype(np.float64): ("%.15g", "%.17g")}
@@ -79,7 +80,7 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
                          f"{len(values)}. Please ensure the number of placeholders in template "
                          f"matches inputs length.")
     return bind(StringFormat, *values, template=str(template), placeholder=str(placeholder),
-                summarize=int(summarize))
+                summarize=int_arg(summarize, "summarize"))
 
 
 class _Hole:
@@ -109,7 +110,7 @@ def _template(inputs, sep, tensors):
         return x
 
     def text_of(x):
-        x = holes(x)
+        x = holes(check_nesting(x, "inputs"))
         return x if isinstance(x, str) else str(x) if isinstance(x, (_Hole, list, tuple, dict)) \
             else repr(x)
 
@@ -162,7 +163,7 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
     if len(inputs) == 1 and isinstance(inputs[0], Tensor) and inputs[0].dtype is D.string \
             and inputs[0].shape.rank == 0:
         template = "{0!s}"  # TF prints a lone scalar string tensor as it is, unquoted
-    summarize = -1 if summarize is None else int(summarize)
+    summarize = -1 if summarize is None else int_arg(summarize, "summarize")
     op = bind(PrintV2, *tensors, template=template, end=end, output_stream=stream,
               summarize=summarize)
     return None if op == () else op  # None eagerly; the PrintV2 Operation in a graph, as TF
@@ -204,6 +205,8 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     Returns:
         A tensor if ``Tout`` is a single dtype, else a list of tensors.
     """
+    if inp is not None and not isinstance(inp, (list, tuple)):
+        raise TypeError(f"`inp` must be a list of tensors, got {inp!r}")
     single = not isinstance(Tout, (list, tuple))
     touts = (D.as_dtype(Tout),) if single else tuple(D.as_dtype(d) for d in Tout)
     inputs = [convert_to_tensor(x) for x in (inp or [])]

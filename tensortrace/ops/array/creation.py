@@ -14,7 +14,8 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
-from .._args import arg_error, const, holds_tensor, int_input, scalar_array, shape_values
+from .._args import (arg_error, check_size, const, holds_tensor, int_arg, int_input,
+                     scalar_array, shape_values, static_ints)
 from .._base import INDEX, bounded_static, check_index, dtypes_named, graph_error, unary
 from .broadcasting import broadcast_to
 from .joining import concat, stack
@@ -52,6 +53,7 @@ class Fill:
         for d in shape:
             if d < 0:
                 raise invalid_argument(f"Dimension {d} must be >= 0")
+        check_size(shape, value.dtype)
         return np.full(shape, value, dtype=value.dtype)
 
     check = DtypeCheck("Fill", INDEX, 1, attr="index_type")
@@ -104,6 +106,7 @@ def _filled(shape, dtype, value):
             dims = None
         if dims is not None and None not in dims:
             if executing_eagerly() or _pymath.prod(dims) < 1000:
+                check_size(dims, dtype, "Fill")
                 return const(np.full(dims, value, dtype=dtype._np))
             shape = dims
     dims = int_input(shape, D.int32)
@@ -148,6 +151,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None
         for d in [r, c] + batch:
             if d < 0:
                 raise arg_error("Fill", f"Dimension {d} must be >= 0")
+        check_size(batch + [r, c], dtype, "Fill")
         matrix = np.eye(r, c, dtype=dtype._np)
         return const(np.broadcast_to(matrix, batch + [r, c]).copy() if batch else matrix)
     rows = convert_to_tensor(num_rows, D.int32)
@@ -161,13 +165,13 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None
 def _maybe_int(value):
     v = value if type(value) is int else static_value(value) if isinstance(value, Tensor) else \
         np.asarray(value)
-    return None if v is None else int(v)
+    return None if v is None else int_arg(v, "num_rows")
 
 
 def _maybe_ints(value):
     if isinstance(value, (list, tuple)) and holds_tensor(value):
         return None
-    v = static_value(value) if isinstance(value, Tensor) else np.asarray(value)
+    v = static_value(value) if isinstance(value, Tensor) else static_ints(value, "batch_shape")
     return None if v is None else [int(d) for d in np.reshape(v, -1)]
 
 

@@ -11,7 +11,8 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec
-from .._args import arg_error, auto_pack, holds_tensor, int_attr, static_ints
+from .._args import (arg_error, auto_pack, holds_tensor, int_arg, int_attr, shown,
+                     static_ints)
 from .._base import ALL, graph_error, object_result
 from .passthrough import identity
 
@@ -19,6 +20,9 @@ from .passthrough import identity
 def list_dtype(op_name, values, param="values"):
     """The one dtype of the tensors of the list input ``param`` (TypeError, as TF's op builder
     raises, if they differ)."""
+    if not values:  # TF's op builder: list inputs hold at least one tensor
+        raise ValueError(f"List argument '{param}' to '{op_name}' Op with length 0 shorter than "
+                         f"minimum length 1.")
     dtypes = [v.dtype for v in values]
     if any(d != dtypes[0] for d in dtypes):
         raise TypeError(f"Tensors in list passed to '{param}' of '{op_name}' Op have types "
@@ -29,6 +33,8 @@ def list_dtype(op_name, values, param="values"):
 def convert_list(values):
     """Convert the items of a list-typed op input: Python values take the dtype of the first
     tensor among them, as TF's op builder does (so mismatched tensors are reported by the op)."""
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"Expected a list of tensors, got {shown(values)}")
     dtype = next((v.dtype for v in values if isinstance(v, Tensor)), None)
     out = []
     for v in values:
@@ -229,7 +235,9 @@ def unstack(value, num=None, axis=0, name="unstack"):
             num = x.shape[axis]
     if num is None:
         raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
-    return list(bind(Unpack, x, num=int(num), axis=axis))
+    num = int_arg(num, "num")
+    out = bind(Unpack, x, num=num, axis=axis)
+    return list(out) if num else []  # no outputs: an op (tracing) or an empty tuple
 
 
 # --- Split / SplitV ---------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...shapes import TensorShape
-from ...tensor import Tensor, TensorSpec, static_value
-from .._args import int_input, shape_values
+from ...tensor import TensorSpec, static_value
+from .._args import check_size, int_input, shape_values
 from .._base import INDEX, bounded_static, check_dtypes, check_index, graph_error
 
 
@@ -43,6 +43,7 @@ class Tile:
         for i, k in enumerate(m):
             if k < 0:
                 raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {k}")
+        check_size([d * k for d, k in zip(np.shape(input), m)], input.dtype)
         return np.tile(input, m)
 
     check = DtypeCheck("Tile", INDEX, 1, first=1, attr="Tmultiples")
@@ -72,7 +73,9 @@ def _pad_infer(op):
         dims = input.shape.dims or [None] * rank
         if p is None:
             return TensorSpec([None] * rank, input.dtype)
-        p = np.reshape(p, (rank, 2)).tolist()
+        if np.shape(p) != (rank, 2):  # the kernel's error when it runs
+            return TensorSpec([None] * rank, input.dtype)
+        p = p.tolist()
         return TensorSpec([None if d is None else d + a + b for d, (a, b) in zip(dims, p)],
                           input.dtype)
 
@@ -142,10 +145,11 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """
     x = convert_to_tensor(tensor)
     p = int_input(paddings, hint=D.int32)
+    if not isinstance(mode, str):
+        raise TypeError(f"`mode` must be a string (CONSTANT, REFLECT or SYMMETRIC), got {mode!r}")
     mode = mode.upper()
     if mode == "CONSTANT":
-        if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and \
-                constant_values == np.zeros_like(constant_values):
+        if isinstance(constant_values, (int, float)) and constant_values == 0:
             return bind(PAD, x, p)
         return bind(PAD_V2, x, p, convert_to_tensor(constant_values, x.dtype))
     if mode in ("REFLECT", "SYMMETRIC"):

@@ -148,7 +148,8 @@ def linspace(start, stop, num, name=None, axis=0):
     num = convert_to_tensor(num)
     if not num.dtype.is_integer:
         raise TypeError("Argument `tensor` (name: num) must be of type integer. Received `tensor` "
-                        f"= {num.numpy() if hasattr(num, 'numpy') else num} of dtype: {num.dtype}")
+                        f"= {num if static_value(num) is None else static_value(num)} of dtype: "
+                        f"{num.dtype}")
     if start.dtype.is_integer:
         wide = D.float64 if start.dtype.size >= 4 else D.float32
         start, stop = (cast(t, wide) for t in (start, stop))

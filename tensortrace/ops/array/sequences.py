@@ -85,8 +85,12 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     rank = x.shape.rank
     if rank is None:
         raise ValueError("tf.reverse_sequence needs an input of known rank")
-    seq = int_attr(0 if seq_axis is None else seq_axis) % rank
-    batch = int_attr(0 if batch_axis is None else batch_axis) % rank
+    if rank < 2 or lengths.dtype not in (D.int32, D.int64):
+        raise arg_error("ReverseSequence", "input must be at least rank 2 and seq_lengths an "
+                        f"int32 or int64 vector, got {x.dtype.name} of rank {rank} and "
+                        f"{lengths.dtype.name} seq_lengths")
+    seq = int_attr(0 if seq_axis is None else seq_axis, "seq_axis", rank) % rank
+    batch = int_attr(0 if batch_axis is None else batch_axis, "batch_axis", rank) % rank
     _check_reverse_sequence(x, lengths, seq, batch)
     perm = [batch, seq] + [a for a in range(rank) if a not in (batch, seq)]
     moved = transpose(x, perm)

@@ -6,6 +6,8 @@ tracing, each branch is traced into a sub-graph and one If/Case op chooses at ru
 
 import functools
 
+import numpy as np
+
 from ... import dtypes as D
 from ... import nest
 from ..._export import tf_export
@@ -86,6 +88,10 @@ def _cond(pred, true_fn, false_fn, strict=True):
         raise TypeError("'false_fn' must be callable.")
     if state.graph is None:
         value = pred if isinstance(pred, bool) else convert_to_tensor(pred)._value
+        if np.size(value) != 1:  # TF's eager cond takes the truth value (NumPy's words)
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()" if np.size(value) else
+                             "The truth value of an empty array is ambiguous.")
         result = true_fn() if value else false_fn()
         return result if strict else _unpack_if_singleton(result)
     if isinstance(pred, bool):

@@ -37,6 +37,9 @@ def _eager_while(cond, body, loop_vars, maximum_iterations):
         if limit.shape.rank != 0:
             raise ValueError(f"'maximum_iterations' must be a scalar. Received shape: "
                              f"{limit.shape}")
+        if limit.dtype not in (D.int32, D.int64):
+            raise TypeError(f"'maximum_iterations' must be an int32 or int64 scalar, got "
+                            f"{limit.dtype.name}")
         limit = int(limit._value)
         user_cond, user_body = cond, body
 

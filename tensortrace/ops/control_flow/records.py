@@ -15,6 +15,7 @@ from ...executor.compiled import compile_graph
 from ...graph.ir import Graph
 from ...registry import OpDef, never_static, register
 from ...tensor import EagerTensor, TensorSpec
+from .._args import int_arg
 from .codegen import emit_if, emit_while
 
 
@@ -222,6 +223,9 @@ def Assert(condition, data, summarize=None, name=None):
     Eagerly it checks at once; in a graph it adds a stateful Assert op (returned None).
     """
     condition = convert_to_tensor(condition)
+    summarize = 3 if summarize is None else int_arg(summarize, "summarize")
+    if not isinstance(data, (list, tuple)):
+        raise TypeError(f"`data` must be a list of tensors, got {data!r}")
     data = [convert_to_tensor(d) for d in data]
     if state.graph is None:
         if not np.all(condition._value):
@@ -229,4 +233,4 @@ def Assert(condition, data, summarize=None, name=None):
                 None, None, f"Expected '{condition!s}' to be true. Summarized data: "
                 + "\n".join(_eager_datum(d) for d in data))
         return
-    bind(ASSERT, condition, *data, summarize=3 if summarize is None else int(summarize))
+    bind(ASSERT, condition, *data, summarize=summarize)

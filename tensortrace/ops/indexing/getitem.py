@@ -14,6 +14,7 @@ from ...shapes import TensorShape
 from ...tensor import EagerTensor, Tensor, static_value
 from ..array.joining import stack
 from ..math.casting import cast
+from .._args import shown
 from ._util import INDEX16, result
 from .gathering import boolean_mask
 from .slicing import StridedSlice, strided_index
@@ -37,7 +38,7 @@ def _check_index(idx):
         dims = idx.shape
         ok = (dims.rank if isinstance(dims, TensorShape) else len(dims)) in (0, None)
     if not ok:
-        raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
+        raise TypeError(f"{_SLICE_TYPE_ERROR}, got {shown(idx)}")
 
 
 def _parse_spec(spec):
@@ -102,6 +103,10 @@ def _index_vector(entries, dtype):
     """A 1-D index tensor: a constant when every entry is known, else a Pack of the scalars."""
     known = [_known_int(v) for v in entries]
     if None not in known:
+        if any(not -2**63 <= k < 2**63 for k in known):
+            raise ValueError(f"Slice bounds {known} are out of the int64 range")
+        if any(not -2**31 <= k < 2**31 for k in known):
+            dtype = D.int64  # TF's index vectors widen as its conversion of the list does
         return constant(np.array(known, dtype=dtype._np).reshape(len(known)))
     parts = []
     for v, k in zip(entries, known):

@@ -11,7 +11,8 @@ from ...convert import convert_to_tensor
 from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, register
-from ...tensor import TensorSpec, static_value
+from ...tensor import TensorSpec
+from .._args import static_int
 from .._base import INDEX, NUMERIC, REAL, check_dtypes
 from ._util import INDEX16, position
 
@@ -43,11 +44,12 @@ def _unsorted_segment(kind):
 
     def infer(data, segment_ids, num_segments):
         check_dtypes(op_name, (segment_ids,), INDEX16, ("segment_ids",))
-        n = static_value(num_segments)
+        check_dtypes(op_name, (num_segments,), INDEX16, ("num_segments",))
+        n = static_int(num_segments)  # None too for a non-scalar: the kernel's error
         if data.shape.rank is None or segment_ids.shape.rank is None:
             return TensorSpec(None, data.dtype)
         rest = data.shape.dims[segment_ids.shape.rank:]
-        return TensorSpec([None if n is None else int(n)] + rest, data.dtype)
+        return TensorSpec([n] + rest, data.dtype)
 
     def kernel(data, segment_ids, num_segments):
         n = int(num_segments)

@@ -125,6 +125,13 @@ class StridedSlice:
         if b_shape.rank not in (None, 1):
             raise graph_error("StridedSlice", f"Shape must be rank 1 but is rank {b_shape.rank}",
                               x.shape, begin.shape, end.shape, strides.shape)
+        shapes = [t.shape for t in (begin, end, strides)]
+        if all(s.is_fully_defined() for s in shapes) and \
+                not shapes[0].as_list() == shapes[1].as_list() == shapes[2].as_list():
+            raise graph_error("StridedSlice", "Expected begin, end, and strides to be 1D equal "
+                              f"size tensors, but got shapes {shape_text(shapes[0])}, "
+                              f"{shape_text(shapes[1])}, and {shape_text(shapes[2])} instead.",
+                              x.shape, begin.shape, end.shape, strides.shape)
         step_v = static_value(strides)
         n = b_shape.dims[0] if b_shape.rank == 1 else None
         if x.shape.rank is None or step_v is None or n is None:

@@ -13,6 +13,7 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import Tensor, TensorSpec, static_value
+from .._args import int_attr, static_int
 from .._base import ALL, BOOL, INDEX, REAL, check_dtypes, graph_error, kernel_out_type
 from ..array.reshaping import transpose
 from ..math.operands import same_dtype_operands
@@ -47,8 +48,7 @@ class TopKV2:
         if rank == 0:
             raise graph_error("TopKV2", "Shape must be at least rank 1 but is rank 0", x.shape,
                               k.shape)
-        k_v = static_value(k)
-        k_v = None if k_v is None else int(k_v)
+        k_v = static_int(k)
         if rank is None:
             return TensorSpec(None, x.dtype), TensorSpec(None, index_type)
         last = x.shape.dims[-1]
@@ -114,7 +114,7 @@ def _sort_or_argsort(values, axis, direction, return_argsort):
     axis_v = static_value(axis) if isinstance(axis, Tensor) else np.asarray(axis)
     if axis_v is None or np.ndim(axis_v) != 0:
         raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis}.")
-    axis = int(axis_v)
+    axis = int_attr(axis_v, "axis")
     values = convert_to_tensor(values)
     if direction == "DESCENDING":
         return _descending_sort(values, axis, return_argsort)

@@ -5,6 +5,7 @@ from ... import dtypes as D
 from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
+from .._args import int_arg
 from ..array.creation import eye, ones_like
 from ..array.joining import stack
 from ..array.shapes import shape
@@ -28,7 +29,7 @@ def logdet(matrix, name=None):
 @tf_export("linalg.set_diag", "linalg.matrix_set_diag")
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):
     """``input`` with its main diagonal replaced by ``diagonal``."""
-    if k != 0:
+    if int_arg(k, "k") != 0:
         raise NotImplementedError("tf.linalg.set_diag with k != 0")
     x = convert_to_tensor(input)
     d = convert_to_tensor(diagonal, x.dtype)
@@ -42,6 +43,9 @@ def cross(a, b, name=None):
     """The cross product of 3-vectors along the last axis (broadcasting the rest)."""
     a = convert_to_tensor(a)
     b = convert_to_tensor(b, a.dtype)
+    if a.shape.rank == 0 or b.shape.rank == 0:
+        raise ValueError("tf.linalg.cross needs tensors of rank >= 1 (3-vectors), got shapes "
+                         f"{a.shape} and {b.shape}")
     if a.shape.rank is not None and a.shape[-1] not in (None, 3):
         raise ValueError(f"Dimension must be 3 but is {a.shape[-1]} for '{{{{node Cross}}}}'")
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
@@ -64,6 +68,9 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     ``fast`` path, used for both settings)."""
     a = convert_to_tensor(matrix)
     b = convert_to_tensor(rhs, a.dtype)
+    for t, what in ((a, "matrix"), (b, "rhs")):
+        if t.shape.rank is not None and t.shape.rank < 2:
+            raise ValueError(f"`{what}` must have rank >= 2, got shape {t.shape}")
     rows, cols = a.shape[-2], a.shape[-1]
     if rows is None or cols is None:
         raise NotImplementedError("tf.linalg.lstsq needs static matrix dimensions")

@@ -311,7 +311,8 @@ class MatrixBandPart:
     (negative: keep that whole triangle)."""
 
     # TF's OpDef allows strings, but no CPU kernel handles them (NotFoundError)
-    check = DtypeCheck("MatrixBandPart", ALL, same=1, kernels=[d for d in ALL if d != D.string])
+    check = DtypeCheck("MatrixBandPart", ALL, same=1, kernels=[d for d in ALL if d != D.string],
+                       then=DtypeCheck("MatrixBandPart", INDEX, first=1, attr="Tindex"))
 
     def infer(x, num_lower, num_upper):
         check_dtypes("MatrixBandPart", (num_lower, num_upper), INDEX, ("num_lower", "num_upper"))

@@ -9,9 +9,8 @@ from ...convert import convert_to_tensor
 from ...messages import attr_dtype_error
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
-from .._args import axis_attr
 from .._base import NUMERIC, check_dtypes, dtypes_named
-from .._args import static_attr
+from .._args import axis_attr, float_arg, static_attr
 from ...numerics import via_float32
 
 # the dtypes of TF's Sqrt and Rsqrt, which the norms built from them take
@@ -25,7 +24,7 @@ def _norm_args(rank, ord, axis):
         axis = static_attr(axis, "norm axis")
     is_matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
     if is_matrix:
-        axis = tuple(int(a) for a in axis)
+        axis = axis_attr(axis, rank, reduction="Sum")
         if axis[0] == axis[1] or (rank is not None and axis[0] % rank == axis[1] % rank):
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, "
                              f"got {axis}")
@@ -33,14 +32,14 @@ def _norm_args(rank, ord, axis):
             raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, "
                              f"inf], got {ord}")
         return axis, True
-    if axis is not None and not isinstance(axis, int):
+    if axis is not None and (not isinstance(axis, (int, np.integer)) or isinstance(axis, bool)):
         raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got "
                          f"{axis}")
     supported = ord in ("euclidean", 1, 2, np.inf) or (
         not isinstance(ord, (str, bool)) and isinstance(ord, (int, float)) and ord > 0)
     if not supported:
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
-    return (None if axis is None else (int(axis),)), False
+    return axis_attr(axis, rank, reduction="Sum"), False
 
 
 def _norm_dtype(dtype, ord, is_matrix):
@@ -154,7 +153,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     axis = dim if axis is None else axis
     if x.dtype.is_integer or x.dtype.is_bool:
         raise TypeError(f"Cannot convert {epsilon!r} to EagerTensor of dtype {x.dtype.name}")
-    axis = axis_attr(axis)
+    axis = axis_attr(axis, x.shape.rank, reduction="Sum")
     if axis is not None and x.shape.rank is not None:
         axis = tuple(a % max(x.shape.rank, 1) for a in axis)
-    return bind(L2Normalize, x, axis=axis, epsilon=float(epsilon))
+    return bind(L2Normalize, x, axis=axis, epsilon=float_arg(epsilon, "epsilon"))

@@ -213,6 +213,12 @@ class Tensordot:
     def infer(a, b, axes_a, axes_b):
         dtype = check_dtypes("MatMul", (a, b), MATMUL_T, ("a", "b"))
         sa, sb = a.shape.dims, b.shape.dims
+        if sa is None or sb is None:
+            return TensorSpec(None, dtype)
+        for axes, dims, name in ((axes_a, sa, "a"), (axes_b, sb, "b")):
+            if any(not -len(dims) <= i < len(dims) for i in axes):
+                raise ValueError(f"tensordot axes {list(axes)} are out of range for `{name}` of "
+                                 f"rank {len(dims)}")
         for i, j in zip(axes_a, axes_b):
             if not same_dim(sa[i], sb[j]):
                 raise shape_fn_error("MatMul", f"Dimensions must be equal, but are {sa[i]} and "

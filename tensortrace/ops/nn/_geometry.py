@@ -7,7 +7,7 @@ from numpy.lib.stride_tricks import as_strided
 from ... import errors
 from ...context import executing_eagerly
 from ...errors import invalid_argument
-from .._args import static_attr
+from .._args import int_arg, static_attr
 
 _PADDINGS = ("SAME", "VALID", "EXPLICIT")
 
@@ -47,7 +47,7 @@ def spatial_axes(rank, channels_last):
 def expand(value, n, rank, channels_last, what, allowed=None):
     """An int or list for ``n`` spatial dims as a full ``rank``-long list (batch, channel = 1)."""
     value = static_attr(value, what) if value is not None else 1
-    vals = [int(value)] if not isinstance(value, (list, tuple)) else [int(v) for v in value]
+    vals = [int_arg(v, what) for v in (value if isinstance(value, (list, tuple)) else [value])]
     allowed = allowed or (1, n, rank)
     if len(vals) not in allowed:
         lengths = ", ".join(map(str, allowed[:-1])) + f" or {allowed[-1]}"
@@ -65,6 +65,8 @@ def expand(value, n, rank, channels_last, what, allowed=None):
 def conv_data_format(data_format, rank):
     """(op data_format attr, channels_last) for a user data_format such as "NWC" or "NCHW"."""
     names = ("NDHWC", "NCDHW") if rank == 5 else ("NHWC", "NCHW")
+    if data_format is not None and not isinstance(data_format, str):
+        raise TypeError(f"`data_format` must be a string, got {data_format!r}")
     if data_format is None or (data_format.startswith("N") and data_format.endswith("C")):
         return names[0], True
     if data_format.startswith("NC"):

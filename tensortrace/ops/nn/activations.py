@@ -10,7 +10,7 @@ from ...numerics import quiet
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
-from .._args import static_attr
+from .._args import float_arg
 from ..math.special import _erfc
 from ..math.transcendental import _sigmoid
 from ._util import HALF_T
@@ -87,7 +87,7 @@ class LeakyRelu:
 @tf_export("nn.leaky_relu")
 def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, else ``alpha * features`` (integers become float32, as in TF)."""
-    alpha = float(np.float32(static_attr(alpha, "leaky_relu alpha")))  # a float32 attr in TF
+    alpha = float(np.float32(float_arg(alpha, "alpha")))  # a float32 attr in TF
     return bind(LeakyRelu, convert_to_tensor(features), alpha=alpha)
 
 
@@ -125,4 +125,4 @@ def gelu(features, approximate=False, name=None):
 @tf_export("nn.silu", "nn.swish")
 def silu(features, beta=1.0, name=None):
     """features * sigmoid(beta * features)."""
-    return bind(SILU, convert_to_tensor(features), beta=float(static_attr(beta, "silu beta")))
+    return bind(SILU, convert_to_tensor(features), beta=float_arg(beta, "beta"))

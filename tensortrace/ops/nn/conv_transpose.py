@@ -7,6 +7,7 @@ from ..._export import tf_export
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
 from ...tensor import static_value
+from .._args import int_arg
 from ..array.padding import pad
 from ..array.reshaping import expand_dims, reshape, transpose
 from ..array.sequences import reverse
@@ -40,7 +41,7 @@ def _conv_transpose(input, filters, output_shape, strides, padding, data_format,
     if out is None:
         raise NotImplementedError(f"{op_name}: output_shape must be known when the function is "
                                   f"traced")
-    out = [int(v) for v in np.asarray(out).reshape(-1)]
+    out = [int_arg(v, "output_shape") for v in np.asarray(out).reshape(-1)]
     if len(out) != rank:
         raise ValueError(f"output_shape must have shape ({rank},), got ({len(out)},)")
     if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):

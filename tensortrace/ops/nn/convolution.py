@@ -13,7 +13,7 @@ from ...registry import DtypeCheck, OpDef, register
 from ...tensor import TensorSpec
 from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
-from .._args import static_attr
+from .._args import int_arg, static_attr
 from ...numerics import via_float32
 from ._geometry import (conv_data_format, expand, out_sizes, pad_spatial, padding_arg, spatial_axes,
                         spatial_pads)
@@ -183,6 +183,9 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
     x = convert_to_tensor(input)
     w = convert_to_tensor(filters, dtype_hint=x.dtype)
     n = (w.shape.rank or x.shape.rank or 4) - 2
+    if not 1 <= n <= 3:
+        raise ValueError(f"`filters` must be of rank 3, 4 or 5 (1 to 3 spatial dims); got "
+                         f"shape {w.shape}")
     sv = [1] * n if strides is None else list(expand(strides, n, n + 2, True, "strides")[1:-1])
     dv = [1] * n if dilations is None else list(
         expand(dilations, n, n + 2, True, "dilations")[1:-1])
@@ -223,7 +226,9 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     fmt, last = conv_data_format(data_format, 4)
     x = convert_to_tensor(input)
     w = convert_to_tensor(filter, dtype_hint=x.dtype)
-    strides = tuple(int(s) for s in static_attr(strides, "strides"))
+    strides = static_attr(strides, "strides")
+    strides = tuple(int_arg(s, "strides")
+                    for s in (strides if isinstance(strides, (list, tuple)) else [strides]))
     if len(strides) != 4:
         raise errors.InvalidArgumentError(
             None, None, "Sliding window strides field must specify 4 or 5 dimensions "

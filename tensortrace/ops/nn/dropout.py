@@ -12,7 +12,7 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
-from .._args import static_attr
+from .._args import int_arg, static_attr
 from ..random.seeds import seed_attrs as _seed_attrs
 from ..random.seeds import stream_generator as _generator
 from ._util import HALF_T
@@ -70,7 +70,10 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         scale = 1 / (1 - rate)  # in Python floats, then rounded to x's dtype, as TF
     rate = convert_to_tensor(rate, dtype=x.dtype)
     if noise_shape is not None:
-        noise_shape = tuple(None if d is None else int(d)
-                            for d in static_attr(noise_shape, "dropout noise_shape"))
+        noise_shape = static_attr(noise_shape, "dropout noise_shape")
+        if not isinstance(noise_shape, (list, tuple)):
+            raise TypeError(f"noise_shape must be a list of ints, got {noise_shape!r}")
+        noise_shape = tuple(None if d is None else int_arg(d, "noise_shape")
+                            for d in noise_shape)
     return bind(Dropout, x, rate, noise_shape=noise_shape, scale=scale,
-                **_seed_attrs(None if seed is None else int(seed)))
+                **_seed_attrs(None if seed is None else int_arg(seed, "seed")))

@@ -12,7 +12,7 @@ from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._base import broadcast_shape, check_dtypes, dtypes_named
 from ..array.padding import pad
-from .._args import static_attr
+from .._args import axis_attr, float_arg, int_arg
 from ._util import HALF_T, in_float32
 
 NUMBER_T = dtypes_named("float32 float64 int32 uint8 int16 int8 complex64 int64 bfloat16 uint16 "
@@ -89,6 +89,8 @@ def bias_add(value, bias, data_format=None, name=None):
     Raises:
         ValueError: for a ``data_format`` not of the form ``N...C`` or ``NC...``.
     """
+    if data_format is not None and not isinstance(data_format, str):
+        raise TypeError(f"`data_format` must be a string, got {data_format!r}")
     if data_format is None or (data_format.startswith("N") and data_format.endswith("C")):
         fmt = "NHWC"
     elif data_format.startswith("NC"):
@@ -163,8 +165,7 @@ class Moments:
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """Mean and variance of ``x`` over ``axes`` (``shift`` is accepted and unused, as in TF)."""
     x = convert_to_tensor(x)
-    axes = static_attr(axes, "moments axes")
-    axes = tuple(int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes]))
+    axes = axis_attr(axes, what="axes")  # the reduction checks the range
     return bind(Moments, x, axes=axes, keepdims=bool(keepdims))
 
 
@@ -214,7 +215,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     params = [convert_to_tensor(mean), convert_to_tensor(variance)]
     params += [convert_to_tensor(p) for p in (offset, scale) if p is not None]
     return bind(BatchNormalization, x, *params,
-                variance_epsilon=float(static_attr(variance_epsilon, "variance_epsilon")),
+                variance_epsilon=float_arg(variance_epsilon, "variance_epsilon"),
                 has_offset=offset is not None, has_scale=scale is not None)
 
 
@@ -229,7 +230,10 @@ def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, bet
     channels = x.shape[-1]
     if channels is None:
         raise NotImplementedError("local_response_normalization needs a static channel count")
-    r = int(depth_radius)
+    r = int_arg(depth_radius, "depth_radius")
+    if r >= 2**31:
+        raise invalid_argument(f"depth_radius = {r} larger than int max", "LRN")
+    r = min(r, channels)  # channels further than the depth are padding zeros: same sums
     sq = pad(x * x, [[0, 0], [0, 0], [0, 0], [r, r]])
     total = sq[..., 0:channels]
     for i in range(1, 2 * r + 1):

@@ -14,6 +14,7 @@ from ...errors import invalid_argument
 from ...messages import shape_fn_error, shape_text
 from ...registry import DtypeCheck, OpDef, register
 from ...tensor import TensorSpec
+from .._args import int_arg
 from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
 from ._geometry import (expand, out_sizes, pad_spatial, padding_arg, spatial_axes, spatial_pads,
@@ -202,15 +203,26 @@ avg_pool = _api("nn.avg_pool", _pool_by_rank((avg_pool1d, avg_pool2d, avg_pool3d
                 "Average pooling dispatched on the input's rank (3: 1-D, 4: 2-D, 5: 3-D).")
 
 
+def _int_list(value, what):
+    """A list-of-ints argument (one int stands for a list of one)."""
+    if not isinstance(value, (list, tuple)):
+        value = [value]
+    return [int_arg(v, what) for v in value]
+
+
 @tf_export("nn.pool")
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,
          dilations=None, name=None):
     """N-d max or average pooling over ``window_shape`` (``pooling_type`` "MAX" or "AVG")."""
+    window_shape = _int_list(window_shape, "window_shape")
     n = len(window_shape)
     if pooling_type not in ("MAX", "AVG"):
         raise ValueError(f"Unsupported pooling type: {pooling_type}")
-    if dilations is not None and any(int(d) != 1 for d in dilations):
+    dilations = None if dilations is None else _int_list(dilations, "dilations")
+    if dilations is not None and any(d < 1 for d in dilations):
+        raise ValueError(f"`dilations` must be positive, got {dilations}")
+    if dilations is not None and any(d != 1 for d in dilations):
         raise NotImplementedError("tf.nn.pool with dilations > 1")
-    strides = [1] * n if strides is None else list(strides)
+    strides = [1] * n if strides is None else _int_list(strides, "strides")
     fn = max_pool if pooling_type == "MAX" else avg_pool
     return fn(input, list(window_shape), strides, padding, data_format)

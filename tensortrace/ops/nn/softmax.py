@@ -12,7 +12,7 @@ from ...messages import shape_fn_error, shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
 from .._base import INDEX, broadcast_shape, check_dtypes
-from .._args import static_attr
+from .._args import int_attr
 from ._util import HALF_T, in_float32
 
 
@@ -54,7 +54,7 @@ LOG_SOFTMAX = _softmax_op("LogSoftmax", log=True)
 
 
 def _softmax_axis(x, axis):
-    axis = -1 if axis is None else static_attr(axis, "softmax axis")
+    axis = -1 if axis is None else int_attr(axis, "axis")
     rank = x.shape.rank
     if rank and not -rank <= axis < rank:  # rank 0 is the op's error
         raise errors.InvalidArgumentError(
@@ -161,7 +161,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
-    axis = int(static_attr(axis, "softmax_cross_entropy axis"))
+    axis = int_attr(axis, "axis", logits.shape.rank)
     rank = logits.shape.rank
     if rank is not None and rank > 0:
         axis = axis % rank - rank

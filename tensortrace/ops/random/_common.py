@@ -9,8 +9,8 @@ from ...convert import convert_to_tensor
 from ...errors import invalid_argument
 from ...messages import shape_text
 from ...shapes import TensorShape
-from ...tensor import Tensor, static_value
-from .._args import shape_values
+from ...tensor import Tensor
+from .._args import check_size, shape_values, static_int
 from .._base import FLOAT, INDEX, check_dtypes, dtypes_named
 from ..array.joining import stack
 from ..math.arithmetic import add
@@ -36,6 +36,7 @@ def dims(shape):
     for d in found:
         if d < 0:
             raise invalid_argument(f"Dimension {d} must be >= 0")
+    check_size(found, np.float32)
     return found
 
 
@@ -154,8 +155,8 @@ def infer_multinomial(logits, num_samples, op_name):
     if found is not None and len(found) != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {len(found)} for '{{{{node "
                          f"{op_name}}}}}' with input shapes: {shape_text(found)}.")
-    n = static_value(num_samples)
-    n = None if n is None or int(n) < 0 else int(n)  # a negative count fails when run
+    n = static_int(num_samples)
+    n = None if n is None or n < 0 else n  # a negative count (or a vector) fails when run
     return TensorShape([None if found is None else found[0], n])
 
 

@@ -22,6 +22,7 @@ from ..._export import tf_export
 from ...context import state
 from ...errors import invalid_argument
 from ...messages import shape_text
+from .._args import int_arg
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -54,7 +55,7 @@ def _graph_entry(graph):
 
 
 def _truncate(seed):
-    return int(seed) % _MAXINT32
+    return int_arg(seed, "seed") % _MAXINT32
 
 
 def get_seed(op_seed):
@@ -99,6 +100,8 @@ def set_seed(seed):
 
     Inside a function being traced, sets the seed of that function's graph only.
     """
+    if seed is not None:
+        int_arg(seed, "seed")  # refused before anything changes
     if state.graph is not None:
         _graph_entry(state.graph)[0] = seed
         return

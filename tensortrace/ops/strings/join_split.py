@@ -8,10 +8,11 @@ from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import OutOfRangeError, invalid_argument
-from ...messages import shape_text
+from ...messages import input_dtype_error, shape_text
 from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
+from .._args import int_arg
 from ._common import encode, infer_scalar, infer_strings, string_op, strings, text
 
 _RAGGED = ("of a tensor of rank >= 1 returns a RaggedTensor, which tensortrace does not "
@@ -72,6 +73,8 @@ class StringJoin:
 @tf_export("strings.join")
 def join(inputs, separator="", name=None):
     """Elementwise concatenation of string tensors of one shape (scalars repeat)."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"`inputs` must be a list of string tensors, got {inputs!r}")
     return bind(StringJoin, *[strings(x) for x in inputs], separator=text(separator))
 
 
@@ -190,13 +193,16 @@ def split(input, sep=None, maxsplit=-1, name=None):
         NotImplementedError: for inputs of rank >= 1, whose result in TF is a RaggedTensor.
     """
     input = strings(input)
+    maxsplit = int_arg(maxsplit, "maxsplit")
+    if input.dtype != D.string:
+        raise input_dtype_error("StringSplitV2", 0, D.string, input.dtype)
     rank = input.shape.rank
     if rank is None:
         raise ValueError("input must have a statically-known rank.")
     if rank != 0:
         raise NotImplementedError("tf.strings.split " + _RAGGED)
     sep = strings("" if sep is None else sep)
-    return bind(StringSplitV2, input, sep, maxsplit=int(maxsplit))[1]
+    return bind(StringSplitV2, input, sep, maxsplit=maxsplit)[1]
 
 
 def _bytes_of(input):
@@ -217,6 +223,8 @@ def bytes_split(input, name=None):
     """The bytes of a scalar string as a 1-D string tensor (higher ranks give a RaggedTensor in
     TF, which tensortrace does not support)."""
     input = strings(input)
+    if input.dtype != D.string:
+        raise input_dtype_error("StringBytesSplit", 0, D.string, input.dtype)
     if input.shape.rank != 0:
         raise NotImplementedError("tf.strings.bytes_split " + _RAGGED)
     return bind(StringBytesSplit, input)

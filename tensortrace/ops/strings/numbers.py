@@ -13,6 +13,7 @@ from ...convert import convert_to_tensor
 from ...errors import invalid_argument
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
+from .._args import int_arg
 from .._base import check_out_type, kernel_out_type
 from ._common import decode, encode, infer_strings, strings, text
 
@@ -162,6 +163,7 @@ def to_number(input, out_type=D.float32, name=None):
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",
               name=None):
     """Format each element as a string (printf style; ``fill`` is a printf flag)."""
-    return bind(AsString, convert_to_tensor(input), precision=int(precision),
-                scientific=bool(scientific), shortest=bool(shortest), width=int(width),
+    return bind(AsString, convert_to_tensor(input), precision=int_arg(precision, "precision"),
+                scientific=bool(scientific), shortest=bool(shortest),
+                width=int_arg(width, "width"),
                 fill=text(fill))

@@ -12,9 +12,10 @@ from ... import dtypes as D
 from ..._export import tf_export
 from ...context import bind, state
 from ...convert import convert_to_tensor
-from ...errors import InvalidArgumentError, OutOfRangeError
+from ...errors import InvalidArgumentError, OutOfRangeError, invalid_argument
 from ...shapes import TensorShape, as_shape
 from ...tensor import EagerTensor, Tensor, static_value
+from .._args import int_arg, shown
 from ..array.creation import zeros as _zeros
 from ..array.joining import concat as _concat
 from ..array.joining import split as _split
@@ -80,7 +81,10 @@ class _EagerTensorArray(TensorArray):
         self._dynamic_size = dynamic_size or False
         self._clear_after_read = True if clear_after_read is None else clear_after_read
         self._previously_read = []
-        self._tensor_array = [None] * int(_index_value(size))
+        size = int_arg(_index_value(size), "size")
+        if size < 0:
+            raise invalid_argument(f"Size should be >= 0, got {size}", "TensorArrayV3")
+        self._tensor_array = [None] * size
 
     element_shape = property(lambda self: self._element_shape)
 
@@ -88,7 +92,7 @@ class _EagerTensorArray(TensorArray):
         return self
 
     def read(self, index, name=None):
-        index = _index_value(index)
+        index = int_arg(_index_value(index), "index")
         if index < 0:
             raise OutOfRangeError(None, None, f"Reading from negative indices (index {index}) "
                                   "is not allowed.")
@@ -108,7 +112,7 @@ class _EagerTensorArray(TensorArray):
         return tensor
 
     def _write(self, index, value):
-        index = _index_value(index)
+        index = int_arg(_index_value(index), "index")
         if index < 0:
             raise OutOfRangeError(None, None, f"Writing to negative indices (index {index}) is "
                                   "not allowed.")
@@ -152,8 +156,14 @@ class _EagerTensorArray(TensorArray):
         return _stack(self._tensor_array)
 
     def gather(self, indices, name=None):
-        indices = _index_value(indices)
-        return _stack([self._maybe_zero(i) for i in np.asarray(indices).tolist()])
+        value = _index_value(indices)
+        try:
+            indices = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+        except (ValueError, TypeError):  # ragged, or nested too deep for NumPy
+            indices = None
+        if indices is None or indices.dtype.kind not in "iu" or indices.ndim != 1:
+            raise TypeError(f"`indices` must be a vector of ints, got {shown(value)}")
+        return _stack([self._maybe_zero(i) for i in indices.tolist()])
 
     def concat(self, name=None):
         values = [self._maybe_zero(i) for i in range(len(self._tensor_array))]

@@ -25,7 +25,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     """``t * clip_norm / max(l2norm(t, axes), clip_norm)``: rescale ``t`` so its L2 norm along
     ``axes`` is at most ``clip_norm`` (TF's NaN-safe formulation, gradients included)."""
     values = convert_to_tensor(t)
-    if np.isscalar(clip_norm):
+    if isinstance(clip_norm, (int, float, np.integer, np.floating)):
         clip_norm = max(clip_norm, 0)
     else:
         clip_norm = cast(maximum(clip_norm, 0), values.dtype)

@@ -8,6 +8,7 @@ import numpy as np
 from ... import dtypes as D
 from ..._export import tf_export
 from ...convert import convert_to_tensor
+from .._args import int_arg
 from ..array.creation import ones, ones_like, zeros_like
 from ..array.joining import concat, stack
 from ..array.reshaping import expand_dims, reshape, squeeze, transpose
@@ -76,6 +77,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     form: (1 - z) x + (1 + (q - 1) z) (log1p(exp(-|x|)) + max(-x, 0)))."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, logits.dtype)
+    pos_weight = convert_to_tensor(pos_weight, logits.dtype)
     log_weight = 1 + (pos_weight - 1) * labels
     return (1 - labels) * logits + log_weight * (log1p(exp(-abs_(logits))) + relu(-logits))
 
@@ -185,10 +187,13 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):
 def _move_blocks(input, block_size, data_format, op, blocked, result):
     """Reshape NHWC ``input`` to ``blocked(n, h, w, c, b)`` (six dims), swap its dims 2 and 3,
     and reshape to ``result(n, h, w, c, b)``: TF's rearrangement of b x b spatial blocks."""
+    if data_format not in ("NHWC", "NCHW", "NCHW_VECT_C"):
+        raise ValueError(f"Unknown data_format for tf.nn.{op}: {data_format!r} (NHWC, NCHW or "
+                         f"NCHW_VECT_C)")
     if data_format != "NHWC":
         raise NotImplementedError(f"tf.nn.{op} supports NHWC only")
     x = convert_to_tensor(input)
-    b = int(block_size)
+    b = int_arg(block_size, "block_size")
     n, h, w, c = (shape(x)[i] for i in range(4))
     y = transpose(reshape(x, stack(blocked(n, h, w, c, b))), [0, 1, 3, 2, 4, 5])
     return reshape(y, stack(result(n, h, w, c, b)))

@@ -10,7 +10,8 @@ from ...context import bind
 from ...convert import convert_to_tensor
 from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
-from ...tensor import EagerTensor, TensorSpec, static_value
+from ...tensor import EagerTensor, TensorSpec
+from .._args import int_attr, static_int
 from .._base import INDEX, check_dtypes
 from ..array.broadcasting import broadcast_to
 from ..array.creation import zeros
@@ -122,8 +123,7 @@ class DenseBincount:
     def infer(input, size, weights, binary_output=False):
         check_dtypes("DenseBincount", (input, size), INDEX, names=("input", "size"))
         check_dtypes("DenseBincount", (weights,), _BINCOUNT_T, names=("weights",))
-        n = static_value(size)
-        n = None if n is None else int(n)
+        n = static_int(size)  # None too for a non-scalar: the kernel's error
         rank = input.shape.rank
         if rank == 2:
             return TensorSpec([input.shape.dims[0], n], weights.dtype)
@@ -163,7 +163,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=D.int32, n
                          "specify only one.")
     if not arr.dtype.is_integer:
         arr = cast(arr, D.int32)
-    axis = 0 if axis is None else axis
+    axis = 0 if axis is None else int_attr(axis, "axis")
     if axis not in (0, -1):
         raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are "
                          "currently supported.")
@@ -194,8 +194,7 @@ class HistogramFixedWidth:
     def infer(values, value_range, nbins, dtype):
         check_dtypes("HistogramFixedWidth", (values, value_range), _HISTOGRAM_T,
                      ("values", "value_range"))
-        n = static_value(nbins)
-        return TensorSpec([None if n is None else int(n)], dtype)
+        return TensorSpec([static_int(nbins)], dtype)
 
     def kernel(values, value_range, nbins, dtype):
         lo, hi = value_range[0], value_range[1]
