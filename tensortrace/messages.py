@@ -99,3 +99,14 @@ def oom_error(shape, dtype, op_name=None):
     return ResourceExhaustedError(
         None, None, f"OOM when allocating tensor with shape{shape_text(list(shape))} and type "
         f"{type_text} on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu{tag}")
+
+
+def merge_error_text(a, b):
+    """TF's message when shape inference merges two incompatible TensorShapes."""
+    if a.rank != b.rank:
+        return f"Shapes must be equal rank, but are {a.rank} and {b.rank}"
+    for i, (x, y) in enumerate(zip(a.dims, b.dims)):
+        if x is not None and y is not None and x != y:
+            return (f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
+                    f"{shape_text(a)} and {shape_text(b)}.")
+    return f"Shapes {a} and {b} are not compatible"

@@ -5,10 +5,12 @@ reference and tapes can watch it.
     3.0
 
 Inside ``tf.function`` a variable is captured as a resource input; creating one is allowed only
-while the function's first trace runs (TF's rule).
+while the function's first trace runs (TF's rule). Every update is a read-modify-write under the
+variable's own lock (``_lock``), eagerly and in compiled graphs alike, as TF's kernels hold it.
 """
 
 import enum
+import threading
 import weakref
 
 import numpy as np
@@ -106,6 +108,8 @@ class Variable:
                              "when you are not providing a `variable_def`. You provided neither.")
         for hook in Variable._creation_hooks:
             hook(self)
+        # reentrant: an eager scatter holds it across its read, scatter and assign
+        self._lock = threading.RLock()
         if callable(initial_value):
             initial_value = initial_value()
         if dtype is not None:
@@ -219,11 +223,14 @@ class Variable:
     def _write(self, opdef, value, read_value):
         value = convert_to_tensor(value, dtype=self._dtype)
         if state.graph is None:
-            var_ops = {_ASSIGN: lambda old, new: new, _ASSIGN_ADD: np.add, _ASSIGN_SUB: np.subtract}
-            old = self._array if opdef is not _ASSIGN else None
-            self._array = state_ops._checked(self, var_ops[opdef](old, value._value), "assign")
+            state_ops.update(self, opdef.name, value._value)
             return _UnreadVariable(self) if read_value else None
-        bind(opdef, self._handle, value)
+        handle = self._handle
+        if opdef is not _ASSIGN:
+            if getattr(handle, "graph", None) is not state.graph:
+                handle = state.graph.capture(handle)
+            state_ops.check_update_shape(self, handle, value, opdef.name)
+        bind(opdef, handle, value)
         return self.value() if read_value else None
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
@@ -243,8 +250,12 @@ class Variable:
         return tf_gather_nd(self.value(), indices)
 
     def _scatter_nd(self, kind, indices, updates, read_value=True):
-        new = _SCATTER_ND[kind](self.value(), indices, updates)
-        return self.assign(new, read_value=read_value)
+        if state.graph is not None:
+            new = _SCATTER_ND[kind](self.value(), indices, updates)
+            return self.assign(new, read_value=read_value)
+        with self._lock:  # read, scatter and write as one update, as TF's scatter kernels do
+            new = _SCATTER_ND[kind](self.value(), indices, updates)
+            return self.assign(new, read_value=read_value)
 
     def _scatter(self, kind, sparse_delta, read_value=True):
         indices = convert_to_tensor(sparse_delta.indices)

@@ -1,13 +1,16 @@
 """Variable ops: reads and writes of a variable through its resource handle.
 
 At run time a resource tensor's value is the ``Variable`` object itself, so these kernels read and
-replace ``variable._array`` (never mutating an array in place: earlier reads stay valid).
+replace ``variable._array`` (never mutating an array in place: earlier reads stay valid). An
+update's read-modify-write holds the variable's ``_lock``, as TF's kernels hold the variable's
+mutex: concurrent ``assign_add`` calls from many threads lose no update.
 """
 
 import numpy as np
 
 from .. import dtypes as D
-from ..errors import FailedPreconditionError
+from ..errors import FailedPreconditionError, invalid_argument
+from ..messages import enum_name, merge_error_text, node_error, shape_text
 from ..registry import OpDef, define_op, register
 from ..tensor import TensorSpec
 
@@ -44,9 +47,42 @@ def _checked(var, value, op_name):
     return value
 
 
-def _assign_kernel(update):
+_UPDATES = {"AssignAddVariableOp": np.add, "AssignSubVariableOp": np.subtract}
+
+
+def update(var, op_name, value, tag_op=True):
+    """``var`` assigned (``AssignVariableOp``) or updated by ``value`` under its lock; an update
+    needs a value of the variable's exact shape (TF's kernels do not broadcast). ``tag_op``:
+    the error ends in ``[Op:name]``, as eager errors do."""
+    value = np.asarray(value)
+    with var._lock:
+        if op_name == "AssignVariableOp":
+            new = value
+        else:
+            old = _value_of(var)
+            if old.shape != value.shape:
+                raise invalid_argument(
+                    f"Cannot update variable with shape {shape_text(old.shape)} using a Tensor "
+                    f"with shape {shape_text(value.shape)}, shapes must be equal.",
+                    op_name if tag_op else None)
+            new = _UPDATES[op_name](old, value)
+        var._array = _checked(var, new, "assign")
+
+
+def check_update_shape(var, handle, value, op_name):
+    """TF's graph-time shape function of AssignAdd/SubVariableOp: the variable's static shape
+    merges with the value's, else the node's ValueError (raised before the op is added)."""
+    if not var.shape.is_compatible_with(value.shape):
+        names = ", ".join(getattr(getattr(t, "op", None), "name", "Placeholder")
+                          for t in (handle, value))
+        raise node_error(merge_error_text(var.shape, value.shape), op_name,
+                         ["[]", shape_text(value.shape)], f"dtype=DT_{enum_name(var.dtype)}",
+                         names)
+
+
+def _assign_kernel(op_name):
     def kernel(resource, value):
-        resource._array = _checked(resource, update(_value_of(resource), value), "assign")
+        update(resource, op_name, value, tag_op=False)
         return ()
 
     return kernel
@@ -56,12 +92,8 @@ def _assign_infer(resource, value):
     return ()
 
 
-for _name, _update in (
-    ("AssignVariableOp", lambda old, new: new),
-    ("AssignAddVariableOp", lambda old, delta: old + delta),
-    ("AssignSubVariableOp", lambda old, delta: old - delta),
-):
-    register(OpDef(_name, _assign_infer, _assign_kernel(_update), stateful=True))
+for _name in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
+    register(OpDef(_name, _assign_infer, _assign_kernel(_name), stateful=True))
 
 
 @define_op("InitializeVariableOnce", stateful=True)
@@ -73,8 +105,9 @@ class InitializeVariableOnce:
         return ()
 
     def kernel(resource, value):
-        if resource._array is None:
-            resource._array = np.asarray(value)
+        with resource._lock:  # concurrent first runs initialize it once
+            if resource._array is None:
+                resource._array = np.asarray(value)
         return ()
 
 
