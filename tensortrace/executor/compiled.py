@@ -1,6 +1,7 @@
 """Executable graphs, the one way a graph runs: ``compile_graph`` optimizes it and compiles
 generated source under a ``linecache`` name (so tracebacks and debuggers show it), keeps it as
-``.code``, and maps a failing line back to its op and to the user's source line.
+``.code``, and maps a failing line back to its op and to the user's source line. The
+``linecache`` entry lives as long as the compiled graph: evicted traces leave nothing behind.
 
     exe = compile_graph(graph, "f")
     exe(x_value, *capture_values)       # -> [output values]
@@ -8,6 +9,7 @@ generated source under a ``linecache`` name (so tracebacks and debuggers show it
 
 import itertools
 import linecache
+import weakref
 
 import numpy as np
 
@@ -44,6 +46,7 @@ class CompiledGraph:
             self.filename = f"<tensortrace {name} #{next(_counter)}>"
             linecache.cache[self.filename] = (len(gen.source), None,
                                               gen.source.splitlines(True), self.filename)
+            weakref.finalize(self, linecache.cache.pop, self.filename, None)
             exec(compile(gen.source, self.filename, "exec"), gen.namespace)
             self.code = gen.source
             self.fn = gen.namespace[gen.name]
