@@ -5,6 +5,11 @@ and the counters ``cache_info()`` reports.
     cache = TraceCache(max_traces=128)
     cache.keys.get(key)            # the exact hit: one dict look-up
     cache.find(specs)              # else the most specific trace whose signature admits specs
+
+The owner serializes every change (its trace lock); only ``keys.get`` runs unlocked. The death
+of an argument keyed by identity never changes the cache from its finalizer (which the garbage
+collector may run in the middle of a look-up): the finalizer only queues the dead key, and the
+owner calls ``drain()`` at a safe point, before a key is looked up.
 """
 
 import collections
@@ -31,6 +36,8 @@ class TraceCache:
         self.traces = collections.OrderedDict.fromkeys(traces)  # LRU order, oldest first
         self.max_traces = max_traces or DEFAULT_MAX_TRACES
         self.hits = self.misses = self.evictions = 0
+        # keys whose identity argument died: appending is atomic and touches nothing else
+        self.dead = collections.deque()
 
     def __iter__(self):
         return iter(self.traces)
@@ -82,13 +89,19 @@ class TraceCache:
         self.keys[key] = concrete
         for obj in _identity_objects(values):
             try:
-                weakref.finalize(obj, self._forget_key, key)
+                weakref.finalize(obj, self.dead.append, key)
             except TypeError:  # not weak-referenceable: the key keeps it alive, as TF does
                 pass
 
-    def _forget_key(self, key):
-        """An argument keyed by identity died: drop its key and the traces made for it."""
-        self.keys.pop(key, None)
+    def drain(self):
+        """Forget the keys whose identity argument died, and the traces made for them. A dead
+        object's finalizer queued its key before its id could be reused, so draining before a
+        look-up never lets a new object hit a dead one's key."""
+        dead = self.dead
+        if not dead:
+            return
+        while dead:
+            self.keys.pop(dead.popleft(), None)
         for cf in [cf for cf in self.traces if _has_dead_identity(cf._specs)]:
             del self.traces[cf]
 

@@ -9,10 +9,16 @@ Dispatch rules (TF's, in our words): a call whose key was seen before runs that 
 the most specific existing trace whose signature admits the call runs; otherwise, with
 ``reduce_retracing``, a trace generalized to admit both the call and an earlier trace is made;
 otherwise a trace specialized to exactly this call is made.
+
+Threads: a cache hit takes no lock (one dict look-up). A miss takes the function's trace lock,
+looks again, and traces at most once per signature; the first trace's variable initializer runs
+under the lock before any call can hit its key, so concurrent first calls create and initialize
+the variables exactly once.
 """
 
 import functools
 import inspect
+import threading
 import types
 import weakref
 
@@ -84,7 +90,13 @@ class PolymorphicFunction:
 
     def __init__(self, python_function, name=None, input_signature=None, autograph=True,
                  jit_compile=None, reduce_retracing=False, max_traces=None, _bound_to=None):
-        self._python_function = python_function
+        # A method's function holds its instance weakly (TF's too): the instance owns its
+        # traces, and dies as soon as its user drops it.
+        self._function = python_function
+        self._weak_instance = None
+        if _bound_to is not None:
+            self._weak_instance = weakref.ref(_bound_to)
+            python_function = types.MethodType(python_function, _bound_to)
         self._name = name or getattr(python_function, "__name__", "function")
         self._autograph = autograph
         self._jit_compile = jit_compile
@@ -102,6 +114,7 @@ class PolymorphicFunction:
                 self._input_signature = _per_parameter(self._flat_signature, self._binder)
         self._cache = TraceCache(max_traces)
         self._keys = self._cache.keys  # the exact hits, bound here for the hot path
+        self._lock = threading.RLock()  # held to trace, to change the cache, to initialize
         self._tracing_count = 0
         self._detector = _detector_for(python_function)
         self._hits_seen = 0
@@ -109,11 +122,24 @@ class PolymorphicFunction:
         # The first trace when it created variables: it runs once, on the first call, to
         # initialize them. While it is pending no call key is kept, so the fast path misses.
         self._pending_initializer = None
+        self._after_initializer = None  # (key, trace, values): remembered once it has run
         self._instances = {}
-        self._bound_to = _bound_to
         # plain positional signatures take the fast path when every argument is an eager tensor
         self._fast_arity = self._binder.n if self._binder.simple else -1
-        functools.update_wrapper(self, python_function, updated=())
+        functools.update_wrapper(self, self._function, updated=())
+        if _bound_to is not None:
+            self.__signature__ = self._binder.signature  # the method's, without ``self``
+
+    @property
+    def _python_function(self):
+        """The Python function (for a method, bound to its instance while it lives)."""
+        if self._weak_instance is None:
+            return self._function
+        instance = self._weak_instance()
+        if instance is None:
+            raise ReferenceError(f"The instance the tf.function {self._name} was bound to no "
+                                 "longer exists.")
+        return types.MethodType(self._function, instance)
 
     max_traces = property(lambda self: self._cache.max_traces,
                           doc="How many traces are kept before the least recently used goes.")
@@ -139,14 +165,34 @@ class PolymorphicFunction:
         if config._run_eagerly[0] and self._eager_python:
             return self._python_function(*args, **kwargs)
         values = self._arguments(args, kwargs)
+        if self._cache.dead:  # an identity-keyed argument died: its id may be reused now
+            with self._lock:
+                self._cache.drain()
         key = tuple(map(signature.key_of, values))
         concrete = self._keys.get(key)
         if concrete is None or self._pending_initializer is not None:
-            self._cache.misses += 1
-            concrete, values = self._dispatch(key, values, args, kwargs)
+            with self._lock:
+                concrete = self._keys.get(key)  # another thread may have traced it meanwhile
+                if concrete is None or self._pending_initializer is not None:
+                    self._cache.misses += 1
+                    concrete, values = self._dispatch(key, values, args, kwargs)
+                    if concrete is self._pending_initializer:
+                        return self._run_initializer(concrete, values)
+                else:
+                    self._cache.hits += 1
         else:
             self._cache.hits += 1
         return concrete._call_values(values)
+
+    def _run_initializer(self, init, values):
+        """Run the first trace, which initializes the variables it created, under the lock;
+        only then can calls hit its key. If it fails it stays pending for the next call."""
+        result = init._call_values(values)
+        self._pending_initializer = None
+        key, concrete, values = self._after_initializer
+        self._after_initializer = None
+        self._cache.remember(key, concrete, values)
+        return result
 
     def _arguments(self, args, kwargs):
         """The parameter values of a call as they are keyed: bound to the parameters, fitted
@@ -180,12 +226,13 @@ class PolymorphicFunction:
                 specs = self._cache.generalize(specs)
             concrete = self._trace(specs)
         self._count_call(traced)
-        self._cache.remember(key, concrete, values)
         init = self._pending_initializer
         if init is not None:  # the first trace, which also initializes the variables it made
-            self._pending_initializer = None
             if all(signature.is_subtype(s, g) for s, g in zip(specs, init._specs)):
+                self._after_initializer = (key, concrete, values)
                 return init, values
+            self._pending_initializer = None
+        self._cache.remember(key, concrete, values)
         return concrete, values
 
     def _specs_of(self, values):
@@ -310,8 +357,14 @@ class PolymorphicFunction:
         """Hits, misses, traces, evictions and the size and bound of the trace cache."""
         return self._cache.info(self._tracing_count)
 
+    def _traces(self):
+        """The live traces, least recently used first (a snapshot)."""
+        with self._lock:
+            self._cache.drain()
+            return list(self._cache)
+
     def pretty_printed_concrete_signatures(self, verbose=True):
-        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._cache)
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._traces())
 
     # --- concrete functions -----------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs):
@@ -325,15 +378,17 @@ class PolymorphicFunction:
             except TypeError as e:
                 raise TypeError(self._binding_message(e, args, kwargs)) from None
             specs = self._specs_of(values)
-        concrete = self._cache.find(specs)
-        if concrete is None:
-            if self._reduce_retracing:
-                specs = self._cache.generalize(specs)
-            concrete = self._trace(specs)
+        with self._lock:
+            self._cache.drain()
+            concrete = self._cache.find(specs)
+            if concrete is None:
+                if self._reduce_retracing:
+                    specs = self._cache.generalize(specs)
+                concrete = self._trace(specs)
         return concrete
 
     def experimental_get_concrete_functions(self):
-        return list(self._cache)
+        return self._traces()
 
     # --- Python protocol --------------------------------------------------------------------
     python_function = property(lambda self: self._python_function,
@@ -349,15 +404,28 @@ class PolymorphicFunction:
             return self
         bound = self._instances.get(id(instance))
         if bound is None:
-            bound = PolymorphicFunction(
-                types.MethodType(self._python_function, instance), self._name,
-                self._flat_signature, self._autograph, self._jit_compile,
-                self._reduce_retracing, self.max_traces, _bound_to=instance)
-            self._instances[id(instance)] = bound
-            try:
-                weakref.finalize(instance, self._instances.pop, id(instance), None)
-            except TypeError:
-                pass
+            with self._lock:  # concurrent first uses share one bound function
+                bound = self._instances.get(id(instance))
+                if bound is None:
+                    bound = self._bind_to(instance)
+        return bound
+
+    def _bind_to(self, instance):
+        try:
+            weakref.finalize(instance, self._instances.pop, id(instance), None)
+        except TypeError:  # not weak-referenceable: bound for good, as a plain method would be
+            return self._strongly_bound(instance)
+        bound = PolymorphicFunction(
+            self._function, self._name, self._flat_signature, self._autograph,
+            self._jit_compile, self._reduce_retracing, self.max_traces, _bound_to=instance)
+        self._instances[id(instance)] = bound
+        return bound
+
+    def _strongly_bound(self, instance):
+        bound = PolymorphicFunction(
+            types.MethodType(self._function, instance), self._name, self._flat_signature,
+            self._autograph, self._jit_compile, self._reduce_retracing, self.max_traces)
+        self._instances[id(instance)] = bound
         return bound
 
     def __repr__(self):

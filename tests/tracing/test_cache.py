@@ -5,6 +5,7 @@ import collections
 import functools
 import gc
 import logging
+import weakref
 
 import numpy as np
 import pytest
@@ -73,8 +74,15 @@ def test_objects_keyed_by_identity_and_held_weakly():
     assert f(b, tf.constant(1.0)).numpy() == 3.0
     assert f(a, tf.constant(5.0)).numpy() == 10.0
     assert f.experimental_get_tracing_count() == 2
-    keys_before = len(f._keys)
+    keys_before, traces_before = len(f._keys), len(f.experimental_get_concrete_functions())
+    b_ref = weakref.ref(b)
     del b
+    assert b_ref() is None  # held weakly: it dies at once, with no gc.collect()
+    # its finalizer only queued the key; the cache forgets it (and its trace) at the next call
+    assert len(f._cache.dead) == 1 and len(f._keys) == keys_before
+    assert f(a, tf.constant(1.0)).numpy() == 2.0
+    assert not f._cache.dead and len(f._keys) == keys_before - 1
+    assert len(f.experimental_get_concrete_functions()) == traces_before - 1
     gc.collect()
     assert len(f._keys) == keys_before - 1
 
