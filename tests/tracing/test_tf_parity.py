@@ -3,6 +3,7 @@ signatures, the retracing warning, Module traversal order, and datasets as argum
 
 import collections
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -607,3 +608,42 @@ def test_variable_arguments_trace_by_aliasing():
     assert repr(f.get_concrete_function(a, b).structured_input_signature) == \
         f"(({spec.format(0)}, {spec.format(1)}), {{}})"
     assert f(a.assign(5.0), b).numpy() == 7.0  # an UnreadVariable is its variable
+
+
+def test_assign_add_and_sub_need_the_variable_shape_exactly():
+    # TF's AssignAdd/SubVariableOp never broadcast: the kernel raises InvalidArgumentError
+    # eagerly, the shape function a ValueError while a function is traced; the value is kept
+    v = tf.Variable([1.0, 2.0, 3.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(
+            "Cannot update variable with shape [3] using a Tensor with shape [], shapes must be "
+            "equal. [Op:AssignAddVariableOp]")):
+        v.assign_add(1.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(
+            "Cannot update variable with shape [3] using a Tensor with shape [1], shapes must "
+            "be equal. [Op:AssignSubVariableOp]")):
+        v.assign_sub([1.0])
+    assert v.numpy().tolist() == [1.0, 2.0, 3.0]
+
+    @tf.function
+    def add(d):
+        v.assign_add(d)
+
+    with pytest.raises(ValueError, match=re.escape(
+            "Shapes must be equal rank, but are 1 and 0 for '{{node AssignAddVariableOp}} = "
+            "AssignAddVariableOp[dtype=DT_FLOAT](Placeholder, d)' with input shapes: [], [].")):
+        add(tf.constant(1.0))
+    with pytest.raises(ValueError, match=re.escape(
+            "Dimension 0 in both shapes must be equal, but are 3 and 2. Shapes are [3] and [2]. "
+            "for '{{node AssignAddVariableOp}} = AssignAddVariableOp[dtype=DT_FLOAT]")):
+        add(tf.constant([1.0, 1.0]))
+    add(tf.constant([1.0, 1.0, 1.0]))
+    assert v.numpy().tolist() == [2.0, 3.0, 4.0]
+    # a variable of unknown shape is checked when the update runs, against its current value
+    u = tf.Variable([1.0, 2.0], shape=tf.TensorShape(None))
+    grow = tf.function(lambda d: u.assign_add(d, read_value=False))
+    grow(tf.constant([1.0, 1.0]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(
+            "Cannot update variable with shape [2] using a Tensor with shape [3], shapes must be "
+            "equal.")):
+        grow(tf.constant([1.0, 1.0, 1.0]))
+    assert u.numpy().tolist() == [2.0, 3.0]
