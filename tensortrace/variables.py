@@ -28,9 +28,8 @@ from .ops.array.shapes import shape as tf_shape
 from .ops.array.shapes import size
 from .ops.indexing.gathering import gather
 from .ops.indexing.gathering import gather_nd as tf_gather_nd
-from .ops.indexing.scatter import (tensor_scatter_nd_add, tensor_scatter_nd_max,
-                                   tensor_scatter_nd_min, tensor_scatter_nd_sub,
-                                   tensor_scatter_nd_update)
+from .ops.indexing._util import to_tensor_like
+from .ops.indexing.scatter import tensor_scatter_nd_update
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
 from .tensor import EagerTensor, Reference, Tensor, TensorSpec
@@ -42,10 +41,6 @@ _ASSIGN_SUB = get_op("AssignSubVariableOp")
 _INIT_ONCE = get_op("InitializeVariableOnce")
 
 _name_scopes = []  # tf.Module name scopes prefix variable names
-
-_SCATTER_ND = {"update": tensor_scatter_nd_update, "add": tensor_scatter_nd_add,
-               "sub": tensor_scatter_nd_sub, "max": tensor_scatter_nd_max,
-               "min": tensor_scatter_nd_min}
 
 
 class ResourceHandle(EagerTensor):
@@ -250,12 +245,12 @@ class Variable:
         return tf_gather_nd(self.value(), indices)
 
     def _scatter_nd(self, kind, indices, updates, read_value=True):
-        if state.graph is not None:
-            new = _SCATTER_ND[kind](self.value(), indices, updates)
-            return self.assign(new, read_value=read_value)
-        with self._lock:  # read, scatter and write as one update, as TF's scatter kernels do
-            new = _SCATTER_ND[kind](self.value(), indices, updates)
-            return self.assign(new, read_value=read_value)
+        """One ResourceScatterNd<kind> op: its read, scatter and write hold the lock."""
+        bind(state_ops.RESOURCE_SCATTER[kind], self._handle, convert_to_tensor(indices),
+             to_tensor_like(updates, self), dtype=self._dtype, shape=self._shape)
+        if not read_value:
+            return None
+        return _UnreadVariable(self) if state.graph is None else self.value()
 
     def _scatter(self, kind, sparse_delta, read_value=True):
         indices = convert_to_tensor(sparse_delta.indices)

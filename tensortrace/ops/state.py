@@ -11,8 +11,9 @@ import numpy as np
 from .. import dtypes as D
 from ..errors import FailedPreconditionError, invalid_argument
 from ..messages import enum_name, merge_error_text, node_error, shape_text
-from ..registry import OpDef, define_op, register
+from ..registry import OpDef, define_op, get, register
 from ..tensor import TensorSpec
+from .indexing import scatter  # noqa: F401 - registers the TensorScatter ops used below
 
 
 def _value_of(var):
@@ -53,8 +54,8 @@ _UPDATES = {"AssignAddVariableOp": np.add, "AssignSubVariableOp": np.subtract}
 def update(var, op_name, value, tag_op=True):
     """``var`` assigned (``AssignVariableOp``) or updated by ``value`` under its lock; an update
     needs a value of the variable's exact shape (TF's kernels do not broadcast). ``tag_op``:
-    the error ends in ``[Op:name]``, as eager errors do."""
-    value = np.asarray(value)
+    the error ends in ``[Op:name]``, as eager errors do. ``value``: an ndarray or NumPy
+    scalar."""
     with var._lock:
         if op_name == "AssignVariableOp":
             new = value
@@ -94,6 +95,31 @@ def _assign_infer(resource, value):
 
 for _name in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
     register(OpDef(_name, _assign_infer, _assign_kernel(_name), stateful=True))
+
+
+def _resource_scatter(kind):
+    """ResourceScatterNd<kind>: TensorScatter<kind> applied to the variable in place, its read,
+    scatter and write under the variable's lock (TF's kernel holds the variable's mutex).
+    ``dtype``/``shape``: the variable's, for the shape function (as ReadVariableOp has)."""
+    tensor_op = get(f"TensorScatter{kind}")
+
+    def infer(resource, indices, updates, dtype, shape):
+        tensor_op.infer(TensorSpec(shape, dtype), indices, updates)  # TF's graph-time checks
+        return ()
+
+    def kernel(resource, indices, updates, dtype, shape):
+        with resource._lock:
+            old = _value_of(resource)
+            if tensor_op.check is not None:
+                tensor_op.check((old, indices, updates))
+            resource._array = tensor_op.kernel(old, indices, updates)
+        return ()
+
+    return register(OpDef(f"ResourceScatterNd{kind}", infer, kernel, stateful=True))
+
+
+RESOURCE_SCATTER = {kind.lower(): _resource_scatter(kind)
+                    for kind in ("Update", "Add", "Sub", "Max", "Min")}
 
 
 @define_op("InitializeVariableOnce", stateful=True)

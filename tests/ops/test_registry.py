@@ -19,7 +19,9 @@ TABLE_MODULES = [
 # tests/tracing (Const, Placeholder, variable reads/writes, prints, py_function).
 GRAPH_ONLY = {"Const", "Placeholder", "ReadVariableOp", "AssignVariableOp",
               "AssignAddVariableOp", "AssignSubVariableOp", "InitializeVariableOnce",
-              "VarIsInitializedOp", "PrintV2", "EagerPyFunc",
+              "VarIsInitializedOp", "PrintV2", "EagerPyFunc", "ResourceScatterNdUpdate",
+              "ResourceScatterNdAdd", "ResourceScatterNdSub", "ResourceScatterNdMax",
+              "ResourceScatterNdMin",
               "IndexAxis0"}  # made only by the optimizer: tests/tracing/test_passes.py
 
 

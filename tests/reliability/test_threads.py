@@ -113,6 +113,28 @@ def test_eager_scatter_updates_lose_no_update():
     np.testing.assert_array_equal(v.numpy(), [-n, n, 0.0, 2 * n])
 
 
+def test_scatter_updates_inside_a_function_lose_no_update():
+    v = tf.Variable(np.zeros(4), dtype=tf.float64)
+
+    @tf.function
+    def step():
+        v.scatter_nd_add([[0], [2]], tf.constant([1.0, 3.0], tf.float64))
+        v.scatter_nd_sub([[1]], tf.constant([1.0], tf.float64))
+
+    step()
+    v.assign(np.zeros(4))
+
+    def work(i):
+        for _ in range(CALLS // 3):
+            step()
+
+    assert run_threads(work) == []
+    n = THREADS * (CALLS // 3)
+    np.testing.assert_array_equal(v.numpy(), [n, -n, 3 * n, 0.0])
+    ops = {op.type for op in step.get_concrete_function().graph.get_operations()}
+    assert {"ResourceScatterNdAdd", "ResourceScatterNdSub"} <= ops  # one op: read-modify-write
+
+
 @pytest.mark.parametrize("trial", range(6))
 def test_concurrent_first_calls_trace_once_and_create_variables_once(trial):
     made = []

@@ -30,6 +30,8 @@ not_differentiable(
     # differentiated)
     "Const", "Placeholder", "NoOp", "AssignVariableOp", "AssignAddVariableOp",
     "AssignSubVariableOp", "InitializeVariableOnce", "VarIsInitializedOp", "IndexAxis0",
+    "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+    "ResourceScatterNdMax", "ResourceScatterNdMin",
     # random: draws do not depend differentiably on their seeds or shapes; RandomGamma's
     # implicit reparameterisation (TF's RandomGammaGrad) is not implemented
     "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
