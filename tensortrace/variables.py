@@ -26,9 +26,9 @@ from .ops.array.ranges import range as tf_range
 from .ops.array.reshaping import expand_dims, reshape
 from .ops.array.shapes import shape as tf_shape
 from .ops.array.shapes import size
+from .ops.indexing._util import to_tensor_like
 from .ops.indexing.gathering import gather
 from .ops.indexing.gathering import gather_nd as tf_gather_nd
-from .ops.indexing._util import to_tensor_like
 from .ops.indexing.scatter import tensor_scatter_nd_update
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
