@@ -13,8 +13,10 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import tensor as _tensor
 from .context import bind
+from .messages import check_size
 from .context import state as _state
 from .registry import get as get_op
+from .shapes import TensorShape
 from .tensor import EagerTensor, Tensor
 
 _wrap = EagerTensor._wrap
@@ -366,9 +368,15 @@ def _read_variables(value):
 
 
 def _reshape_constant(arr, value, shape):
-    shape = tuple(int(d) for d in shape)
+    dims = TensorShape(shape)  # TF's as_shape: its Dimension errors name a bad dimension
     arr = np.asarray(arr)
-    size = int(np.prod(shape))
+    if not dims.is_fully_defined():
+        raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {arr} "
+                        f"(converted from {value}) cannot be shaped as {dims}: every dimension "
+                        f"must be known.")
+    shape = tuple(dims.as_list())
+    check_size(shape, arr.dtype, "Fill")
+    size = prod(shape)
     if arr.size == 1:
         return np.full(shape, arr.reshape(()), dtype=arr.dtype)
     if arr.size != size:

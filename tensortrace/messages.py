@@ -7,6 +7,10 @@ in ``tf.dtypes`` and ``tf.errors``).
     float tensor but is a int32 tensor [Op:AddV2]')
 """
 
+import os
+
+import numpy as np
+
 from .dtypes import DType, from_numpy
 from .errors import NotFoundError, ResourceExhaustedError, invalid_argument
 from .shapes import TensorShape
@@ -110,3 +114,30 @@ def merge_error_text(a, b):
             return (f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
                     f"{shape_text(a)} and {shape_text(b)}.")
     return f"Shapes {a} and {b} are not compatible"
+
+
+def _memory_bytes():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 2**40
+
+
+# A tensor bigger than this machine's memory cannot be allocated (TF's CPU allocator fails the
+# same way); refusing it up front keeps NumPy from committing and filling pages until the
+# process is killed (a lazily committed array can outgrow memory).
+MAX_TENSOR_BYTES = _memory_bytes()
+
+
+def check_size(dims, dtype, op_name=None):
+    """Refuse a result of shape ``dims`` that cannot exist: more than 2**63 - 1 elements is TF's
+    InvalidArgumentError, more bytes than the machine has is its OOM ResourceExhaustedError."""
+    n = 1
+    for d in dims:
+        d = int(d)
+        if d > 0 and n * d >= 2**63:
+            raise invalid_argument(f"Encountered overflow when multiplying {n} with {d}, "
+                                   f"result: -1", op_name)
+        n *= max(d, 0)
+    if n * np.dtype(getattr(dtype, "_np", dtype)).itemsize > MAX_TENSOR_BYTES:
+        raise oom_error(dims, dtype, op_name)

@@ -5,7 +5,6 @@ shape tensor (TF's partial shape evaluation).
     tf.reshape(x, [tf.shape(y)[0], -1])    # int_input packs the list; shape_values sees [?, -1]
 """
 
-import os
 import reprlib
 
 import numpy as np
@@ -13,7 +12,6 @@ import numpy as np
 from ..context import bind, executing_eagerly, state
 from ..convert import convert_to_tensor, to_array
 from ..errors import OpError, invalid_argument
-from ..messages import oom_error
 from ..registry import get as get_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, static_value
@@ -271,33 +269,6 @@ def float_arg(value, what):
             or isinstance(value, (complex, np.complexfloating)):
         raise TypeError(f"Expected float for argument '{what}' not {shown(value)}.")
     return float(value)
-
-
-def _memory_bytes():
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return 2**40
-
-
-# A tensor bigger than this machine's memory cannot be allocated (TF's CPU allocator fails the
-# same way); refusing it up front keeps NumPy from committing and filling pages until the
-# process is killed (a lazily committed array can outgrow memory).
-MAX_TENSOR_BYTES = _memory_bytes()
-
-
-def check_size(dims, dtype, op_name=None):
-    """Refuse a result of shape ``dims`` that cannot exist: more than 2**63 - 1 elements is TF's
-    InvalidArgumentError, more bytes than the machine has is its OOM ResourceExhaustedError."""
-    n = 1
-    for d in dims:
-        d = int(d)
-        if d > 0 and n * d >= 2**63:
-            raise invalid_argument(f"Encountered overflow when multiplying {n} with {d}, "
-                                   f"result: -1", op_name)
-        n *= max(d, 0)
-    if n * np.dtype(getattr(dtype, "_np", dtype)).itemsize > MAX_TENSOR_BYTES:
-        raise oom_error(dims, dtype, op_name)
 
 
 def static_ints(value, what):

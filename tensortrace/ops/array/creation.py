@@ -14,7 +14,8 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
-from .._args import (arg_error, check_size, const, holds_tensor, int_arg, int_input,
+from ...messages import check_size
+from .._args import (arg_error, const, holds_tensor, int_arg, int_input,
                      scalar_array, shape_values, static_ints)
 from .._base import INDEX, bounded_static, check_index, dtypes_named, graph_error, unary
 from .broadcasting import broadcast_to

@@ -12,7 +12,8 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...shapes import TensorShape
 from ...tensor import TensorSpec, static_value
-from .._args import check_size, int_input, shape_values
+from ...messages import check_size
+from .._args import int_input, shape_values
 from .._base import INDEX, bounded_static, check_dtypes, check_index, graph_error
 
 

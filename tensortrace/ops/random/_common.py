@@ -10,7 +10,8 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...shapes import TensorShape
 from ...tensor import Tensor
-from .._args import check_size, shape_values, static_int
+from ...messages import check_size
+from .._args import shape_values, static_int
 from .._base import FLOAT, INDEX, check_dtypes, dtypes_named
 from ..array.joining import stack
 from ..math.arithmetic import add
