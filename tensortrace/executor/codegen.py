@@ -6,7 +6,11 @@
         return AddV2
 
 Each line is an op's ``expr`` template or a call of its kernel (attrs bound once with
-``functools.partial``); a value is deleted after its last use so large arrays are freed early.
+``functools.partial``); a value is deleted after its last use so large arrays are freed early,
+and a large elementwise result goes into a buffer that has just died (``buffers.plan``):
+
+        Mul = (x * _c4)
+        AddV2 = np.add(Mul, _c5, out=Mul)
 """
 
 import functools
@@ -17,6 +21,7 @@ import numpy as np
 
 from ..numerics import EXTOBJ, IGNORE
 from ..registry import get as get_op
+from . import buffers
 
 
 class Generated:
@@ -93,15 +98,22 @@ class Emitter:
         feed_ids = {id(ph) for ph in feeds}
         ops = [op for op in graph.get_operations() if op.type != "Placeholder"]
         dels = _last_uses(ops, graph.outputs)
+        reuse = buffers.plan(ops, graph.outputs, self.overrides)
+        taken = {}  # op index -> dead buffers it writes into (deleted after it, not at death)
+        for key, j in reuse.keep.items():
+            taken.setdefault(j, []).append(key)
         for i, op in enumerate(ops):
-            self._op(op, indent)
+            self._op(op, indent, reuse.out.get(i))
             gone = [self.names[id(t)] for t in dels.get(i, ())
-                    if t.op.type != "Const" and (free_feeds or id(t) not in feed_ids)]
+                    if t.op.type != "Const" and (free_feeds or id(t) not in feed_ids)
+                    and id(t) not in reuse.keep]
+            gone += [self.names[key] for key in taken.get(i, ())]
             if gone:
                 self.line(f"del {', '.join(dict.fromkeys(gone))}", indent)
         return [self.names[id(t)] for t in graph.outputs]
 
-    def _op(self, op, indent):
+    def _op(self, op, indent, into=None):
+        """Emit ``op``; ``into`` = (ufunc, dead tensor) writes its result into that buffer."""
         if op.type == "Const":
             self.names[id(op.outputs[0])] = self.global_value(op.attrs["value"], "c")
             return
@@ -114,7 +126,12 @@ class Emitter:
         emit = self.overrides.get(id(op)) or opdef.emit
         if emit is not None and emit(self, op, args, outs, indent):
             return
-        if opdef.expr is not None and len(outs) == 1 and not op.attrs:
+        if into is not None:
+            ufunc, buffer = into
+            name = f"np.{ufunc.__name__}" if getattr(np, ufunc.__name__, None) is ufunc \
+                else self.global_value(ufunc, "u", ufunc.__name__)
+            call = f"{name}({', '.join(args)}, out={self.names[id(buffer)]})"
+        elif opdef.expr is not None and len(outs) == 1 and not op.attrs:
             call = opdef.expr.format(*args)
         else:
             kernel = functools.partial(opdef.kernel, **op.attrs) if op.attrs else opdef.kernel
