@@ -96,6 +96,30 @@ def test_random_chains_match_the_interpreter(seed, monkeypatch):
     np.testing.assert_array_equal(row.numpy(), row_before)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_random_chains_in_blocks_match_the_interpreter(seed, monkeypatch):
+    monkeypatch.setattr(buffers, "MIN_BYTES", 1)
+    monkeypatch.setattr(buffers, "BLOCK_ELEMENTS", 12)  # blocks of 2 rows; 15 rows: a remainder
+    x = tf.constant(RNG.uniform(-2, 2, (15, 6)).astype(np.float32))
+    row = tf.constant(RNG.uniform(-2, 2, (6,)).astype(np.float32))  # broadcast whole
+
+    def make():
+        chain = _random_chain(seed, 40)  # a fresh generator: the same program each trace
+
+        @tf.function
+        def f(x, row, col):
+            base = tf.tanh(x * col + 1.0) * 2.0 - col  # col [15, 1] is cut into blocks too
+            results = chain(base, row)
+            return results + [tf.reduce_sum(results[0]) * results[0] - col]
+
+        return f
+
+    col = tf.constant(RNG.uniform(-2, 2, (15, 1)).astype(np.float32))
+    got, want, code = _both(make, x, row, col)
+    _assert_identical(got, want)
+    assert "for block in range(0, 15, 2):" in code and "col_block = col[block:block + 2]" in code
+
+
 def test_chain_at_the_default_threshold_reuses_and_matches():
     x = tf.constant(RNG.uniform(-1, 1, (8, 1024)).astype(np.float32))
     row = tf.constant(RNG.uniform(-1, 1, (1024,)).astype(np.float32))
@@ -287,11 +311,35 @@ def test_peak_memory_of_a_long_chain_on_one_million_values():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    # Without reuse this chain holds three fresh 4 MB arrays at once (x * 1.01 + 0.5, x / 3 and
-    # their difference); with it, two buffers carry the whole chain (the input is not counted).
-    assert peak < 2.5 * 4 * n
+    # Fresh arrays for every op hold three 4 MB arrays at once (x * 1.01 + 0.5, x / 3 and their
+    # difference); evaluated in blocks, only the result is a full array (the input is not
+    # counted), the blocks' few buffers are 128 KB each.
+    assert peak < 1.5 * 4 * n
+    assert "for block in range(0, 1048576, 32768):" in chain.get_concrete_function(x).code
     y = xn
     for _ in range(5):
         y = np.sqrt(np.abs(np.maximum(np.tanh(y * np.float32(1.01) + np.float32(0.5))
                                       - y / np.float32(3.0), np.float32(-0.5))))
     np.testing.assert_array_equal(out.numpy(), y)
+
+
+def test_peak_memory_without_blocks(monkeypatch):
+    monkeypatch.setattr(buffers, "MIN_BLOCK_OPS", 1 << 30)
+    n = 1 << 20
+
+    @tf.function
+    def chain(x):
+        for _ in range(5):
+            t = tf.tanh(x * 1.01 + 0.5) - x / 3.0
+            x = tf.sqrt(tf.abs(tf.maximum(t, -0.5)))
+        return x
+
+    x = tf.constant(RNG.uniform(-1, 1, n).astype(np.float32))
+    chain(x)
+    tracemalloc.start()
+    try:
+        chain(x)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2.5 * 4 * n  # buffer reuse alone: two buffers carry the chain
