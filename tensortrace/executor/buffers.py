@@ -62,25 +62,30 @@ def _key(t):
 
 def _writable(op, skip):
     """(ufunc, key) when ``op`` is an elementwise ufunc op whose result may go into a buffer."""
-    if op.type in ("Const", "Placeholder") or op.attrs or len(op.outputs) != 1 or id(op) in skip:
+    if len(op.outputs) != 1 or op.attrs or op.type in ("Const", "Placeholder") or id(op) in skip:
+        return None
+    key = _key(op.outputs[0])
+    if key is None:
         return None
     opdef = get_op(op.type)
     ufunc = None if opdef.emit is not None else kernel_ufunc(opdef)
     if ufunc is None or ufunc.nout != 1 or ufunc.nin != len(op.inputs):
         return None
-    key = _key(op.outputs[0])
-    if key is None:
-        return None
-    dtypes = [t.dtype._np for t in op.inputs]
+    dtypes = tuple(t.dtype._np for t in op.inputs)
     if any(d is None or d.kind not in "biufc" for d in dtypes):
         return None
-    try:  # the loop the kernel runs must produce exactly the buffer's dtype: no casting
-        resolved = ufunc.resolve_dtypes(tuple(dtypes) + (None,))
-    except (TypeError, ValueError):
-        return None
-    if resolved[-1] != key[1] or any(r != d for r, d in zip(resolved, dtypes)):
-        return None
-    return ufunc, key
+    exact = _EXACT.get((ufunc, dtypes, key[1]))
+    if exact is None:
+        try:  # the loop the kernel runs must take and give exactly these dtypes: no casting
+            resolved = ufunc.resolve_dtypes(dtypes + (None,))
+            exact = resolved[-1] == key[1] and resolved[:-1] == dtypes
+        except (TypeError, ValueError):
+            exact = False
+        _EXACT[(ufunc, dtypes, key[1])] = exact
+    return (ufunc, key) if exact else None
+
+
+_EXACT = {}  # (ufunc, input dtypes, result dtype) -> whether its loop is exactly that
 
 
 class Plan:

@@ -11,6 +11,15 @@ and a large elementwise result goes into a buffer that has just died (``buffers.
 
         Mul = (x * _c4)
         AddV2 = np.add(Mul, _c5, out=Mul)
+
+A long run of them is computed block by block (the values read after it get full arrays):
+
+        Tanh = np.empty((1048576,), _d5_float32)
+        for block in range(0, 1048576, 32768):
+            x_block = x[block:block + 32768]
+            Mul = np.multiply(x_block, _c4)
+            AddV2 = np.add(Mul, _c6, out=Mul)
+            ...
 """
 
 import functools
