@@ -37,6 +37,7 @@ def quiet(kernel):
                 reset_state(token)
 
     run.__name__ = getattr(kernel, "__name__", "kernel")
+    run.__wrapped__ = kernel  # what it computes (codegen calls a wrapped ufunc with out=)
     return run
 
 
@@ -54,6 +55,7 @@ def quiet2(ufunc):
             reset_state(token)
 
     run.__name__ = getattr(ufunc, "__name__", "kernel")
+    run.__wrapped__ = ufunc
     return run
 
 

@@ -6,7 +6,20 @@
         return AddV2
 
 Each line is an op's ``expr`` template or a call of its kernel (attrs bound once with
-``functools.partial``); a value is deleted after its last use so large arrays are freed early.
+``functools.partial``); a value is deleted after its last use so large arrays are freed early,
+and a large elementwise result goes into a buffer that has just died (``buffers.plan``):
+
+        Mul = (x * _c4)
+        AddV2 = np.add(Mul, _c5, out=Mul)
+
+A long run of them is computed block by block (the values read after it get full arrays):
+
+        Tanh = np.empty((1048576,), _d5_float32)
+        for block in range(0, 1048576, 32768):
+            x_block = x[block:block + 32768]
+            Mul = np.multiply(x_block, _c4)
+            AddV2 = np.add(Mul, _c6, out=Mul)
+            ...
 """
 
 import functools
@@ -17,6 +30,7 @@ import numpy as np
 
 from ..numerics import EXTOBJ, IGNORE
 from ..registry import get as get_op
+from . import buffers
 
 
 class Generated:
@@ -106,15 +120,83 @@ class Emitter:
         feed_ids = {id(ph) for ph in feeds}
         ops = [op for op in graph.get_operations() if op.type != "Placeholder"]
         dels = _last_uses(ops, graph.outputs)
-        for i, op in enumerate(ops):
-            self._op(op, indent)
-            gone = [self.names[id(t)] for t in dels.get(i, ())
-                    if t.op.type != "Const" and (free_feeds or id(t) not in feed_ids)]
-            if gone:
-                self.line(f"del {', '.join(dict.fromkeys(gone))}", indent)
+        reuse = buffers.plan(ops, graph.outputs, self.overrides)
+
+        def may_delete(t):
+            return t.op.type != "Const" and (free_feeds or id(t) not in feed_ids)
+
+        self._sequence(ops, reuse, dels, indent, may_delete)
         return [self.names[id(t)] for t in graph.outputs]
 
-    def _op(self, op, indent):
+    def _sequence(self, ops, reuse, dels, indent, may_delete, into=None):
+        """Emit ``ops`` with the ``buffers.plan`` ``reuse``, deleting each value ``may_delete``
+        accepts after its last use; ``into(i)`` gives op ``i``'s ``_op`` target instead."""
+        taken = {}  # op index -> dead buffers it writes into (deleted after it, not at death)
+        for key, j in reuse.keep.items():
+            taken.setdefault(j, []).append(key)
+        i = 0
+        while i < len(ops):
+            block = reuse.blocks.get(i)
+            if block is not None:
+                self._blocked(ops, block, indent)
+                dying = [t for j in range(i, block.stop) for t in dels.get(j, ())
+                         if id(t) not in block.made]
+                i = block.stop
+            else:
+                target = into(i) if into is not None else reuse.out.get(i)
+                if target is not None and not isinstance(target[1], str):
+                    target = (target[0], self.names[id(target[1])])
+                self._op(ops[i], indent, target)
+                dying = dels.get(i, ())
+                i += 1
+            gone = [self.names[id(t)] for t in dying if may_delete(t) and id(t) not in reuse.keep]
+            gone += [self.names[key] for key in taken.get(i - 1, ())]
+            if gone:
+                self.line(f"del {', '.join(dict.fromkeys(gone))}", indent)
+
+    def _blocked(self, ops, block, indent):
+        """A ``buffers.Block``: its values read later get full arrays, then a loop computes
+        the run block by block, each block's values written in place where they die."""
+        run = ops[block.start:block.stop]
+        full = {}
+        for t in block.live_out:
+            full[id(t)] = name = self.fresh(t.op.name)
+            dtype = self.global_value(t.dtype._np, "d", t.dtype.name)
+            self.line(f"{name} = np.empty({block.shape}, {dtype})", indent)
+        start = self.fresh("block")
+        cut = f"[{start}:{start} + {block.rows}]"
+        self.line(f"for {start} in range(0, {block.shape[0]}, {block.rows}):", indent)
+        outer = {}
+        for op in run:
+            for t in op.inputs:
+                if id(t) in block.sliced and id(t) not in outer:
+                    outer[id(t)] = self.names[id(t)]
+                    self.names[id(t)] = piece = self.fresh(self.names[id(t)] + "_block")
+                    self.line(f"{piece} = {outer[id(t)]}{cut}", indent + 1)
+        dels = _last_uses(run, block.live_out)
+
+        def into(k):
+            ufunc = block.ufuncs.get(k)
+            if ufunc is None:
+                return None
+            t = run[k].outputs[0]
+            if id(t) in full:
+                return ufunc, full[id(t)] + cut
+            target = block.inner.out.get(k)
+            return target if target is not None else (ufunc, "")
+
+        self._sequence(run, block.inner, dels, indent + 1,
+                       lambda t: id(t) in block.made and id(t) not in full, into)
+        views = [self.names[key] for key in outer] + [self.names[id(t)] for t in block.live_out]
+        self.line(f"del {', '.join(views)}", indent)
+        for key, name in outer.items():
+            self.names[key] = name
+        for key, name in full.items():
+            self.names[key] = name
+
+    def _op(self, op, indent, into=None):
+        """Emit ``op``; ``into`` = (ufunc, buffer expression) calls the op's ufunc with
+        ``out=`` that buffer (or without ``out=`` when it is empty)."""
         if op.type == "Const":
             self.names[id(op.outputs[0])] = self.global_value(op.attrs["value"], "c")
             return
@@ -127,7 +209,12 @@ class Emitter:
         emit = self.overrides.get(id(op)) or opdef.emit
         if emit is not None and emit(self, op, args, outs, indent):
             return
-        if opdef.expr is not None and len(outs) == 1 and not op.attrs:
+        if into is not None:
+            ufunc, buffer = into
+            name = f"np.{ufunc.__name__}" if getattr(np, ufunc.__name__, None) is ufunc \
+                else self.global_value(ufunc, "u", ufunc.__name__)
+            call = f"{name}({', '.join(args)}{', out=' + buffer if buffer else ''})"
+        elif opdef.expr is not None and len(outs) == 1 and not op.attrs:
             call = opdef.expr.format(*args)
         else:
             kernel = functools.partial(opdef.kernel, **op.attrs) if op.attrs else opdef.kernel
