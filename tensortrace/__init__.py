@@ -4,8 +4,8 @@
     >>> tf.constant([1, 2]) + 1
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>
 
-Importing the package loads only its vocabulary (errors, dtypes, shapes, config); every other
-public name loads the module defining it on first use (``api``), and ``dir(tf)`` lists them all.
+Importing the package loads only its vocabulary (errors, dtypes, shapes); every other public
+name loads the module defining it on first use (``api``), and ``dir(tf)`` lists them all.
 """
 
 from . import errors

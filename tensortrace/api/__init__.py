@@ -5,7 +5,9 @@ imported only when one of its names is first used (PEP 562 module ``__getattr__`
 ``python -m tensortrace.api.generate``) says which module defines each name, op type, gradient
 rule and Tensor operator; a name the table lacks loads everything before it is called missing.
 
-Loading goes through ``importlib`` (its import lock makes it thread-safe) and registers into
+Loading goes through ``importlib``, one thread at a time (``_LOCK``: two threads importing
+families that import each other would otherwise see each other's half-run modules), and
+registers into
 the lower layers as the layer rule asks: the registry's loader (an op or gradient rule that is
 asked for loads its family), stand-ins for Tensor's operators (``+`` loads the math ops), and
 tracing's AutoGraph converter (AutoGraph loads on the first converted function).
@@ -15,6 +17,7 @@ import importlib
 import importlib.machinery
 import os
 import sys
+import threading
 import types
 
 from .._export import _EXPORTS
@@ -49,23 +52,33 @@ _MISSING = object()
 _namespaces = {}  # "math" -> the tf.math module
 _index_cache = {}  # namespace -> {name: (kind, where)}
 _loaded_everything = _loading_everything = False
+_LOCK = threading.RLock()  # held while a thread loads modules on first use
 
 
 def load(module):
     """Import ``tensortrace.<module>`` (relative name); returns it."""
-    return importlib.import_module(f"{PACKAGE}.{module}")
+    name = f"{PACKAGE}.{module}"
+    found = sys.modules.get(name)
+    if found is not None and not getattr(found.__spec__, "_initializing", False):
+        return found
+    with _LOCK:
+        return importlib.import_module(name)
 
 
 def load_everything():
     """Import every module of the package (what ``import tensortrace`` did before deferral):
     every op, gradient rule and public name is then registered. The op families come first, so
     that nothing imported later asks the registry for an op not yet there."""
+    with _LOCK:
+        _load_everything(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _load_everything(root):
     global _loaded_everything, _loading_everything
     if _loaded_everything or _loading_everything:
         return
     _loading_everything = True
     try:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         modules = _package_modules(root)
         for module in sorted(modules, key=lambda m: (m != "ops" and not m.startswith("ops."))):
             if module not in NOT_LOADED:
