@@ -94,8 +94,8 @@ def main(argv=None):
         jobs["tensortrace (compare)"] = (sys.executable, "import tensortrace",
                                          str(Path(args.compare).resolve()))
     if args.tf:
-        jobs["tensorflow"] = (args.tf, "import os; os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'; "
-                                       "import tensorflow", str(ROOT))
+        quiet = "import os; os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'; import tensorflow"
+        jobs["tensorflow"] = (args.tf, quiet, str(ROOT))
     for python, code, cwd in jobs.values():  # warm the bytecode cache and the file system
         run(python, code, cwd, env)
     samples = {name: [] for name in jobs}

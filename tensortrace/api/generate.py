@@ -10,8 +10,7 @@ import os
 import sys
 import types
 
-from .. import registry
-from .. import _export
+from .. import _export, registry
 from ..tensor import Tensor
 from . import NAMESPACES, load_everything
 
@@ -166,8 +165,8 @@ def generate():
         "# {namespace: names}: namespaces that are an engine module of their name, and its\n"
         "# public names (tf.data is tensortrace.data).\n"
         + _dict_source("COPIES", _copies(root)),
-        "# The package's modules that are its attributes (tf.ops ...).\n"
-        f"ENGINE = {_wrapped(_engine(package), 9)}",
+        ("# The package's modules that are its attributes (tf.ops ...).\n"
+         f"ENGINE = {_wrapped(_engine(package), 9)}"),
         "# {module: op types}: where each op is registered.\n"
         + _dict_source("OPS", _grouped(seen["ops"])),
         "# {module: op types}: where each op's gradient rule is set.\n"
