@@ -6,11 +6,11 @@ imported only when one of its names is first used (PEP 562 module ``__getattr__`
 rule and Tensor operator; a name the table lacks loads everything before it is called missing.
 
 Loading goes through ``importlib``, one thread at a time (``_LOCK``: two threads importing
-families that import each other would otherwise see each other's half-run modules), and
-registers into
-the lower layers as the layer rule asks: the registry's loader (an op or gradient rule that is
-asked for loads its family), stand-ins for Tensor's operators (``+`` loads the math ops), and
-tracing's AutoGraph converter (AutoGraph loads on the first converted function).
+families that import each other would otherwise see each other's half-run modules). What
+triggers it is registered into the lower layers, as the layer rule asks: the registry's loader
+(an op or gradient rule asked for loads its family), stand-ins for Tensor's operators (``+``
+loads the math ops) and tracing's AutoGraph converter (AutoGraph loads on the first converted
+function).
 """
 
 import importlib
@@ -139,8 +139,8 @@ def _find(ns, name):
         return _namespaces[where] if where in _namespaces else load(where)
     elif kind == "module":
         return load(where)
-    elif kind == "copy":
-        value = getattr(load(ns), name, _MISSING)
+    elif kind == "copy":  # not through getattr: this is the module's own __getattr__
+        value = vars(load(ns)).get(name, _MISSING)
         if value is not _MISSING:
             return value
     if ns == "" and name not in NOT_LOADED:  # a module of the package: ``from . import x``
@@ -208,10 +208,9 @@ def install(package):
     for ns in NAMESPACES:
         if ns not in _table.COPIES:
             _namespaces[ns] = _namespace(ns)
-    for ns, made in _namespaces.items():  # "config.experimental" is an attribute of tf.config
-        parent, _, leaf = ns.rpartition(".")
-        if not parent:
-            setattr(module, leaf, made)
+    for ns, made in _namespaces.items():  # nested ones (tf.config.experimental) are found
+        if "." not in ns:  # through their parent's __getattr__
+            setattr(module, ns, made)
 
     def __getattr__(name):
         return _resolve(module, "", name)
