@@ -108,10 +108,15 @@ def test_dir_lists_every_public_name_and_each_resolves():
             yield ns, obj
 
     fresh = {ns: [n for n in dir(m) if not n.startswith("_")] for ns, m in namespaces()}
+    star, star_math = {}, {}
+    exec("from tensortrace import *", star)  # every public name, loaded through __all__
+    exec("from tensortrace.math import *", star_math)
     missing = [f"{ns}.{n}" for ns, m in namespaces() for n in fresh[ns] if not hasattr(m, n)]
     api.load_everything()
     full = {ns: [n for n in dir(m) if not n.startswith("_")] for ns, m in namespaces()}
     print(json.dumps({"fresh": fresh, "full": full, "missing": missing,
+                      "star": sorted(n for n in star if not n.startswith("_")),
+                      "star math": sorted(n for n in star_math if not n.startswith("_")),
                       "unknown": [hasattr(tf, "no_such_name"), hasattr(tf.math, "nope")],
                       "same": [tf.math.add is tf.add, tf.dtypes.float32 is tf.float32,
                                tf.nest is sys.modules["tensortrace.nest"]]}))
@@ -124,6 +129,7 @@ def test_dir_lists_every_public_name_and_each_resolves():
     assert {"add", "reduce_sum", "sin"} <= set(got["fresh"]["math"])
     assert got["unknown"] == [False, False]
     assert got["same"] == [True, True, True]
+    assert got["star"] == got["fresh"][""] and got["star math"] == got["fresh"]["math"]
 
 
 def test_ops_and_gradient_rules_load_on_demand():

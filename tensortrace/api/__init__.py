@@ -157,7 +157,10 @@ def _find(ns, name):
 
 def _resolve(module, ns, name, keep=True):
     """``module.__getattr__``: find ``name`` and keep it in the module's dict (later look-ups are
-    plain), or raise Python's AttributeError."""
+    plain), or raise Python's AttributeError. ``__all__`` is every public name (so that
+    ``from tensortrace import *`` loads them all, as TensorFlow's ``__all__`` lists them)."""
+    if name == "__all__" and keep:
+        return [n for n in _names(module, ns) if not n.startswith("_")]
     value = _MISSING if name.startswith("_") else _find(ns, name)
     if value is _MISSING:
         raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
