@@ -193,6 +193,8 @@ class Namespace(types.ModuleType):
     hot path is a plain module look-up); ``__getattr__`` runs only for names it lacks."""
 
     def __getattr__(self, name):
+        if name == "__all__":  # ``from tensorflow import *``: every name tensortrace forwards
+            return [n for n in self.__dir__() if not n.startswith("_")]
         if name.startswith("_"):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         value = _forward(self, name, getattr(self.__dict__.get("_tt_target"), name, _NOTHING))

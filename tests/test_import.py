@@ -5,6 +5,7 @@ import. Each check runs in a fresh interpreter (what is loaded depends on what r
 Import time itself is measured by bench/bench_import.py, not asserted here (it is noisy)."""
 
 import json
+import math
 import subprocess
 import sys
 import textwrap
@@ -199,7 +200,6 @@ def test_a_saved_model_runs_and_differentiates_ops_no_one_imported(tmp_path):
     steps["after"] = loaded()
     print(json.dumps(steps))
     """)
-    import math
     assert got["y"] == pytest.approx([2.0, 2.0 * math.sin(2.0) + 2.0])
     assert got["dy"] == pytest.approx([0.0, math.sin(2.0) + 2.0 * math.cos(2.0)])
     assert "tensortrace.ops.nn.activations" not in got["saving"]
@@ -246,10 +246,34 @@ def test_first_uses_from_many_threads_at_once():
         t.join()
     print(json.dumps({"results": results, "errors": errors}))
     """)
-    import math
     assert got["errors"] == []
     r = got["results"]
     assert r["nn"] == 2.0 and r["linalg"] == pytest.approx(6.0) and r["strings"] == 4
     assert r["data"] == [0, 1, 2] and r["function"] == 9.0 and r["random"] == [2]
     assert r["gradient"] == pytest.approx(math.tanh(2.0) + 2.0 * (1 - math.tanh(2.0) ** 2))
     assert r["signal"] is True
+
+
+def test_the_tensorflow_shim_forwards_names_loaded_later(tmp_path):
+    """``python -m tensortrace``: the ``tensorflow`` module forwards names as they load, lists
+    them all in dir() and ``__all__`` (a star import), and its namespaces too."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent("""
+        import json, sys
+        import tensorflow as tf
+        names = dir(tf)
+        from tensorflow import *
+        from tensorflow.math import *
+        sys.stdout.write(json.dumps({
+            "dir": ["reduce_sum" in names, "data" in names, "ops" in names],
+            "star": [float(reduce_sum(constant([1.0, 2.0]))), int(add(1, 2)),
+                     float(log_sigmoid(0.0))],
+            "data": [int(v) for v in tf.data.Dataset.range(2)]}) + "\\n")
+    """))
+    done = subprocess.run([sys.executable, "-m", "tensortrace", str(script)], check=False,
+                          cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["dir"] == [True, True, False]  # engine modules are not TensorFlow's
+    assert got["star"] == [3.0, 3, pytest.approx(-math.log(2.0))]
+    assert got["data"] == [0, 1]
