@@ -10,9 +10,8 @@ import os
 import sys
 import types
 
-from .. import _export, registry
-from ..tensor import Tensor
-from . import NAMESPACES, load_everything
+from .. import _export
+from . import NAMESPACES, load, load_everything
 
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_table.py")
 PACKAGE = __package__.rpartition(".")[0]
@@ -61,6 +60,7 @@ def _record():
         return record
 
     _export.tf_export = recording_export
+    registry = load("registry")  # after the patch above: anything they export is seen
     register = registry.register
 
     def recording_register(opdef):
@@ -76,13 +76,14 @@ def _record():
         rule_set(self, opdef, rule)
 
     registry._GradRule.__set__ = recording_set
-    override = Tensor._override_operator.__func__
+    tensor = load("tensor")
+    override = tensor.Tensor._override_operator.__func__
 
     def recording_override(cls, operator, func):
         seen["operators"][operator] = _origin()
         override(cls, operator, func)
 
-    Tensor._override_operator = classmethod(recording_override)
+    tensor.Tensor._override_operator = classmethod(recording_override)
     return seen
 
 
