@@ -1,10 +1,15 @@
 """The op registry: one ``OpDef`` record per op, keyed by TensorFlow's op type name, and
 ``DtypeCheck``, the one description of what input dtypes an op accepts eagerly.
 
+Op families load on first use: the public surface installs a loader (``set_loader``) that
+imports the module defining an op, or its gradient rule, when the registry is asked for one it
+does not hold yet, so a graph or SavedModel naming any op runs and every op differentiates.
+
     >>> get("AddV2").kernel(np.int32(1), np.int32(2))
     3
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Optional
 
@@ -84,6 +89,24 @@ class DtypeCheck:
             self.then(arrays)
 
 
+class _GradRule:
+    """``OpDef.grad``: a rule not yet registered is looked up through the loader once (the
+    family's gradient table loads on the first gradient asked of one of its ops)."""
+
+    def __get__(self, opdef, owner=None):
+        if opdef is None:
+            return None  # the dataclass field's default
+        rule = opdef.__dict__.get("_grad")
+        if rule is None and _loader is not None and opdef.name not in _GRADS_TRIED:
+            _GRADS_TRIED.add(opdef.name)
+            _loader("grad", opdef.name)
+            rule = opdef.__dict__.get("_grad")
+        return rule
+
+    def __set__(self, opdef, rule):
+        opdef.__dict__["_grad"] = rule
+
+
 @dataclass(eq=False)
 class OpDef:
     """Everything the engine knows about one op.
@@ -115,7 +138,7 @@ class OpDef:
     name: str
     infer: Callable[..., Any]
     kernel: Callable[..., Any]
-    grad: Optional[Callable[..., Any]] = None
+    grad: Optional[Callable[..., Any]] = _GradRule()
     expr: Optional[str] = None
     stateful: bool = False
     check: Optional[Callable[..., Any]] = None
@@ -137,6 +160,16 @@ class OpDef:
 
 _FIELDS = tuple(f.name for f in fields(OpDef) if f.init and f.name != "name")
 _OPS: dict = {}
+_GRADS_TRIED: set = set()  # op names whose rule the loader was asked for
+#: ``loader(kind, name)``: imports what registers op ``name`` (kind "op"), its gradient rule
+#: ("grad"), or every op (kind "all", name None). Set by the public surface (``set_loader``).
+_loader = None
+
+
+def set_loader(loader):
+    """Install the function that loads op families on demand (the upper layers register it)."""
+    global _loader
+    _loader = loader
 
 
 def register(opdef: OpDef) -> OpDef:
@@ -156,12 +189,47 @@ def get(name: str) -> OpDef:
     try:
         return _OPS[name]
     except KeyError:
-        raise KeyError(f"No op named {name!r} is registered") from None
+        pass
+    if _loader is not None:
+        _loader("op", name)
+        if name in _OPS:
+            return _OPS[name]
+    raise KeyError(f"No op named {name!r} is registered")
 
 
-def all_ops() -> dict:
-    """A copy of the registry: name -> OpDef."""
-    return dict(_OPS)
+class _Registry(Mapping):
+    """``all_ops()``: looking a name up loads the op on demand; iterating (``items()``,
+    ``len``) first loads every op family, so it sees every op."""
+
+    def __getitem__(self, name):
+        return get(name)
+
+    def __contains__(self, name):
+        try:
+            get(name)
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self):
+        return iter(dict(_every_op()))
+
+    def __len__(self):
+        return len(_every_op())
+
+    def __repr__(self):
+        return f"<op registry: {len(self)} ops>"
+
+
+def _every_op():
+    if _loader is not None:
+        _loader("all", None)
+    return _OPS
+
+
+def all_ops() -> Mapping:
+    """The registry, name -> OpDef (a read-only mapping loading ops on demand)."""
+    return _Registry()
 
 
 def define_op(name, **defaults):

@@ -193,13 +193,25 @@ class Namespace(types.ModuleType):
     hot path is a plain module look-up); ``__getattr__`` runs only for names it lacks."""
 
     def __getattr__(self, name):
+        if name == "__all__":  # ``from tensorflow import *``: every name tensortrace forwards
+            return [n for n in self.__dir__() if not n.startswith("_")]
         if name.startswith("_"):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         value = _forward(self, name, getattr(self.__dict__.get("_tt_target"), name, _NOTHING))
         if value is _NOTHING:
             return _lookup_missing("tf" + self.__name__[len("tensorflow"):], name)
-        self.__dict__[name] = value  # a name tensortrace made after install(): cache it
+        self.__dict__[name] = value  # a name tensortrace loads on first use: cache it
         return value
+
+    def __dir__(self):
+        """The names forwarded so far and every public name tensortrace would forward."""
+        target = self.__dict__.get("_tt_target")
+        found = set(self.__dict__)
+        for name in dir(target) if target is not None else ():
+            if not name.startswith("_") and name not in found and \
+                    _forward(self, name, getattr(target, name, _NOTHING)) is not _NOTHING:
+                found.add(name)
+        return sorted(found)
 
 
 _NOTHING = object()

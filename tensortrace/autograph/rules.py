@@ -93,7 +93,20 @@ def resolve_static(node, namespace):
         try:
             obj = inspect.getattr_static(obj, attr)
         except AttributeError:
-            return None
+            obj = _lazy_attribute(obj, attr)
+            if obj is None:
+                return None
         if isinstance(obj, (staticmethod, classmethod)):  # bound on access: resolve at run time
             return None
     return obj
+
+
+def _lazy_attribute(module, attr):
+    """A module attribute loaded on first use (PEP 562 ``__getattr__``: ``tf.tanh`` before the
+    math ops are loaded), which names the same object every time too; None otherwise."""
+    if not isinstance(module, types.ModuleType) or attr.startswith("_"):
+        return None
+    try:
+        return getattr(module, attr)
+    except Exception:  # noqa: BLE001 - left to run time, where it raises where it is used
+        return None

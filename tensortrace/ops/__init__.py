@@ -1,21 +1,3 @@
-"""Op definitions by family. Importing this package registers every op."""
-
-from . import (  # noqa: F401  # noqa: F401  # noqa: F401
-    array,
-    control_flow,
-    core,
-    debugging,
-    functional,
-    indexing,
-    internal,
-    io,
-    linalg,
-    math,
-    nn,
-    random,
-    reduce,
-    state,
-    strings,
-    tensor_array,
-    utility,
-)
+"""Op definitions by family. Each family registers its ops when it is imported; the public
+surface imports a family on first use (``api``), and the registry loads the one defining an op
+it is asked for, so importing this package alone registers nothing."""

@@ -6,16 +6,7 @@ A rule is ``rule(op, dy)`` (``rule(op, *dys)`` for ops of several outputs): ``op
 recorded application (``inputs``, ``outputs``, ``attrs``, ``skip_input_indices``) and ``dy`` the
 gradient flowing into its output; it returns one ``dx`` (or None) per input, written with the
 public ops, so it runs eagerly, while tracing, and under outer tapes (higher orders).
-"""
 
-from . import (
-    array,  # noqa: F401
-    control_flow,  # noqa: F401
-    indexing,  # noqa: F401
-    linalg,  # noqa: F401
-    math,  # noqa: F401
-    nn,  # noqa: F401
-    reduce,  # noqa: F401
-    tensor_array,  # noqa: F401
-    utility,  # noqa: F401
-)
+A family's table loads on the first gradient asked of one of its ops (``OpDef.grad`` asks the
+registry's loader), so importing this package alone registers nothing.
+"""

@@ -1,0 +1,360 @@
+"""Where each public name, op type, gradient rule and Tensor operator of tensortrace is
+defined, so that it loads on first use. Generated from a full import by
+``python -m tensortrace.api.generate``; do not edit (tests/test_import.py checks it is current).
+"""
+
+# {namespace: {module: "names"}}: the tf_export'ed names ("" is tf itself; module "" is loaded
+# with the package).
+EXPORTS = {
+    '': {
+        'autodiff.custom_gradient': 'custom_gradient',
+        'autodiff.gradients': 'gradients hessians recompute_grad',
+        'autodiff.tape': 'GradientTape UnconnectedGradients',
+        'initializers': ('constant_initializer ones_initializer random_normal_initializer '
+                         'random_uniform_initializer zeros_initializer'),
+        'module': 'Module name_scope',
+        'ops.array.broadcasting': 'broadcast_dynamic_shape broadcast_static_shape broadcast_to',
+        'ops.array.creation': 'eye fill meshgrid ones ones_like zeros zeros_like',
+        'ops.array.joining': 'concat split stack unstack',
+        'ops.array.padding': 'pad tile',
+        'ops.array.passthrough': 'identity stop_gradient',
+        'ops.array.ranges': 'linspace one_hot range',
+        'ops.array.reshaping': 'expand_dims reshape squeeze transpose',
+        'ops.array.sequences': 'reverse reverse_sequence sequence_mask',
+        'ops.array.shapes': 'rank shape shape_n size',
+        'ops.control_flow.conditionals': 'case cond switch_case',
+        'ops.control_flow.loops': 'while_loop',
+        'ops.control_flow.records': 'Assert',
+        'ops.core': 'control_dependencies group init_scope no_op',
+        'ops.debugging': 'assert_equal assert_greater assert_less assert_rank',
+        'ops.functional': 'foldl foldr map_fn scan vectorized_map',
+        'ops.indexing.contraction': 'einsum',
+        'ops.indexing.gathering': 'boolean_mask gather gather_nd',
+        'ops.indexing.scatter': ('scatter_nd tensor_scatter_nd_add tensor_scatter_nd_max '
+                                 'tensor_scatter_nd_min tensor_scatter_nd_sub '
+                                 'tensor_scatter_nd_update'),
+        'ops.indexing.slicing': 'roll slice strided_slice',
+        'ops.indexing.sorting': 'argsort searchsorted sort unique unique_with_counts',
+        'ops.io': 'numpy_function print py_function',
+        'ops.linalg.decompositions': 'qr',
+        'ops.linalg.norms': 'norm',
+        'ops.linalg.products': 'matmul tensordot',
+        'ops.math.arithmetic': ('abs add divide floor maximum minimum multiply negative pow '
+                                'realdiv round scalar_mul sign square subtract truediv '
+                                'truncatediv truncatemod'),
+        'ops.math.casting': 'cast',
+        'ops.math.clip': 'add_n clip_by_value saturate_cast',
+        'ops.math.compare': ('equal greater greater_equal less less_equal logical_and logical_not '
+                             'logical_or not_equal'),
+        'ops.math.complex_numbers': 'complex',
+        'ops.math.select': 'where',
+        'ops.math.special': 'digamma lgamma',
+        'ops.math.transcendental': ('acos acosh asin asinh atan atan2 atanh cos cosh exp sigmoid '
+                                    'sin sinh sqrt tan tanh'),
+        'ops.reduce': ('argmax argmin cumsum reduce_all reduce_any reduce_logsumexp reduce_max '
+                       'reduce_mean reduce_min reduce_prod reduce_sum'),
+        'ops.strings.numbers': 'as_string',
+        'ops.tensor_array.tensor_arrays': 'TensorArray',
+        'ops.utility.basic': ('bitcast device ensure_shape get_logger get_static_value is_tensor '
+                              'timestamp'),
+        'ops.utility.clipping': 'clip_by_global_norm clip_by_norm',
+        'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
+                                 'repeat'),
+        'variables': 'VariableAggregation VariableSynchronization',
+    },
+    'autograph': {
+        'autograph.api': 'set_verbosity to_code to_graph trace',
+    },
+    'autograph.experimental': {
+        'autograph.api': 'Feature do_not_convert set_loop_options',
+    },
+    'bitwise': {
+        'ops.math.compare': 'bitwise_and bitwise_or bitwise_xor invert left_shift right_shift',
+    },
+    'compat': {
+        '': 'dimension_at_index dimension_value',
+    },
+    'config': {
+        'config': ('experimental_functions_run_eagerly experimental_run_functions_eagerly '
+                   'functions_run_eagerly get_soft_device_placement list_logical_devices '
+                   'list_physical_devices run_functions_eagerly set_soft_device_placement'),
+    },
+    'config.experimental': {
+        'config': 'list_logical_devices list_physical_devices',
+    },
+    'config.threading': {
+        'config': ('get_inter_op_parallelism_threads get_intra_op_parallelism_threads '
+                   'set_inter_op_parallelism_threads set_intra_op_parallelism_threads'),
+    },
+    'data': {
+        'data': ('AUTOTUNE DatasetSpec INFINITE_CARDINALITY TextLineDataset UNKNOWN_CARDINALITY '
+                 'experimental'),
+        'data.dataset': 'Dataset Options',
+        'data.iterator': 'Iterator',
+    },
+    'data.experimental': {
+        'data': 'cardinality',
+    },
+    'debugging': {
+        'ops.control_flow.records': 'Assert',
+        'ops.debugging': ('assert_all_finite assert_equal assert_greater assert_greater_equal '
+                          'assert_integer assert_less assert_less_equal assert_near '
+                          'assert_negative assert_non_negative assert_non_positive '
+                          'assert_none_equal assert_positive assert_proper_iterable assert_rank '
+                          'assert_rank_at_least assert_rank_in assert_same_float_dtype '
+                          'assert_scalar assert_shapes assert_type check_numerics '
+                          'disable_check_numerics enable_check_numerics is_numeric_tensor'),
+    },
+    'dtypes': {
+        'ops.math.casting': 'cast',
+        'ops.math.clip': 'saturate_cast',
+        'ops.math.complex_numbers': 'complex',
+    },
+    'experimental': {
+        'data.iterator': 'Optional',
+    },
+    'linalg': {
+        'ops.array.creation': 'eye',
+        'ops.indexing.contraction': 'einsum',
+        'ops.linalg.composites': 'cross logdet lstsq matrix_set_diag set_diag triangular_solve',
+        'ops.linalg.decompositions': 'cholesky det eigh eigvalsh inv qr slogdet solve',
+        'ops.linalg.diagonals': ('adjoint band_part diag diag_part matrix_transpose tensor_diag '
+                                 'tensor_diag_part trace'),
+        'ops.linalg.norms': 'l2_normalize norm',
+        'ops.linalg.products': 'matmul tensordot',
+        'ops.utility.clipping': 'global_norm',
+        'ops.utility.composites': 'matvec normalize',
+    },
+    'math': {
+        'ops.debugging': 'confusion_matrix',
+        'ops.indexing.segment': ('segment_max segment_mean segment_min segment_prod segment_sum '
+                                 'unsorted_segment_max unsorted_segment_min unsorted_segment_prod '
+                                 'unsorted_segment_sum'),
+        'ops.indexing.sorting': 'top_k',
+        'ops.linalg.norms': 'l2_normalize',
+        'ops.math.arithmetic': ('abs add ceil divide divide_no_nan floor floordiv floormod '
+                                'maximum minimum mod multiply multiply_no_nan negative nextafter '
+                                'pow reciprocal reciprocal_no_nan rint round scalar_mul sign '
+                                'square squared_difference subtract truediv xdivy xlog1py xlogy'),
+        'ops.math.clip': 'add_n',
+        'ops.math.compare': ('equal greater greater_equal is_finite is_inf is_nan less less_equal '
+                             'logical_and logical_not logical_or logical_xor not_equal'),
+        'ops.math.complex_numbers': 'angle conj imag real',
+        'ops.math.special': 'digamma erf erfc lgamma polygamma zeta',
+        'ops.math.transcendental': ('acos acosh asin asinh atan atan2 atanh cos cosh exp expm1 '
+                                    'log log1p log_sigmoid rsqrt sigmoid sin sinh softplus '
+                                    'softsign sqrt tan tanh'),
+        'ops.nn.softmax': 'log_softmax softmax',
+        'ops.reduce': ('argmax argmin count_nonzero cumprod cumsum cumulative_logsumexp '
+                       'reduce_all reduce_any reduce_euclidean_norm reduce_logsumexp reduce_max '
+                       'reduce_mean reduce_min reduce_prod reduce_std reduce_sum reduce_variance'),
+        'ops.utility.composites': ('in_top_k polyval unsorted_segment_mean '
+                                   'unsorted_segment_sqrt_n zero_fraction'),
+        'ops.utility.counting': 'bincount',
+    },
+    'nn': {
+        'ops.indexing.sorting': 'top_k',
+        'ops.linalg.norms': 'l2_normalize',
+        'ops.math.transcendental': 'sigmoid softplus softsign tanh',
+        'ops.nn.activations': 'elu gelu leaky_relu relu relu6 selu silu swish',
+        'ops.nn.conv_transpose': ('conv1d_transpose conv2d_transpose conv3d_transpose '
+                                  'conv_transpose'),
+        'ops.nn.convolution': ('atrous_conv2d conv1d conv2d conv3d convolution depthwise_conv2d '
+                               'separable_conv2d'),
+        'ops.nn.dropout': 'dropout',
+        'ops.nn.normalization': ('batch_normalization bias_add l2_loss '
+                                 'local_response_normalization lrn moments'),
+        'ops.nn.pooling': ('avg_pool avg_pool1d avg_pool2d avg_pool3d max_pool max_pool1d '
+                           'max_pool2d max_pool3d pool'),
+        'ops.nn.softmax': ('log_softmax sigmoid_cross_entropy_with_logits softmax '
+                           'softmax_cross_entropy_with_logits '
+                           'sparse_softmax_cross_entropy_with_logits'),
+        'ops.utility.clipping': 'embedding_lookup',
+        'ops.utility.composites': ('compute_average_loss crelu depth_to_space in_top_k '
+                                   'log_poisson_loss scale_regularization_loss space_to_depth '
+                                   'weighted_cross_entropy_with_logits zero_fraction'),
+    },
+    'random': {
+        'ops.random.seeds': 'set_seed',
+        'ops.random.stateful': ('categorical gamma normal poisson shuffle truncated_normal '
+                                'uniform'),
+        'ops.random.stateless': ('stateless_categorical stateless_normal '
+                                 'stateless_truncated_normal stateless_uniform'),
+        'random_generator': ('Algorithm Generator create_rng_state get_global_generator '
+                             'set_global_generator'),
+    },
+    'random.experimental': {
+        'random_generator': ('Algorithm Generator create_rng_state get_global_generator '
+                             'set_global_generator'),
+    },
+    'saved_model': {
+        'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
+                   'contains_saved_model load save'),
+    },
+    'strings': {
+        'ops.io': 'format',
+        'ops.strings.elementwise': 'length lower strip substr upper',
+        'ops.strings.join_split': 'bytes_split join reduce_join split',
+        'ops.strings.numbers': 'as_string to_number',
+        'ops.strings.regex': 'regex_full_match regex_replace',
+    },
+}
+
+# {namespace: names}: namespaces that are an engine module of their name, and its
+# public names (tf.data is tensortrace.data).
+COPIES = {
+    'dtypes': ('ALL DType QUANTIZED_DTYPES as_dtype bfloat16 bool complex128 complex64 double '
+               'float16 float32 float64 from_numpy half int16 int32 int64 int8 resource string '
+               'uint16 uint32 uint64 uint8 variant'),
+    'config': ('PhysicalDevice functions_run_eagerly get_soft_device_placement '
+               'list_logical_devices list_physical_devices run_functions_eagerly '
+               'set_soft_device_placement tf_export'),
+    'autograph': 'convert',
+    'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
+             'TextLineDataset UNKNOWN_CARDINALITY'),
+}
+
+# The package's modules that are its attributes (tf.ops ...).
+ENGINE = ('api autodiff context convert errors executor graph initializers messages module nest '
+          'numerics ops passes random_generator registry saving shapes tensor tracing variables')
+
+# {module: op types}: where each op is registered.
+OPS = {
+    'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
+                 'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
+    'ops.array.broadcasting': 'BroadcastArgs BroadcastTo SumToShape',
+    'ops.array.creation': 'Fill OnesLike ZerosLike',
+    'ops.array.joining': 'ConcatV2 Pack Split SplitV Unpack',
+    'ops.array.padding': 'MirrorPad Pad PadV2 Tile',
+    'ops.array.passthrough': 'Identity StopGradient',
+    'ops.array.ranges': 'LinSpace OneHot Range',
+    'ops.array.reshaping': 'ConjugateTranspose ExpandDims Reshape Squeeze Transpose',
+    'ops.array.sequences': 'ReverseV2',
+    'ops.array.shapes': 'Rank Shape ShapeN Size',
+    'ops.control_flow.records': 'Assert Case If StatelessCase StatelessIf StatelessWhile While',
+    'ops.core': 'Const NoOp Placeholder',
+    'ops.debugging': 'CheckNumerics',
+    'ops.indexing.contraction': 'Einsum',
+    'ops.indexing.gathering': 'GatherNd GatherV2',
+    'ops.indexing.scatter': ('ScatterNd TensorScatterAdd TensorScatterMax TensorScatterMin '
+                             'TensorScatterSub TensorScatterUpdate'),
+    'ops.indexing.segment': ('SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum '
+                             'UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd '
+                             'UnsortedSegmentSum'),
+    'ops.indexing.slicing': 'Roll Slice StridedSlice StridedSliceGrad',
+    'ops.indexing.sorting': 'LowerBound TopKV2 Unique UniqueWithCounts UpperBound',
+    'ops.internal': 'IndexAxis0',
+    'ops.io': 'EagerPyFunc PrintV2 StringFormat',
+    'ops.linalg.decompositions': ('Cholesky LogMatrixDeterminant MatrixDeterminant MatrixInverse '
+                                  'MatrixSolve Qr SelfAdjointEigV2'),
+    'ops.linalg.diagonals': ('Diag DiagPart MatrixBandPart MatrixDiagPartV3 MatrixDiagV3 '
+                             'MatrixTranspose Trace'),
+    'ops.linalg.norms': 'L2Normalize Norm',
+    'ops.linalg.products': 'BatchMatMulV2 MatMul Tensordot',
+    'ops.math.arithmetic': ('Abs Add AddV2 Ceil DivNoNan Floor FloorDiv FloorMod Maximum Minimum '
+                            'Mul MulNoNan Neg NextAfter Pow RealDiv Reciprocal Rint Round Sign '
+                            'Square SquaredDifference Sub TruncateDiv TruncateMod Xdivy Xlog1py '
+                            'Xlogy'),
+    'ops.math.casting': 'Cast',
+    'ops.math.clip': 'AddN ClipByValue',
+    'ops.math.compare': ('BitwiseAnd BitwiseOr BitwiseXor Equal Greater GreaterEqual Invert '
+                         'IsFinite IsInf IsNan LeftShift Less LessEqual LogicalAnd LogicalNot '
+                         'LogicalOr NotEqual RightShift'),
+    'ops.math.complex_numbers': 'Angle Complex ComplexAbs Conj Imag Real',
+    'ops.math.select': 'SelectV2 Where',
+    'ops.math.special': 'Digamma Erf Erfc Lgamma Polygamma Zeta',
+    'ops.math.transcendental': ('Acos Acosh Asin Asinh Atan Atan2 Atanh Cos Cosh Exp Expm1 Log '
+                                'Log1p Rsqrt Sigmoid Sin Sinh Softplus Softsign Sqrt Tan Tanh'),
+    'ops.nn.activations': 'Elu Gelu LeakyRelu Relu Relu6 Selu Silu',
+    'ops.nn.convolution': 'Conv2D Conv3D DepthwiseConv2dNative',
+    'ops.nn.dropout': 'Dropout',
+    'ops.nn.normalization': 'BatchNormalization BiasAdd L2Loss Moments',
+    'ops.nn.pooling': 'AvgPool AvgPool3D MaxPool MaxPool3D',
+    'ops.nn.softmax': ('LogSoftmax SigmoidCrossEntropyWithLogits Softmax '
+                       'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
+    'ops.random.stateful': ('Multinomial RandomGamma RandomPoissonV2 RandomShuffle '
+                            'RandomStandardNormal RandomUniform RandomUniformInt TruncatedNormal'),
+    'ops.random.stateless': ('RngReadAndSkip StatelessMultinomial StatelessRandomNormal '
+                             'StatelessRandomUniform StatelessRandomUniformFullInt '
+                             'StatelessRandomUniformInt StatelessTruncatedNormal'),
+    'ops.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp EuclideanNorm Max '
+                   'Mean Min Prod Sum'),
+    'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
+                  'InitializeVariableOnce ReadVariableOp VarIsInitializedOp'),
+    'ops.strings.elementwise': 'StringLength StringLower StringStrip StringUpper Substr',
+    'ops.strings.join_split': 'ReduceJoin StringBytesSplit StringJoin StringSplitV2',
+    'ops.strings.numbers': 'AsString StringToNumber',
+    'ops.strings.regex': 'RegexFullMatch RegexReplace StaticRegexFullMatch StaticRegexReplace',
+    'ops.tensor_array.list_ops': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
+                                  'TensorListGetItem TensorListLength TensorListReserve '
+                                  'TensorListScatterIntoExistingList TensorListSetItem '
+                                  'TensorListSplit TensorListStack'),
+    'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
+    'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
+}
+
+# {module: op types}: where each op's gradient rule is set.
+GRADS = {
+    'autodiff.rules.array': ('BroadcastArgs BroadcastTo ConcatV2 ConjugateTranspose ExpandDims '
+                             'Fill Identity LinSpace MirrorPad OneHot OnesLike Pack Pad PadV2 '
+                             'Range Rank Reshape ReverseV2 Shape ShapeN Size Split SplitV Squeeze '
+                             'StopGradient SumToShape Tile Transpose Unpack ZerosLike'),
+    'autodiff.rules.control_flow': ('Assert Case If StatelessCase StatelessIf StatelessWhile '
+                                    'While'),
+    'autodiff.rules.indexing': ('Einsum GatherNd GatherV2 LowerBound Roll ScatterNd SegmentMax '
+                                'SegmentMean SegmentMin SegmentProd SegmentSum Slice StridedSlice '
+                                'StridedSliceGrad TensorScatterAdd TensorScatterMax '
+                                'TensorScatterMin TensorScatterSub TensorScatterUpdate TopKV2 '
+                                'Unique UniqueWithCounts UnsortedSegmentMax UnsortedSegmentMin '
+                                'UnsortedSegmentProd UnsortedSegmentSum UpperBound'),
+    'autodiff.rules.linalg': ('BatchMatMulV2 Cholesky Diag DiagPart L2Normalize '
+                              'LogMatrixDeterminant MatMul MatrixBandPart MatrixDeterminant '
+                              'MatrixDiagPartV3 MatrixDiagV3 MatrixInverse MatrixSolve '
+                              'MatrixTranspose Norm Qr SelfAdjointEigV2 Tensordot Trace'),
+    'autodiff.rules.math': ('Abs Acos Acosh Add AddN AddV2 Angle Asin Asinh Atan Atan2 Atanh '
+                            'BitwiseAnd BitwiseOr BitwiseXor Cast Ceil ClipByValue Complex '
+                            'ComplexAbs Conj Cos Cosh Digamma DivNoNan Equal Erf Erfc Exp Expm1 '
+                            'Floor FloorDiv FloorMod Greater GreaterEqual Imag Invert IsFinite '
+                            'IsInf IsNan LeftShift Less LessEqual Lgamma Log Log1p LogicalAnd '
+                            'LogicalNot LogicalOr Maximum Minimum Mul MulNoNan Neg NextAfter '
+                            'NotEqual Polygamma Pow Real RealDiv Reciprocal RightShift Rint Round '
+                            'Rsqrt SelectV2 Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Square '
+                            'SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod Where Xdivy '
+                            'Xlog1py Xlogy Zeta'),
+    'autodiff.rules.nn': ('AvgPool AvgPool3D BatchNormalization BiasAdd Conv2D Conv3D '
+                          'DepthwiseConv2dNative Dropout Elu Gelu L2Loss LeakyRelu LogSoftmax '
+                          'MaxPool MaxPool3D Moments Relu Relu6 Selu '
+                          'SigmoidCrossEntropyWithLogits Silu Softmax '
+                          'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
+    'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
+                              'EuclideanNorm Max Mean Min Prod Sum'),
+    'autodiff.rules.tensor_array': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
+                                    'TensorListGetItem TensorListLength TensorListReserve '
+                                    'TensorListScatterIntoExistingList TensorListSetItem '
+                                    'TensorListSplit TensorListStack'),
+    'autodiff.rules.utility': ('AsString AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
+                               'Bitcast CheckNumerics Const DenseBincount EagerPyFunc EnsureShape '
+                               'HistogramFixedWidth IndexAxis0 InitializeVariableOnce Multinomial '
+                               'NoOp Placeholder PrintV2 RandomGamma RandomPoissonV2 '
+                               'RandomShuffle RandomStandardNormal RandomUniform RandomUniformInt '
+                               'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
+                               'RngReadAndSkip StatelessMultinomial StatelessRandomNormal '
+                               'StatelessRandomUniform StatelessRandomUniformFullInt '
+                               'StatelessRandomUniformInt StatelessTruncatedNormal '
+                               'StaticRegexFullMatch StaticRegexReplace StringBytesSplit '
+                               'StringFormat StringJoin StringLength StringLower StringSplitV2 '
+                               'StringStrip StringToNumber StringUpper Substr Timestamp '
+                               'TruncatedNormal VarIsInitializedOp'),
+    'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
+                 'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
+}
+
+# {module: operators}: where each Tensor operator is installed.
+OPERATORS = {
+    'ops.indexing.getitem': '__getitem__',
+    'ops.linalg.products': '__matmul__ __rmatmul__',
+    'ops.math.operators': ('__abs__ __add__ __and__ __eq__ __floordiv__ __ge__ __gt__ __invert__ '
+                           '__le__ __lt__ __mod__ __mul__ __ne__ __neg__ __or__ __pow__ __radd__ '
+                           '__rand__ __rfloordiv__ __rmod__ __rmul__ __ror__ __rpow__ __rsub__ '
+                           '__rtruediv__ __rxor__ __sub__ __truediv__ __xor__'),
+}
