@@ -82,6 +82,9 @@ EXPORTS = {
     'config.experimental': {
         'config': 'list_logical_devices list_physical_devices',
     },
+    'config.optimizer': {
+        'config': 'get_jit set_jit',
+    },
     'config.threading': {
         'config': ('get_inter_op_parallelism_threads get_intra_op_parallelism_threads '
                    'set_inter_op_parallelism_threads set_intra_op_parallelism_threads'),
@@ -216,7 +219,8 @@ COPIES = {
 
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api autodiff context convert errors executor graph initializers messages module nest '
-          'numerics ops passes random_generator registry saving shapes tensor tracing variables')
+          'numerics ops passes random_generator registry saving shapes tensor tracing variables '
+          'xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
@@ -280,7 +284,9 @@ OPS = {
     'ops.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp EuclideanNorm Max '
                    'Mean Min Prod Sum'),
     'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
-                  'InitializeVariableOnce ReadVariableOp VarIsInitializedOp'),
+                  'InitializeVariableOnce ReadVariableOp ResourceScatterNdAdd '
+                  'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
+                  'ResourceScatterNdUpdate VarIsInitializedOp'),
     'ops.strings.elementwise': 'StringLength StringLower StringStrip StringUpper Substr',
     'ops.strings.join_split': 'ReduceJoin StringBytesSplit StringJoin StringSplitV2',
     'ops.strings.numbers': 'AsString StringToNumber',
@@ -338,13 +344,14 @@ GRADS = {
                                'NoOp Placeholder PrintV2 RandomGamma RandomPoissonV2 '
                                'RandomShuffle RandomStandardNormal RandomUniform RandomUniformInt '
                                'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
-                               'RngReadAndSkip StatelessMultinomial StatelessRandomNormal '
-                               'StatelessRandomUniform StatelessRandomUniformFullInt '
-                               'StatelessRandomUniformInt StatelessTruncatedNormal '
-                               'StaticRegexFullMatch StaticRegexReplace StringBytesSplit '
-                               'StringFormat StringJoin StringLength StringLower StringSplitV2 '
-                               'StringStrip StringToNumber StringUpper Substr Timestamp '
-                               'TruncatedNormal VarIsInitializedOp'),
+                               'ResourceScatterNdAdd ResourceScatterNdMax ResourceScatterNdMin '
+                               'ResourceScatterNdSub ResourceScatterNdUpdate RngReadAndSkip '
+                               'StatelessMultinomial StatelessRandomNormal StatelessRandomUniform '
+                               'StatelessRandomUniformFullInt StatelessRandomUniformInt '
+                               'StatelessTruncatedNormal StaticRegexFullMatch StaticRegexReplace '
+                               'StringBytesSplit StringFormat StringJoin StringLength StringLower '
+                               'StringSplitV2 StringStrip StringToNumber StringUpper Substr '
+                               'Timestamp TruncatedNormal VarIsInitializedOp'),
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
 }
