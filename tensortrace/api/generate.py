@@ -184,7 +184,8 @@ def main(argv):
         current = f.read()
     if "--check" in argv:
         if current != source:
-            print(f"{TABLE} is out of date: run python -m tensortrace.api.generate", file=sys.stderr)
+            print(f"{TABLE} is out of date: run python -m tensortrace.api.generate",
+                  file=sys.stderr)
             return 1
         return 0
     if current != source:

@@ -2,6 +2,7 @@
 (EagerPyFunc), both stateful (they run on every call, in program order); and
 ``tf.strings.format`` (StringFormat), which formats tensors as ``tf.print`` prints them."""
 
+import re
 import sys
 
 import numpy as np
@@ -120,6 +121,23 @@ def _template(inputs, sep, tensors):
     return "".join("{" + p + "}" if i % 2 else p for i, p in enumerate(parts))
 
 
+_FIELD = re.compile(r"\{\{|\}\}|\{(\d+)\}")
+
+
+def _fill(template, texts):
+    """``template`` with each ``{N}`` replaced by ``texts[N]`` and ``{{``/``}}`` by braces: plain
+    substitution, never ``str.format`` (a template read from a file is data)."""
+    def field(m):
+        if m.group(1) is None:
+            return m.group(0)[0]
+        i = int(m.group(1))
+        if i >= len(texts):
+            raise InvalidArgumentError(None, None, f"PrintV2's template names input {i} of "
+                                       f"{len(texts)}")
+        return texts[i]
+    return _FIELD.sub(field, template)
+
+
 _STREAMS = {"stderr", "stdout", "log(info)", "log(warning)", "log(error)"}
 
 
@@ -134,7 +152,7 @@ class PrintV2:
         if template == "{0!s}":  # a lone scalar string: its text, unquoted
             text = bytes(np.asarray(arrays[0])[()]).decode("utf-8", "backslashreplace") + end
         else:
-            text = template.format(*(format_tensor(a, summarize) for a in arrays)) + end
+            text = _fill(template, [format_tensor(a, summarize) for a in arrays]) + end
         stream = sys.stdout if output_stream == "stdout" else sys.stderr
         stream.write(text)
         stream.flush()

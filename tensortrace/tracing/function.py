@@ -512,9 +512,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     def decorate(fn):
         if isinstance(fn, PolymorphicFunction):
             fn = fn.python_function
+        jit = experimental_compile if jit_compile is None else jit_compile
         return PolymorphicFunction(fn, input_signature=input_signature, autograph=autograph,
-                                   jit_compile=experimental_compile if jit_compile is None else jit_compile,
-                                   reduce_retracing=relax, max_traces=max_traces)
+                                   jit_compile=jit, reduce_retracing=relax, max_traces=max_traces)
 
     if func is not None:
         return decorate(func)

@@ -16,8 +16,8 @@ MIXED = "Can't convert Python sequence with mixed types to Tensor."
 OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tensor."
 OUT_OF_RANGE_DOUBLE = ("Can't convert Python sequence with a value out of range for a "
                        "double-precision float.")
-UNSUPPORTED_NONE = ("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) "
-                    "to a Tensor.")
+UNSUPPORTED_NONE = ("Attempt to convert a value (None) with an unsupported type "
+                    "(<class 'NoneType'>) to a Tensor.")
 
 
 def nested(depth):
@@ -132,7 +132,8 @@ def test_variable_assign_converts_like_constants():
 
 
 @pytest.mark.parametrize("make, error, message", [
-    (lambda: tf.constant(1000, tf.int8), OverflowError, "Python integer 1000 out of bounds for int8"),
+    (lambda: tf.constant(1000, tf.int8), OverflowError,
+     "Python integer 1000 out of bounds for int8"),
     (lambda: tf.constant([1, -1], tf.uint8), OverflowError,
      "Python integer -1 out of bounds for uint8"),
     (lambda: tf.constant(2**40, tf.int32), OverflowError,

@@ -1,5 +1,5 @@
-"""The regex ops run in bounded time on patterns a backtracking engine takes exponential time on, and
-keep RE2's semantics (TF's engine), with RE2 and with the fallback (Python's ``re``, and a
+"""The regex ops run in bounded time on patterns a backtracking engine takes exponential time on,
+and keep RE2's semantics (TF's engine), with RE2 and with the fallback (Python's ``re``, and a
 linear-time matcher for the patterns ``re`` could take exponential time on)."""
 
 import json
@@ -173,7 +173,8 @@ def test_linear_matcher_agrees_with_re2():
     anchor = binding.RE2.Anchor
     for pattern in VM_PATTERNS:
         re2 = binding.RE2(pattern.encode(), options)
-        vm = _regex_engine.compile_tree(_regex_engine.parse(_regex_engine._translate_regex(pattern)))
+        tree = _regex_engine.parse(_regex_engine._translate_regex(pattern))
+        vm = _regex_engine.compile_tree(tree)
         for text in VM_TEXTS:
             data = text.encode()
             for pos in range(len(text) + 1):

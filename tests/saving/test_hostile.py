@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
+from tensortrace import registry as tf_registry
 from tensortrace.saving import io
 
 from .test_errors import _edit
@@ -222,6 +223,15 @@ def test_valid_print_templates_still_print(tmp_path, capfd):
     capfd.readouterr()
     assert loaded.f(tf.constant([1, 2])).numpy().tolist() == [2, 3]
     assert capfd.readouterr().err == "{x} = [1 2] ([1 2])\n"
+
+
+def test_print_kernel_substitutes_and_never_formats(capfd):
+    """Even past the loader's check, PrintV2's kernel only substitutes {N}: no attribute walk,
+    no width, no conversion."""
+    kernel = tf_registry.get("PrintV2").kernel
+    kernel(np.array([1, 2]), template="{0.__class__} {0:9} {{0}} {0}", end="\n",
+           output_stream="stderr", summarize=3)
+    assert capfd.readouterr().err == "{0.__class__} {0:9} {0} [1 2]\n"
 
 
 # --- archives and documents -----------------------------------------------------------------------

@@ -17,7 +17,8 @@ from ._regex_vm import _sre as _sre_parse
 from ._regex_vm import compile_tree, parse
 
 _UNSET = object()
-_re2 = _UNSET  # RE2's binding (the extra), looked up on first use: importing the package stays quick
+# RE2's binding (the extra), looked up on first use: importing the package stays quick
+_re2 = _UNSET
 
 
 class PatternError(ValueError):
@@ -193,7 +194,7 @@ class _FallbackRegex:
         return s
 
 
-# --- the fallback: RE2's syntax in Python's, and the guards ----------------------------------------
+# --- the fallback: RE2's syntax in Python's, and the guards ------------------------------------
 _POSIX_CLASSES = {
     "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
     "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
