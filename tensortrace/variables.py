@@ -148,6 +148,11 @@ class Variable:
         self._dtype = D.from_numpy(self._np_dtype)
         if shape is not None:
             self._shape = as_shape(shape)
+            given = static_shape if static_shape is not None else TensorShape(value_shape)
+            if not given.is_compatible_with(self._shape):
+                raise ValueError(f"In this `tf.Variable` creation, the initial value's shape "
+                                 f"({given}) is not compatible with the explicitly supplied "
+                                 f"`shape` argument ({self._shape}).")
         elif static_shape is not None:
             self._shape = static_shape
         else:
