@@ -152,7 +152,7 @@ class Variable:
             if not given.is_compatible_with(self._shape):
                 raise ValueError(f"In this `tf.Variable` creation, the initial value's shape "
                                  f"({given}) is not compatible with the explicitly supplied "
-                                 f"`shape` argument ({shape}).")
+                                 f"`shape` argument ({self._shape}).")
         elif static_shape is not None:
             self._shape = static_shape
         else:

@@ -647,3 +647,11 @@ def test_assign_add_and_sub_need_the_variable_shape_exactly():
             "equal.")):
         grow(tf.constant([1.0, 1.0, 1.0]))
     assert u.numpy().tolist() == [2.0, 3.0]
+
+
+def test_variable_shape_argument_must_fit_the_initial_value():
+    with pytest.raises(ValueError, match=re.escape(
+            "In this `tf.Variable` creation, the initial value's shape ((2,)) is not compatible "
+            "with the explicitly supplied `shape` argument ((3,)).")):
+        tf.Variable([1.0, 2.0], shape=[3])
+    assert tf.Variable([1.0, 2.0], shape=[None]).shape.as_list() == [None]
