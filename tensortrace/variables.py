@@ -29,7 +29,8 @@ from .ops.array.shapes import size
 from .ops.indexing._util import to_tensor_like
 from .ops.indexing.gathering import gather
 from .ops.indexing.gathering import gather_nd as tf_gather_nd
-from .ops.indexing.scatter import tensor_scatter_nd_update
+from .ops.math.arithmetic import floordiv, floormod
+from .ops.reduce import cumprod
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
 from .tensor import EagerTensor, Reference, Tensor, TensorSpec
@@ -420,17 +421,19 @@ def _variable_getitem(self, slice_spec):
 
 
 def _assign_slice(var, spec, value, read_value):
-    """Assign ``value`` to ``var[spec]``: scatter it at the slice's flat indices (TF's
-    strided-slice assign, built from ops that work eagerly and in graphs)."""
+    """Assign ``value`` to ``var[spec]`` (TF's strided-slice assign): one ResourceScatterNdUpdate
+    at the slice's coordinates, so the write holds the variable's lock as TF's op does (two
+    threads assigning different slices keep both)."""
     full = var.value()
     shape = tf_shape(full)
     flat_index = reshape(tf_range(size(full)), shape)[spec]
     value = convert_to_tensor(value, dtype=var.dtype)
     value = broadcast_to(value, tf_shape(flat_index))
-    updated = tensor_scatter_nd_update(
-        reshape(full, [-1]), reshape(flat_index, [-1, 1]),
-        reshape(value, [-1]))
-    return var.assign(reshape(updated, shape), read_value=read_value)
+    if var.shape.rank == 0:
+        return var.assign(reshape(value, []), read_value=read_value)
+    strides = cumprod(shape, exclusive=True, reverse=True)
+    coords = floormod(floordiv(reshape(flat_index, [-1, 1]), strides), shape)
+    return var._scatter_nd("update", coords, reshape(value, [-1]), read_value=read_value)
 
 
 Variable.__getitem__ = _variable_getitem

@@ -113,6 +113,34 @@ def test_eager_scatter_updates_lose_no_update():
     np.testing.assert_array_equal(v.numpy(), [-n, n, 0.0, 2 * n])
 
 
+def test_slice_assigns_of_different_slices_keep_every_write():
+    # each thread owns its own elements: a slice assign that wrote back the whole variable
+    # outside the lock would undo the other threads' writes
+    v = tf.Variable(np.zeros(THREADS * 4))
+
+    def work(i):
+        for step in range(1, CALLS // 15 + 1):
+            for j in range(i, THREADS * 4, THREADS):
+                v[j].assign(float(step))
+
+    assert run_threads(work) == []
+    np.testing.assert_array_equal(v.numpy(), CALLS // 15)
+
+
+def test_generator_draws_from_threads_never_share_a_counter():
+    serial = tf.random.Generator.from_seed(7)
+    expected = {tuple(serial.uniform([2]).numpy()) for _ in range(THREADS * 40)}
+    g = tf.random.Generator.from_seed(7)
+    drawn = collections.deque()
+
+    def work(i):
+        for _ in range(40):
+            drawn.append(tuple(g.uniform([2]).numpy()))
+
+    assert run_threads(work) == []
+    assert len(drawn) == THREADS * 40 and set(drawn) == expected
+
+
 def test_scatter_updates_inside_a_function_lose_no_update():
     v = tf.Variable(np.zeros(4), dtype=tf.float64)
 

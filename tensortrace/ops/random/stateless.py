@@ -185,14 +185,15 @@ class RngReadAndSkip:
         return TensorSpec([3], D.int64)
 
     def kernel(resource, alg, delta):
-        state = resource._array
-        size = state_size(int(alg))
-        if state is None or state.shape != (size,) or state.dtype != np.int64:
-            raise invalid_argument(f"The size of the state must be {size}; got "
-                                   f"{None if state is None else state.size}")
-        words = [int(w) & _MASK64 for w in state]
-        counter = words[0] + (words[1] << 64 if size == 3 else 0)
-        counter += _SKIP_PER_VALUE * int(delta)
-        new = [counter & _MASK64] + ([(counter >> 64) & _MASK64] if size == 3 else [])
-        resource._array = np.array(new + words[-1:], np.uint64).astype(np.int64)
-        return np.concatenate([state, np.zeros(3 - size, np.int64)])
+        with resource._lock:  # read and skip as one update: no two draws share a counter
+            state = resource._array
+            size = state_size(int(alg))
+            if state is None or state.shape != (size,) or state.dtype != np.int64:
+                raise invalid_argument(f"The size of the state must be {size}; got "
+                                       f"{None if state is None else state.size}")
+            words = [int(w) & _MASK64 for w in state]
+            counter = words[0] + (words[1] << 64 if size == 3 else 0)
+            counter += _SKIP_PER_VALUE * int(delta)
+            new = [counter & _MASK64] + ([(counter >> 64) & _MASK64] if size == 3 else [])
+            resource._array = np.array(new + words[-1:], np.uint64).astype(np.int64)
+            return np.concatenate([state, np.zeros(3 - size, np.int64)])
