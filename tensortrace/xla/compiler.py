@@ -7,6 +7,8 @@ and the values assigned are written back after the call. Importing this module e
 64-bit mode, so float64/int64 graphs keep their dtypes.
 """
 
+import contextlib
+
 import numpy as np
 
 import jax
@@ -184,10 +186,13 @@ class XlaCompiledGraph:
 
         def run_with_variables(*feeds):
             variables = [feeds[i] for i in resources]  # a resource's value: its Variable
-            outs, written = jitted(*[f for i, f in enumerate(feeds) if i not in positions],
-                                   *[v._array for v in variables])
-            for k, value in written.items():
-                variables[k]._array = np.asarray(value)
+            with contextlib.ExitStack() as held:  # read, compute, write back: one update
+                for _, v in sorted({id(v): v for v in variables}.items()):  # one order: no
+                    held.enter_context(v._lock)  # two calls deadlock
+                outs, written = jitted(*[f for i, f in enumerate(feeds) if i not in positions],
+                                       *[v._array for v in variables])
+                for k, value in written.items():
+                    variables[k]._array = np.asarray(value)
             if single:
                 return np.asarray(outs[0])
             return tuple(map(np.asarray, outs))

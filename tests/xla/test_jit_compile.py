@@ -3,6 +3,7 @@
 
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -284,3 +285,26 @@ def test_core_imports_without_jax_and_jit_compile_names_the_extra():
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert "pip install 'tensortrace[xla]'" in out.stdout
+
+
+def test_variable_updates_from_threads_lose_nothing():
+    # the compiled call reads, computes and writes back under the variables' locks
+    v = tf.Variable(0.0, dtype=tf.float64)
+
+    @tf.function(jit_compile=True)
+    def inc():
+        v.assign_add(1.0)
+
+    inc()
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=lambda: [inc() for _ in range(200)])
+                   for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert v.numpy() == 1 + 8 * 200
