@@ -247,8 +247,10 @@ def _load_for_registry(kind, name):
         module = None
     if module is not None:
         load(module)
-    else:
-        load_everything()  # every op ("all"), or one the table does not know
+    elif kind not in ("op", "grad"):
+        load_everything()  # every op ("all")
+    # else a name the (complete, tested) table does not know is registered nowhere: loading
+    # everything would only delay the caller's "not registered" (a hostile file's op type)
 
 
 def _install_loader(registry):
