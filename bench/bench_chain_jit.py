@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from _timing import median_time, paired_ratio, report
+from bench_chain import make  # the same chain as the NumPy-path benchmark
 
 import tensortrace as tt
 
@@ -15,22 +16,6 @@ try:
     from jax import numpy as jnp
 except ImportError:
     jax = None
-
-STEPS = 25  # 8 ops a step: 200 ops
-
-
-def make(lib):
-    def chain(x):
-        for i in range(STEPS):
-            if i % 2 == 0:  # mul add tanh div sub maximum abs sqrt
-                t = lib.tanh(x * 1.01 + 0.5) - x / 3.0
-                x = lib.sqrt(lib.abs(lib.maximum(t, -0.5)))
-            else:  # mul exp add mul sub minimum neg abs
-                t = lib.exp(x * -0.5) + x - x * x
-                x = lib.abs(-lib.minimum(t, 2.0))
-        return x
-
-    return chain
 
 
 def run(n):
