@@ -29,8 +29,10 @@ MIN_BYTES = 1 << 14
 BLOCK_ELEMENTS = 1 << 15
 #: Fewest consecutive elementwise ops worth a blocked loop.
 MIN_BLOCK_OPS = 4
-#: Fewest elements times ops of a blocked run worth running on several threads.
-PARALLEL_MIN_WORK = 1 << 22
+#: Fewest elements times ops of a blocked run worth running on several threads: ~3 ms of cheap
+#: ufunc loops on one thread, against a hand-off of ~30-50 us; on a machine whose cores are all
+#: busy, two threads are no slower than one from here on (smaller runs lose up to 2x there).
+PARALLEL_MIN_WORK = 1 << 24
 
 # Kernels written with Python's operators: on arrays they are these ufuncs.
 _OPERATOR_UFUNCS = {
