@@ -2,6 +2,7 @@
 failure reported as the failing op's (the first failing block's, as a loop would), concurrent
 callers of one function, the intra-op setting, and a process that exits promptly after."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -119,6 +120,8 @@ def test_one_intra_op_thread_runs_inline(two_threads):
 
 
 def test_pool_size_follows_the_cores_and_the_setting():
+    if hasattr(os, "sched_getaffinity"):
+        assert parallel._CORES == len(os.sched_getaffinity(0))
     assert parallel.threads() == min(parallel._CORES, parallel.MAX_THREADS)
     tf.config.threading.set_intra_op_parallelism_threads(3)
     try:
