@@ -1,8 +1,11 @@
 """A 200-op elementwise chain in a tf.function against the same chain in hand-written NumPy
 (every op a fresh array; and by hand with ``out=``, for context), on 1M and on 64 float32
-values, plus the peak memory of the 1M call (tracemalloc). Run: python bench/bench_chain.py
-[under a Python with TensorFlow for its column]."""
+values, plus the peak memory of the 1M call (tracemalloc). The 1M chain runs its blocks on
+the machine's cores; the "1 thread" row is the same function with one intra-op thread (the
+load average is printed: threads only help where cores are free). Run:
+python bench/bench_chain.py [under a Python with TensorFlow for its column]."""
 
+import os
 import tracemalloc
 from types import SimpleNamespace
 
@@ -10,6 +13,7 @@ import numpy as np
 from _timing import load_tensorflow, median_time, report
 
 import tensortrace as tt
+from tensortrace.executor import parallel
 
 TF = load_tensorflow()
 STEPS = 25  # 8 ops a step: 200 ops
@@ -63,6 +67,14 @@ def numpy_in_place(x):
     return x
 
 
+def one_thread(g, x):
+    tt.config.threading.set_intra_op_parallelism_threads(1)
+    try:
+        return g(x)
+    finally:
+        tt.config.threading.set_intra_op_parallelism_threads(0)
+
+
 def chain_rows(n):
     xn = np.random.default_rng(0).uniform(-1, 1, n).astype(np.float32)
     expected = make(NP)(xn)
@@ -73,12 +85,15 @@ def chain_rows(n):
     rows = [("numpy", median_time(lambda: make(NP)(xn), repeat=repeat)),
             ("numpy by hand, out=", median_time(lambda: numpy_in_place(xn), repeat=repeat)),
             ("tensortrace function", median_time(lambda: g(x), repeat=repeat))]
+    if n > 1000:  # runs on small arrays are never blocked
+        rows.append(("tensortrace, 1 thread", median_time(lambda: one_thread(g, x), repeat=repeat)))
     if TF:
         h, y = TF.function(make(TF)), TF.constant(xn)
         rows.append(("tensorflow function", median_time(lambda: h(y), repeat=repeat)))
         hx, y = TF.function(make(TF), jit_compile=True), TF.constant(xn)
         rows.append(("tensorflow XLA", median_time(lambda: hx(y), repeat=repeat)))
-    report(f"200-op elementwise chain on [{n}] float32", rows)
+    report(f"200-op elementwise chain on [{n}] float32 (load average "
+           f"{os.getloadavg()[0]:.2f}, {parallel.threads()} threads)", rows)
     return g, x
 
 

@@ -73,7 +73,8 @@ _switch(  # tf.config.threading's: engine-module names would show in tf.config i
     "Recorded only: ops run one after another in the calling thread.")
 _switch(
     "intra_op", 0, int, "threading.set_intra_op_parallelism_threads",
-    "threading.get_intra_op_parallelism_threads", "Recorded only: NumPy decides its own threading.")
+    "threading.get_intra_op_parallelism_threads",
+    "Threads a long elementwise run on big arrays may use (0: the cores this process may use).")
 
 
 class PhysicalDevice:

@@ -12,7 +12,9 @@ alone (allocation is cheap there and ``out=`` costs a keyword call).
 
 A long run of such ops on one big shape is evaluated block by block along axis 0 (``Block``):
 a block's intermediates stay in cache, and only the values read after the run get full arrays.
-Elementwise loops give each element the same bits whatever the block boundaries.
+Elementwise loops give each element the same bits whatever the block boundaries. A run with
+enough work to pay for the hand-off (``PARALLEL_MIN_WORK``) has its blocks shared out among
+threads (``parallel``), each block's fresh arrays going into its thread's scratch buffers.
 """
 
 import operator
@@ -27,6 +29,10 @@ MIN_BYTES = 1 << 14
 BLOCK_ELEMENTS = 1 << 15
 #: Fewest consecutive elementwise ops worth a blocked loop.
 MIN_BLOCK_OPS = 4
+#: Fewest elements times ops of a blocked run worth running on several threads: ~3 ms of cheap
+#: ufunc loops on one thread, against a hand-off of ~30-50 us; on a machine whose cores are all
+#: busy, two threads are no slower than one from here on (smaller runs lose up to 2x there).
+PARALLEL_MIN_WORK = 1 << 24
 
 # Kernels written with Python's operators: on arrays they are these ufuncs.
 _OPERATOR_UFUNCS = {
@@ -104,12 +110,16 @@ class Block:
     blocks of ``rows`` rows. ``made``: ids of their results; ``live_out``: those read after the
     run (each written into a full array); ``sliced``: ids of inputs from before the run that
     are cut into blocks too (the others broadcast whole); ``inner``: the reuse plan of a
-    block; ``ufuncs``: {index in the run: ufunc} (the run's other ops are constants)."""
+    block; ``ufuncs``: {index in the run: ufunc} (the run's other ops are constants).
+    ``scratch``: None for a plain loop, else the dtypes of the scratch buffers of a block run
+    on threads (``parallel.run_blocks``), ``slots[index in the run]`` the one an op writes
+    into instead of a fresh array."""
 
     def __init__(self, start, stop, shape, rows, made, live_out, sliced, inner, ufuncs):
         self.start, self.stop, self.shape, self.rows = start, stop, shape, rows
         self.made, self.live_out, self.sliced = made, live_out, sliced
         self.inner, self.ufuncs = inner, ufuncs
+        self.scratch, self.slots = None, {}
 
 
 def plan(ops, outputs, skip=(), blocked=True):
@@ -193,10 +203,40 @@ def _blocks(ops, outputs, writable):
         live_out = [t for t in (op.outputs[0] for op in run) if id(t) in made and id(t) in later]
         inner_plan = plan(run, live_out, blocked=False)
         ufuncs = {k - i: writable[k][0] for k in range(i, end) if k in writable}
-        found[i] = Block(i, end, shape, max(1, BLOCK_ELEMENTS // inner), made, live_out, sliced,
-                         inner_plan, ufuncs)
+        found[i] = block = Block(i, end, shape, max(1, BLOCK_ELEMENTS // inner), made, live_out,
+                                 sliced, inner_plan, ufuncs)
+        if len(made) * shape[0] * inner >= PARALLEL_MIN_WORK:
+            block.slots, block.scratch = _scratch(run, live_out, inner_plan)
         i = end
     return found
+
+
+def _scratch(run, live_out, inner):
+    """({index in the run: slot}, dtype of each slot) for the ops of a block that would make a
+    fresh array: an op takes a slot of its dtype that holds no live value, else a new one (an
+    op writing into a dead value, ``inner.out``, keeps that value's slot)."""
+    last = {}
+    for k, op in enumerate(run):
+        for t in op.inputs:
+            last[id(t)] = k
+    full = {id(t) for t in live_out}
+    slot_of, slots, dtypes = {}, {}, []
+    for k, op in enumerate(run):
+        if op.type == "Const" or id(op.outputs[0]) in full:
+            continue
+        t = op.outputs[0]
+        donor = inner.out.get(k)
+        if donor is not None:
+            slot_of[id(t)] = slot_of[id(donor[1])]
+            continue
+        busy = {slot_of[key] for key, j in last.items() if j >= k and key in slot_of}
+        dtype = t.dtype._np
+        slot = next((s for s, d in enumerate(dtypes) if d == dtype and s not in busy), None)
+        if slot is None:
+            slot = len(dtypes)
+            dtypes.append(dtype)
+        slot_of[id(t)] = slots[k] = slot
+    return slots, dtypes
 
 
 def _cut_inputs(op, shape, made):

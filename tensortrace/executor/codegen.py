@@ -20,6 +20,15 @@ A long run of them is computed block by block (the values read after it get full
             Mul = np.multiply(x_block, _c4)
             AddV2 = np.add(Mul, _c6, out=Mul)
             ...
+
+and when the run is long enough to pay for threads, its blocks are shared out among them, each
+thread writing a block's fresh values into its own scratch buffers (``parallel.run_blocks``):
+
+        def run_block(block, scratch):
+            x_block = x[block:block + 32768]
+            Mul = np.multiply(x_block, _c4, out=scratch[0])
+            ...
+        _blocks(run_block, 1048576, 32768, _s12_scratch)
 """
 
 import functools
@@ -30,7 +39,7 @@ import numpy as np
 
 from ..numerics import EXTOBJ, IGNORE
 from ..registry import get as get_op
-from . import buffers
+from . import buffers, parallel
 
 
 class Generated:
@@ -165,7 +174,11 @@ class Emitter:
             self.line(f"{name} = np.empty({block.shape}, {dtype})", indent)
         start = self.fresh("block")
         cut = f"[{start}:{start} + {block.rows}]"
-        self.line(f"for {start} in range(0, {block.shape[0]}, {block.rows}):", indent)
+        if block.scratch is None:
+            self.line(f"for {start} in range(0, {block.shape[0]}, {block.rows}):", indent)
+        else:  # a function of one block, for run_blocks to call on its threads
+            block_fn, scratch = self.fresh("run_block"), self.fresh("scratch")
+            self.line(f"def {block_fn}({start}, {scratch}):", indent)
         outer = {}
         for op in run:
             for t in op.inputs:
@@ -183,12 +196,20 @@ class Emitter:
             if id(t) in full:
                 return ufunc, full[id(t)] + cut
             target = block.inner.out.get(k)
-            return target if target is not None else (ufunc, "")
+            if target is not None:
+                return target
+            return ufunc, (f"{scratch}[{block.slots[k]}]" if block.scratch is not None else "")
 
         self._sequence(run, block.inner, dels, indent + 1,
                        lambda t: id(t) in block.made and id(t) not in full, into)
-        views = [self.names[key] for key in outer] + [self.names[id(t)] for t in block.live_out]
-        self.line(f"del {', '.join(views)}", indent)
+        if block.scratch is None:
+            views = [self.names[key] for key in outer] + [self.names[id(t)] for t in block.live_out]
+            self.line(f"del {', '.join(views)}", indent)
+        else:
+            rows = (block.rows,) + tuple(block.shape[1:])
+            spec = self.global_value(tuple((rows, d) for d in block.scratch), "s", "scratch")
+            self.namespace["_blocks"] = parallel.run_blocks
+            self.line(f"_blocks({block_fn}, {block.shape[0]}, {block.rows}, {spec})", indent)
         for key, name in outer.items():
             self.names[key] = name
         for key, name in full.items():
