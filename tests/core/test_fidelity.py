@@ -1,0 +1,135 @@
+"""Where tensortrace matched TF 2.21 only loosely: variable equality and hashing, the version
+names, the variable's class and a symbolic tensor's ``numpy`` (each pinned to TF's behaviour)."""
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tensortrace as tf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# --- Variable == / != : elementwise, as TF's Variable.__eq__ (Equal, incompatible shapes ok) ---
+def test_variable_equality_is_elementwise():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    eq, ne = v == [1.0, 0.0, 3.0], v != [1.0, 0.0, 3.0]
+    assert isinstance(eq, tf.Tensor) and eq.dtype == tf.bool
+    np.testing.assert_array_equal(eq.numpy(), [True, False, True])
+    np.testing.assert_array_equal(ne.numpy(), [False, True, False])
+    np.testing.assert_array_equal((v == 2.0).numpy(), [False, True, False])  # broadcasts
+    np.testing.assert_array_equal((v == v).numpy(), [True, True, True])
+    np.testing.assert_array_equal((v == tf.Variable([3.0, 2.0, 1.0])).numpy(),
+                                  [False, True, False])
+    np.testing.assert_array_equal(([1.0, 0.0, 3.0] == v).numpy(), [True, False, True])
+
+
+def test_variable_equality_of_shapes_that_cannot_broadcast_is_a_false_scalar():
+    v = tf.Variable([1.0, 2.0])
+    eq, ne = v == [1.0, 2.0, 3.0], v != [1.0, 2.0, 3.0]
+    assert eq.shape == () and eq.numpy() is np.False_
+    assert ne.shape == () and ne.numpy() is np.True_
+
+
+def test_variable_equality_does_not_special_case_none():
+    # TF's Variable.__eq__ converts ``other`` (a tensor's == returns False for None instead)
+    with pytest.raises(ValueError, match=re.escape("Attempt to convert a value (None)")):
+        tf.Variable(1.0) == None  # noqa: E711
+    assert (tf.constant(1.0) == None) is False  # noqa: E711
+
+
+def test_variable_equality_inside_a_function_is_elementwise():
+    v = tf.Variable([1, 2, 3])
+
+    @tf.function
+    def f(x):
+        return v == x, v != x
+
+    eq, ne = f(tf.constant([1, 0, 3]))
+    np.testing.assert_array_equal(eq.numpy(), [True, False, True])
+    np.testing.assert_array_equal(ne.numpy(), [False, True, False])
+
+
+def test_a_convergence_test_on_a_variable_converges():
+    v, target = tf.Variable(0), tf.constant(5)
+    steps = 0
+    while not bool(v == target):  # was Python False for ever: identity, not value
+        v.assign_add(1)
+        steps += 1
+    assert steps == 5
+
+
+def test_variables_are_unhashable_and_ref_keys_them():
+    x, y, z = tf.Variable(5), tf.Variable(10), tf.Variable(10)
+    with pytest.raises(TypeError, match=re.escape(
+            "Variable is unhashable. Instead, use variable.ref() as the key. (Variable: "
+            "<tf.Variable 'Variable:0' shape=() dtype=int32, numpy=5>)")):
+        {x}
+    refs = {x.ref(): "five", y.ref(): "ten", z.ref(): "ten"}
+    assert len(refs) == 3 and refs[y.ref()] == "ten" and x.ref() in refs
+    assert x.ref().deref() is x and y.ref() != z.ref()
+
+
+def test_optimizer_module_and_tape_still_tell_variables_apart():
+    # equal values, distinct variables: collections and tapes key them by identity
+    a, b = tf.Variable(1.0), tf.Variable(1.0)
+
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.ws = [a, b, a]
+
+    found = M().trainable_variables
+    assert len(found) == 2 and found[0] is a and found[1] is b
+    with tf.GradientTape() as tape:
+        y = 2.0 * a + 3.0 * b
+    ga, gb = tape.gradient(y, [a, b])
+    assert (float(ga), float(gb)) == (2.0, 3.0)
+
+
+# --- tf.__version__: the TF version followed -----------------------------------------------
+def test_version_is_the_tensorflow_version_followed():
+    assert tf.__version__ == tf.version.VERSION == "2.21.0"
+    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+        own = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
+    assert tf.version.TENSORTRACE_VERSION == own
+    assert "version" in dir(tf) and "VERSION" in dir(tf.version)
+
+
+def test_command_line_version_is_tensortraces_own():
+    out = subprocess.run([sys.executable, "-m", "tensortrace", "--version"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == f"tensortrace {tf.version.TENSORTRACE_VERSION}"
+
+
+# --- a variable is a ResourceVariable ------------------------------------------------------
+def test_variable_class_is_resource_variable():
+    v = tf.Variable(1.0)
+    assert type(v).__name__ == "ResourceVariable"
+    assert isinstance(v, tf.Variable) and issubclass(type(v), tf.Variable)
+    assert repr(v) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"
+    assert type(v.assign(2.0)).__name__ == "_UnreadVariable"
+
+    @tf.function
+    def f(w):
+        return type(w).__name__
+
+    assert f(v).numpy() == b"ResourceVariable"
+
+
+# --- numpy() on a symbolic tensor ----------------------------------------------------------
+def test_numpy_of_a_symbolic_tensor_is_an_attribute_error():
+    @tf.function
+    def g(t):
+        try:
+            t.numpy()
+            return "no error"
+        except AttributeError as e:
+            return f"{type(t).__name__}: {e}"
+
+    assert (g(tf.constant([1.0, 2.0])).numpy().decode()
+            == "SymbolicTensor: 'SymbolicTensor' object has no attribute 'numpy'")
