@@ -133,3 +133,103 @@ def test_numpy_of_a_symbolic_tensor_is_an_attribute_error():
 
     assert (g(tf.constant([1.0, 2.0])).numpy().decode()
             == "SymbolicTensor: 'SymbolicTensor' object has no attribute 'numpy'")
+
+
+# --- tf.py_function: TF's error mapping, the decorator form, gradients through the body ------
+@pytest.mark.parametrize("exc,error", [
+    (ValueError("boom"), tf.errors.InvalidArgumentError),
+    (TypeError("boom"), tf.errors.InvalidArgumentError),
+    (StopIteration("boom"), tf.errors.OutOfRangeError),
+    (MemoryError("boom"), tf.errors.ResourceExhaustedError),
+    (NotImplementedError("boom"), tf.errors.UnimplementedError),
+    (RuntimeError("boom"), tf.errors.UnknownError),
+    (KeyError("boom"), tf.errors.UnknownError),
+])
+def test_py_function_maps_python_exceptions_as_tfs_kernel(exc, error):
+    def body(x):
+        raise exc
+
+    name = type(exc).__name__
+    with pytest.raises(error) as info:  # eagerly: class and text, traceback, the op tag
+        tf.py_function(body, [1.0], tf.float32)
+    assert type(info.value) is error
+    message = info.value.message
+    assert message.startswith(f"{name}: {exc}\nTraceback (most recent call last):\n\n")
+    assert message.endswith(f"{name}: {exc}\n\n [Op:EagerPyFunc]")
+
+    @tf.function
+    def f(x):
+        return tf.py_function(body, [x], tf.float32)
+
+    with pytest.raises(error) as info:
+        f(tf.constant(1.0))
+    assert type(info.value) is error and f"\n{name}: {exc}\n" in info.value.message
+
+
+def test_a_tf_error_inside_py_function_is_unknown():
+    with pytest.raises(tf.errors.UnknownError, match="^InvalidArgumentError: "):
+        tf.py_function(lambda x: x[5], [tf.constant([1.0])], tf.float32)
+
+
+def test_py_function_as_a_decorator():
+    runs = []
+
+    @tf.py_function(Tout=tf.float32)
+    def py_log_huber(x, m):
+        runs.append(1)
+        if tf.abs(x) <= m:
+            return x ** 2
+        return m ** 2 * (1 - 2 * tf.math.log(m) + tf.math.log(x ** 2))
+
+    x, m = tf.constant(1.0), tf.constant(2.0)
+    assert py_log_huber(x, m).numpy() == 1.0 and py_log_huber.__name__ == "py_log_huber"
+
+    @tf.function
+    def tf_wrapper(x):
+        return py_log_huber(x, tf.constant(2.0))
+
+    assert tf_wrapper(x).numpy() == 1.0 and tf_wrapper(x).numpy() == 1.0
+    assert len(runs) == 3  # every call runs the body
+    np.testing.assert_allclose(py_log_huber(tf.constant(3.0), m).numpy(),
+                               4 * (1 - 2 * np.log(2) + np.log(9)), rtol=1e-6)
+
+
+def test_py_function_takes_a_single_tensor_as_inp():
+    assert tf.py_function(lambda x: x * 2, tf.constant(3.0), tf.float32).numpy() == 6.0
+
+
+def test_gradient_through_py_function_is_the_bodys():
+    runs = []
+
+    def body(x, y):
+        runs.append(1)
+        return tf.sin(x) * y
+
+    x, y = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        z = tf.py_function(body, [x * 1.0, y], tf.float32)
+    gx, gy = tape.gradient(z, [x, y])
+    np.testing.assert_allclose([gx.numpy(), gy.numpy()], [np.cos(2.0) * 3.0, np.sin(2.0)],
+                               rtol=1e-6)
+    assert len(runs) == 1  # the body ran once: its tape was kept for the gradient
+
+    @tf.function
+    def g(x):  # a gradient built in a trace: runs the body's gradient at each call
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            out = tf.py_function(lambda t: tf.sin(t) * t, [x], tf.float32)
+        return tape.gradient(out, x)
+
+    for v in (2.0, 1.0):
+        np.testing.assert_allclose(g(tf.constant(v)).numpy(), np.cos(v) * v + np.sin(v),
+                                   rtol=1e-6)
+
+
+def test_gradient_of_a_py_function_output_not_depending_on_an_input_is_zero():
+    x, n = tf.constant(2.0), tf.constant(4.0)
+    with tf.GradientTape() as tape:
+        tape.watch([x, n])
+        z = tf.py_function(lambda a, b: a * 3.0, [x, n], tf.float32)
+    gx, gn = tape.gradient(z, [x, n])
+    assert gx.numpy() == 3.0 and gn.numpy() == 0.0
