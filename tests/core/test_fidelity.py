@@ -233,3 +233,52 @@ def test_gradient_of_a_py_function_output_not_depending_on_an_input_is_zero():
         z = tf.py_function(lambda a, b: a * 3.0, [x, n], tf.float32)
     gx, gn = tape.gradient(z, [x, n])
     assert gx.numpy() == 3.0 and gn.numpy() == 0.0
+
+
+# --- tf.function arguments -----------------------------------------------------------------
+class _Unhashable:
+    """Neither weakly referable (slots) nor hashable (__eq__ without __hash__)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return True
+
+
+@pytest.mark.parametrize("value", [_Unhashable(), bytearray(b"a"), [1, bytearray(b"a")]])
+def test_an_argument_neither_weakly_referable_nor_hashable_is_a_type_error(value):
+    @tf.function
+    def f(x, s):
+        return x
+
+    with pytest.raises(TypeError, match=re.escape(
+            "Could not generate a generic TraceType for ")) as info:
+        f(tf.constant(1.0), value)
+    assert str(info.value).endswith(
+        ".Please verify that it is immutable/hashable. Otherwise, consider implementing the "
+        "Tracing Protocol for it.")
+
+
+def test_weakly_referable_or_hashable_arguments_are_accepted():
+    class Unhashable:  # weakly referable: TF matches it by identity
+        def __eq__(self, other):
+            return True
+
+    @tf.function
+    def f(x, s):
+        return x + 1.0
+
+    for value in ({1}, Unhashable(), frozenset([1]), (1, "a")):
+        assert f(tf.constant(1.0), value).numpy() == 2.0
+
+
+def test_concrete_function_converts_python_numbers_for_tensor_spec_inputs():
+    # TF's TensorSpec.cast converts a Python value to the spec's dtype
+    @tf.function
+    def f(x):
+        return x * 2.0
+
+    g = f.get_concrete_function(tf.TensorSpec([], tf.float32))
+    for value in (3, 3.0):
+        out = g(value)
+        assert out.dtype == tf.float32 and out.numpy() == 6.0
