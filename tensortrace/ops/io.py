@@ -227,6 +227,17 @@ class _PyCall:
         return f"<py_function {getattr(self.func, '__name__', self.func)!r}>"
 
 
+def _no_variables(results):
+    """TF's ``EagerFunc`` refuses to return a variable (its RuntimeError)."""
+    for r in results:
+        if hasattr(r, "_as_graph_or_eager_tensor") and hasattr(r, "assign"):
+            raise RuntimeError(
+                "Attempting to return a variable from an eagerly executed py_func. Only numeric "
+                "data structures like Tensors or NumPy arrays should be returned; to return the "
+                "value of a variable, make sure to obtain the Tensor backing it by calling "
+                f"`.read_value()` on the variable in question: {r}")
+
+
 @define_op("EagerPyFunc", stateful=True)
 class EagerPyFunc:
     """Run a Python function on tensors on every call (``tf.py_function``)."""
@@ -237,11 +248,13 @@ class EagerPyFunc:
     def kernel(*arrays, func, Tout):
         try:
             result = func(*(EagerTensor._wrap(a) for a in arrays))
+            results = result if isinstance(result, (list, tuple)) else [result]
+            if Tout:
+                _no_variables(results)
         except Exception as e:  # noqa: BLE001 - TF's kernel maps every Python exception
             raise _op_error(e) from None
         if not Tout:
             return ()
-        results = result if isinstance(result, (list, tuple)) else [result]
         if len(results) != len(Tout):
             raise InvalidArgumentError(None, None, f"py_function returned {len(results)} values, "
                                        f"but Tout has {len(Tout)} dtypes")

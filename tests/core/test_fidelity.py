@@ -282,3 +282,16 @@ def test_concrete_function_converts_python_numbers_for_tensor_spec_inputs():
     for value in (3, 3.0):
         out = g(value)
         assert out.dtype == tf.float32 and out.numpy() == 6.0
+
+
+def test_py_function_returning_a_variable_is_tfs_runtime_error():
+    v = tf.Variable(1.0)
+    with pytest.raises(tf.errors.UnknownError) as info:
+        tf.py_function(lambda: v, [], tf.float32)
+    assert info.value.message.startswith(
+        "RuntimeError: Attempting to return a variable from an eagerly executed py_func. Only "
+        "numeric data structures like Tensors or NumPy arrays should be returned; to return the "
+        "value of a variable, make sure to obtain the Tensor backing it by calling "
+        "`.read_value()` on the variable in question: ")
+    assert "\nTraceback (most recent call last):\n" in info.value.message
+    assert tf.py_function(lambda: v.read_value(), [], tf.float32).numpy() == 1.0
