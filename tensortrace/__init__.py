@@ -16,6 +16,5 @@ from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, dou
 from .shapes import TensorShape
 
 newaxis = None
-__version__ = "0.1.0"
 
 __getattr__, __dir__ = _install(__name__)

@@ -33,7 +33,7 @@ def main(argv=None):
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
     if argv[0] == "--version":
-        print(f"tensortrace {tensortrace.__version__}")
+        print(f"tensortrace {tensortrace.version.TENSORTRACE_VERSION}")
         return 0
     path = argv[0]
     if not os.path.isfile(path):

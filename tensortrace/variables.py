@@ -30,6 +30,7 @@ from .ops.indexing._util import to_tensor_like
 from .ops.indexing.gathering import gather
 from .ops.indexing.gathering import gather_nd as tf_gather_nd
 from .ops.math.arithmetic import floordiv, floormod
+from .ops.math.operands import operand
 from .ops.reduce import cumprod
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
@@ -40,6 +41,8 @@ _ASSIGN = get_op("AssignVariableOp")
 _ASSIGN_ADD = get_op("AssignAddVariableOp")
 _ASSIGN_SUB = get_op("AssignSubVariableOp")
 _INIT_ONCE = get_op("InitializeVariableOnce")
+_EQUAL = get_op("Equal")
+_NOT_EQUAL = get_op("NotEqual")
 
 _name_scopes = []  # tf.Module name scopes prefix variable names
 
@@ -90,7 +93,17 @@ export_value(VariableSynchronization, "VariableSynchronization")
 export_value(VariableAggregationV2, "VariableAggregation")
 
 
-class Variable:
+class _VariableMetaclass(type):
+    """``tf.Variable(...)`` makes a ``ResourceVariable``, as TF's ``VariableMetaclass`` does;
+    ``isinstance(v, tf.Variable)`` still holds."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is Variable:
+            cls = ResourceVariable
+        return type.__call__(cls, *args, **kwargs)
+
+
+class Variable(metaclass=_VariableMetaclass):
     """A tensor-like container of a mutable value (``tf.Variable``)."""
 
     _creation_hooks = []  # tracing pushes a guard that allows creation on first traces only
@@ -135,7 +148,7 @@ class Variable:
     def _symbolic(cls, handle, dtype, shape, name, trainable=True):
         """A variable argument inside a trace: reads and writes go through ``handle``, a
         resource placeholder fed with the real variable at call time."""
-        v = object.__new__(cls)
+        v = object.__new__(ResourceVariable if cls is Variable else cls)
         v._handle = handle
         v._array = None
         v._name = name
@@ -345,6 +358,10 @@ class Variable:
     __array_priority__ = 100
 
 
+class ResourceVariable(Variable):
+    """The variable that ``tf.Variable(...)`` creates (TF's class of the same name)."""
+
+
 class _UnreadVariable(Variable):
     """What an eager ``assign*`` returns, as in TF: the same variable (its value read on use)
     printed under the name ``UnreadVariable``."""
@@ -439,8 +456,21 @@ def _assign_slice(var, spec, value, read_value):
 Variable.__getitem__ = _variable_getitem
 
 
-def _variable_eq(self, other):
-    return self is other if state.graph is not None else _forward("__eq__")(self, other)
+def _variable_equals(self, other):
+    """``==``, as TF's ``Variable.__eq__``: elementwise (``Equal`` with
+    ``incompatible_shape_error=False``) eagerly and in functions alike. Unlike a tensor's ``==``
+    it does not special-case ``None`` (TF converts it, and that fails)."""
+    x = self.value()
+    return bind(_EQUAL, x, operand(other, x), incompatible_shape_error=False)
+
+
+def _variable_not_equals(self, other):
+    x = self.value()
+    return bind(_NOT_EQUAL, x, operand(other, x), incompatible_shape_error=False)
+
+
+Variable.__eq__ = _variable_equals
+Variable.__ne__ = _variable_not_equals
 
 
 def _is_eager_value(value):

@@ -29,10 +29,11 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "image", "sets", "signal", "experimental", "compat", "config",
               "config.experimental", "config.threading", "config.optimizer", "autograph",
               "autograph.experimental", "saved_model", "data",
-              "types", "types.experimental")
+              "types", "types.experimental", "version")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {
+    "__version__": ("_version", "VERSION"),  # the TF version followed, as tf.version.VERSION
     "executing_eagerly": ("context", "executing_eagerly"),
     "constant": ("convert", "constant"),
     "convert_to_tensor": ("convert", "convert_to_tensor"),
@@ -161,7 +162,8 @@ def _resolve(module, ns, name, keep=True):
     ``from tensortrace import *`` loads them all, as TensorFlow's ``__all__`` lists them)."""
     if name == "__all__" and keep:
         return [n for n in _names(module, ns) if not n.startswith("_")]
-    value = _MISSING if name.startswith("_") else _find(ns, name)
+    private = name.startswith("_") and (ns or name not in ATTRS)  # tf.__version__ is public
+    value = _MISSING if private else _find(ns, name)
     if value is _MISSING:
         raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
     if keep:

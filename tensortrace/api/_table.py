@@ -201,6 +201,9 @@ EXPORTS = {
         'ops.strings.numbers': 'as_string to_number',
         'ops.strings.regex': 'regex_full_match regex_replace',
     },
+    'version': {
+        '_version': 'TENSORTRACE_VERSION VERSION',
+    },
 }
 
 # {namespace: names}: namespaces that are an engine module of their name, and its

@@ -103,9 +103,8 @@ class SymbolicTensor(Tensor):
             "may indicate that you're trying to pass a Tensor to a NumPy call, which is not "
             "supported.")
 
-    def numpy(self):
-        raise NotImplementedError(f"numpy() is only available for eager tensors, not for the "
-                                  f"symbolic {self}.")
+    # No ``numpy``: as in TF, ``t.numpy()`` in a trace is Python's AttributeError
+    # "'SymbolicTensor' object has no attribute 'numpy'".
 
 
 class Operation:

@@ -2,14 +2,17 @@
 (EagerPyFunc), both stateful (they run on every call, in program order); and
 ``tf.strings.format`` (StringFormat), which formats tensors as ``tf.print`` prints them."""
 
+import functools
 import re
 import sys
+import traceback
 
 import numpy as np
 
 from .. import dtypes as D
 from .._export import tf_export
-from ..context import bind
+from .. import errors
+from ..context import bind, state
 from ..convert import convert_to_tensor, to_array
 from ..errors import InvalidArgumentError
 from ..registry import define_op
@@ -187,6 +190,72 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
     return None if op == () else op  # None eagerly; the PrintV2 Operation in a graph, as TF
 
 
+# TF's PyFunc kernel maps the Python exception its function raised to an error code; any other
+# exception (a TF error raised inside the function included) is UNKNOWN.
+_PY_ERRORS = ((ValueError, errors.InvalidArgumentError), (TypeError, errors.InvalidArgumentError),
+              (StopIteration, errors.OutOfRangeError),
+              (MemoryError, errors.ResourceExhaustedError),
+              (NotImplementedError, errors.UnimplementedError))
+
+# Runs a function under a gradient tape watching its float inputs: ``(tape, result)``. Set by
+# the EagerPyFunc gradient rule (autodiff sits above ops), which loads before any tape needs it.
+_body_tape = []
+
+
+def _op_error(e):
+    """The TF error for exception ``e`` from a py_function, with TF's message: the exception's
+    class and text, then its formatted traceback."""
+    kind = next((err for py, err in _PY_ERRORS if isinstance(e, py)), errors.UnknownError)
+    lines = traceback.format_exception(type(e), e, e.__traceback__)
+    return kind(None, None, f"{type(e).__name__}: {e}\n" + "".join(f"{x}\n" for x in lines))
+
+
+class _PyCall:
+    """The Python function of one ``tf.py_function`` op. When a gradient may be asked (a tape
+    is active, or a traced gradient was built) a run keeps its tape, as TF's ``EagerFunc``
+    keeps it in its tape cache, so that the gradient needs no second run of the body."""
+
+    __slots__ = ("func", "graph_gradient", "last", "__weakref__")
+
+    def __init__(self, func):
+        self.func, self.graph_gradient, self.last = func, False, None
+
+    def __call__(self, *args):
+        if (state.tapes or self.graph_gradient) and EagerPyFunc.grad and _body_tape:
+            tape, result = _body_tape[0](self.func, args)
+            self.last = (tape, args, result)
+            return result
+        return self.func(*args)
+
+    def gradient(self, n_inputs, *args):
+        """The body's gradient: ``args`` are the op's inputs then its output gradients."""
+        inputs, dys = args[:n_inputs], args[n_inputs:]
+        last, self.last = self.last, None
+        if last is None:  # the run kept no tape (none was active then): run the body again
+            tape, result = _body_tape[0](self.func, inputs)
+        else:
+            tape, inputs, result = last
+        outputs = list(result) if isinstance(result, (list, tuple)) else [result]
+        grads = tape.gradient(outputs, list(inputs), output_gradients=list(dys))
+        # TF's gradient functions turn a None gradient into a zero of the input's dtype
+        return [convert_to_tensor(0, dtype=x.dtype) if g is None else g
+                for g, x in zip(grads, inputs)]
+
+    def __repr__(self):
+        return f"<py_function {getattr(self.func, '__name__', self.func)!r}>"
+
+
+def _no_variables(results):
+    """TF's ``EagerFunc`` refuses to return a variable (its RuntimeError)."""
+    for r in results:
+        if hasattr(r, "_as_graph_or_eager_tensor") and hasattr(r, "assign"):
+            raise RuntimeError(
+                "Attempting to return a variable from an eagerly executed py_func. Only numeric "
+                "data structures like Tensors or NumPy arrays should be returned; to return the "
+                "value of a variable, make sure to obtain the Tensor backing it by calling "
+                f"`.read_value()` on the variable in question: {r}")
+
+
 @define_op("EagerPyFunc", stateful=True)
 class EagerPyFunc:
     """Run a Python function on tensors on every call (``tf.py_function``)."""
@@ -195,10 +264,15 @@ class EagerPyFunc:
         return tuple(TensorSpec(None, d) for d in Tout)
 
     def kernel(*arrays, func, Tout):
-        result = func(*(EagerTensor._wrap(a) for a in arrays))
+        try:
+            result = func(*(EagerTensor._wrap(a) for a in arrays))
+            results = result if isinstance(result, (list, tuple)) else [result]
+            if Tout:
+                _no_variables(results)
+        except Exception as e:  # noqa: BLE001 - TF's kernel maps every Python exception
+            raise _op_error(e) from None
         if not Tout:
             return ()
-        results = result if isinstance(result, (list, tuple)) else [result]
         if len(results) != len(Tout):
             raise InvalidArgumentError(None, None, f"py_function returned {len(results)} values, "
                                        f"but Tout has {len(Tout)} dtypes")
@@ -218,17 +292,26 @@ class EagerPyFunc:
 
 @tf_export("py_function")
 def py_function(func=None, inp=None, Tout=None, name=None):
-    """``tf.py_function``: call ``func`` eagerly on every run, even inside a tf.function.
+    """``tf.py_function``: call ``func`` eagerly on every run, even inside a tf.function. With
+    no ``func`` it is a decorator (``@tf.py_function(Tout=tf.float32)``): the decorated
+    function's arguments are the inputs.
 
     Returns:
         A tensor if ``Tout`` is a single dtype, else a list of tensors.
     """
-    if inp is not None and not isinstance(inp, (list, tuple)):
+    if func is None:
+        return functools.partial(py_function, inp=inp, Tout=Tout, name=name)
+    if inp is None:  # decorating: the call's arguments are the inputs
+        return functools.update_wrapper(
+            lambda *args: py_function(func, list(args), Tout, name), func)
+    if isinstance(inp, Tensor) or hasattr(inp, "_as_graph_or_eager_tensor"):
+        inp = [inp]  # a single tensor, as TF accepts
+    if not isinstance(inp, (list, tuple)):
         raise TypeError(f"`inp` must be a list of tensors, got {inp!r}")
     single = not isinstance(Tout, (list, tuple))
     touts = (D.as_dtype(Tout),) if single else tuple(D.as_dtype(d) for d in Tout)
-    inputs = [convert_to_tensor(x) for x in (inp or [])]
-    out = bind(EagerPyFunc, *inputs, func=func, Tout=touts)
+    inputs = [convert_to_tensor(x) for x in inp]
+    out = bind(EagerPyFunc, *inputs, func=_PyCall(func), Tout=touts)
     if not touts:
         return []
     out = out if isinstance(out, tuple) else (out,)

@@ -50,6 +50,10 @@ def key_of(value):
     own = trace_type(value)
     if own is not None:
         return ("trace_type", own)
+    if not t.__weakrefoffset__ and t.__hash__ is None:  # neither by identity nor by value
+        raise TypeError(f"Could not generate a generic TraceType for {value!r}.Please verify "
+                        "that it is immutable/hashable. Otherwise, consider implementing the "
+                        "Tracing Protocol for it.")
     return ("id", id(value))
 
 

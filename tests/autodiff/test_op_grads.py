@@ -208,6 +208,9 @@ CASES = [
     C(lambda x: tf.math.unsorted_segment_prod(x, np.array([1, 0, 1], I32), 2), rand(3, 2),
       id="unsorted_segment_prod"),
     C(lambda x: tf.boolean_mask(x, np.array([True, False, True])), rand(3, 2), id="boolean_mask"),
+    # tf.py_function: the gradient of its Python body (differentiable once, as TF documents)
+    C(lambda x, y: tf.py_function(lambda a, b: tf.sin(a) * b, [x, y], tf.float64),
+      rand(3, 2), rand(3, 2), order=1, id="py_function"),
 ]
 
 

@@ -2,8 +2,12 @@
 ops that pass a gradient on, two whose gradient TF does not define, and the many that pass none
 (random draws, strings, graph plumbing, prints)."""
 
+from ...context import state
+from ...ops import io
+from ...ops.array.creation import zeros_like
 from ...ops.debugging import check_numerics
 from ..grad_util import no_gradient, not_differentiable, register_gradients
+from ..tape import GradientTape
 
 _NUMERICS_IN_GRADIENT = "Not a number (NaN) or infinity (Inf) values detected in gradient. "
 
@@ -17,7 +21,34 @@ def _check_numerics(op, dy):
     return check_numerics(dy, _NUMERICS_IN_GRADIENT + repr(op.attrs["message"].encode()))
 
 
+def _run_body(func, args):
+    """Run a py_function's body under its own tape, watching its trainable (float) inputs, as
+    TF's EagerFunc does when a gradient may be asked."""
+    with GradientTape() as tape:
+        for t in args:
+            if t.dtype.is_floating or t.dtype.is_complex:
+                tape.watch(t)
+        result = func(*args)
+    return tape, result
+
+
+io._body_tape[:] = [_run_body]
+
+
+def _eager_py_func(op, *dys):
+    """TF's EagerPyFunc gradient: another py_function that differentiates the body's run (its
+    kept tape). In a trace, the forward op's later runs are told to keep their tapes."""
+    call = op.attrs["func"]
+    if state.graph is not None:
+        call.graph_gradient = True
+    dys = [zeros_like(y) if dy is None else dy for y, dy in zip(op.outputs, dys)]
+    n = len(op.inputs)
+    return io.py_function(lambda *args: call.gradient(n, *args), [*op.inputs, *dys],
+                          Tout=[t.dtype for t in op.inputs])
+
+
 register_gradients({
+    "EagerPyFunc":    _eager_py_func,
     "ReadVariableOp": _identity,  # to the variable: the tape maps its handle to it
     "EnsureShape":    _identity,
     "CheckNumerics":  _check_numerics,
@@ -44,7 +75,7 @@ not_differentiable(
     "ReduceJoin", "StringSplitV2", "StringBytesSplit", "StaticRegexReplace", "RegexReplace",
     "StaticRegexFullMatch", "RegexFullMatch", "StringToNumber", "AsString",
     # io
-    "PrintV2", "EagerPyFunc", "StringFormat",
+    "PrintV2", "StringFormat",
     # utility
     "Timestamp", "HistogramFixedWidth",
 )
