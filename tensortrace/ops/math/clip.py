@@ -10,7 +10,7 @@ from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
-from ...messages import shape_text
+from ...messages import merge_error_text, shape_text
 from ...numerics import quiet
 from ...registry import DtypeCheck, define_op
 from ...tensor import Tensor, TensorSpec
@@ -112,15 +112,6 @@ def saturate_cast(value, dtype, name=None):
 
 
 # --- AddN ----------------------------------------------------------------------------------------
-def _merge_error(a, b):
-    if a.rank != b.rank:
-        return f"Shapes must be equal rank, but are {a.rank} and {b.rank}"
-    i, x, y = next((i, x, y) for i, (x, y) in enumerate(zip(a.dims, b.dims))
-                   if x is not None and y is not None and x != y)
-    return (f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
-            f"{shape_text(a)} and {shape_text(b)}.")
-
-
 @define_op("AddN")
 class AddN:
     """The elementwise sum of its inputs, which share one shape and dtype."""
@@ -134,7 +125,7 @@ class AddN:
         shape = xs[0].shape
         for x in xs[1:]:
             if not shape.is_compatible_with(x.shape):
-                raise ValueError(_merge_error(shape, x.shape))
+                raise ValueError(merge_error_text(shape, x.shape))
             shape = shape.merge_with(x.shape)
         return TensorSpec(shape, dtypes[0])
 

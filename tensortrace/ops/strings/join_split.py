@@ -8,7 +8,7 @@ from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import OutOfRangeError, invalid_argument
-from ...messages import input_dtype_error, shape_text
+from ...messages import input_dtype_error, merge_error_text, shape_text
 from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
@@ -20,17 +20,6 @@ _RAGGED = ("of a tensor of rank >= 1 returns a RaggedTensor, which tensortrace d
 
 
 # --- join ----------------------------------------------------------------------------------------
-def _mismatch(a, b):
-    """TF's shape-merge message for two incompatible shapes."""
-    if a.rank != b.rank:
-        return f"Shapes must be equal rank, but are {a.rank} and {b.rank}"
-    for i, (x, y) in enumerate(zip(a.dims, b.dims)):
-        if x is not None and y is not None and x != y:
-            return (f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
-                    f"{shape_text(a)} and {shape_text(b)}.")
-    return f"Shapes {a} and {b} are not compatible"
-
-
 @define_op("StringJoin")
 class StringJoin:
     """Elementwise join of N string tensors of one shape (scalars repeat)."""
@@ -46,7 +35,7 @@ class StringJoin:
             if shape.rank == 0:
                 shape = t.shape
             elif not shape.is_compatible_with(t.shape):
-                raise ValueError(_mismatch(shape, t.shape) + " for '{{node StringJoin}}'")
+                raise ValueError(merge_error_text(shape, t.shape) + " for '{{node StringJoin}}'")
             else:
                 shape = shape.merge_with(t.shape)
         return TensorSpec(shape, D.string)
