@@ -8,7 +8,6 @@ import json
 import os
 import struct
 import zipfile
-import zlib
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ import tensortrace as tf
 from tensortrace import registry as tf_registry
 from tensortrace.saving import io
 
+from ..reliability.test_loader_fuzz import make_bomb
 from .test_errors import _edit
 
 
@@ -260,28 +260,9 @@ def _npy_header(shape, descr="<f4"):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header
 
 
-def _bomb(elements):
-    """A zip whose one member deflates ``elements`` float32 zeros (a repeated flushed block:
-    built in milliseconds, about a thousandth of the size it expands to)."""
-    head = _npy_header((elements,))
-    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
-    stream = comp.compress(head) + comp.flush(zlib.Z_FULL_FLUSH)
-    block = comp.compress(b"\0" * (1 << 20)) + comp.flush(zlib.Z_FULL_FLUSH)
-    stream += block * (elements * 4 >> 20) + comp.flush()
-    size = len(head) + elements * 4
-    name = b"a0.npy"
-    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 0, 0, len(stream), size,
-                        len(name), 0) + name
-    central = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, 0, len(stream),
-                          size, len(name), 0, 0, 0, 0, 0, 0) + name
-    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(central),
-                      len(local) + len(stream), 0)
-    return local + stream + central + end
-
-
 def test_an_archive_expanding_a_thousandfold_is_refused_before_decompressing(tmp_path):
     path = _variable_model(tmp_path)
-    data = _bomb(1 << 28)  # 1 GiB of zeros in about 1 MB
+    data, _ = make_bomb(1 << 28)  # 1 GiB of zeros in about 1 MB
     assert len(data) < 1100 * 1024
     _replace_npz(path, data, shape=[1 << 28])
     _refused(path, r"members expand to more than \d+ bytes from a \d+-byte file \(member "
@@ -289,7 +270,8 @@ def test_an_archive_expanding_a_thousandfold_is_refused_before_decompressing(tmp
 
 
 @pytest.mark.parametrize("shape,descr,message", [
-    ((1 << 40,), "<f4", r"declares shape \[1099511627776\] of float32 \(4398046511104 bytes\) in 16"),
+    ((1 << 40,), "<f4",
+     r"declares shape \[1099511627776\] of float32 \(4398046511104 bytes\) in 16"),
     ((3,), "|O", "holds object values, which a SavedModel never stores"),
 ])
 def test_npy_headers_must_fit_their_member(tmp_path, shape, descr, message):
