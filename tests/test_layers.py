@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / PACKAGE
 #: its own layer or lower ones; upper layers reach lower ones only by registering into them.
 LAYERS = {
     0: ("errors", "dtypes", "shapes", "config", "registry", "_export", "_logging", "numerics",
-        "messages", "_version"),
+        "messages", "_version", "_protos"),
     1: ("tensor", "nest"),
     2: ("context",),
     3: ("graph",),
