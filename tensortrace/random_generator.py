@@ -2,8 +2,8 @@
 eagerly and inside ``tf.function`` and advances on every call (also of a traced function).
 
 As in TF, each draw is one ``RngReadAndSkip`` op (return the state, advance its counter by 256
-per value drawn) followed by a stateless op seeded from the state it returned; the values are
-NumPy's, not TF's Philox numbers, but the same seed gives the same sequence.
+per value drawn) followed by a stateless V2 op given the counter and key it returned, so the
+values are TF's for the same state.
 
     >>> g = tf.random.Generator.from_seed(1)
     >>> g.normal([2]).shape, g.state.numpy()
@@ -22,11 +22,13 @@ from .ops.array.creation import zeros, zeros_like
 from .ops.array.joining import concat, stack, unstack
 from .ops.array.reshaping import reshape
 from .ops.core import init_scope
-from .ops.indexing.gathering import gather
 from .ops.math.casting import cast
-from .ops.random.stateless import (RngReadAndSkip, state_size, stateless_normal,
-                                   stateless_truncated_normal, stateless_uniform,
-                                   unsupported_algorithm)
+from .ops.random.stateless import (RngReadAndSkip, StatelessRandomNormalV2,
+                                   StatelessRandomUniformFullIntV2, StatelessRandomUniformIntV2,
+                                   StatelessRandomUniformV2, StatelessTruncatedNormalV2,
+                                   state_size, stateless_v2, unsupported_algorithm)
+from .ops.random._common import scale
+from .ops.utility.basic import bitcast
 from .ops.reduce import reduce_prod
 from .tensor import Tensor
 from .variables import Variable
@@ -179,23 +181,30 @@ class Generator:
         return bind(RngReadAndSkip, self._state_var.handle, convert_to_tensor(self._alg, D.int32),
                     cast(convert_to_tensor(delta), D.uint64))
 
-    def _seed(self, shape):
-        """A stateless seed from the state as it was before this draw, which advances it."""
+    def _key_counter(self, shape):
+        """The Philox key and counter of the state as it was before this draw, which advances
+        it by 256 per value (TF's ``_prepare_key_counter``)."""
         old = self.skip(reduce_prod(shape))
-        return gather(old, [0, _counter_size(self._alg)])
+        size = _counter_size(self._alg)
+        return bitcast(old[size:size + 1], D.uint64), bitcast(old[:size], D.uint64)
+
+    def _draw(self, op, shape, dtype=None, minval=None, maxval=None):
+        key, counter = self._key_counter(shape)
+        return stateless_v2(op, shape, key, counter, self._alg, dtype, minval, maxval)
 
     # --- drawing ---------------------------------------------------------------------------
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=D.float32, name=None):
         """Normal values; the state advances."""
         shape = _shape_arg(shape)
         mean, stddev = convert_to_tensor(mean, dtype), convert_to_tensor(stddev, dtype)
-        return stateless_normal(shape, self._seed(shape), mean, stddev, dtype)
+        return scale(self._draw(StatelessRandomNormalV2, shape, D.as_dtype(dtype)), stddev, mean)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=D.float32, name=None):
         """Normal values redrawn beyond two standard deviations; the state advances."""
         shape = _shape_arg(shape)
         mean, stddev = convert_to_tensor(mean, dtype), convert_to_tensor(stddev, dtype)
-        return stateless_truncated_normal(shape, self._seed(shape), mean, stddev, dtype)
+        return scale(self._draw(StatelessTruncatedNormalV2, shape, D.as_dtype(dtype)), stddev,
+                     mean)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=D.float32, name=None):
         """Uniform values in ``[minval, maxval)``; integer dtypes need both bounds or neither
@@ -210,12 +219,14 @@ class Generator:
         if dtype.is_integer and minval is None:
             return self.uniform_full_int(shape, dtype)
         minval, maxval = convert_to_tensor(minval, dtype), convert_to_tensor(maxval, dtype)
-        return stateless_uniform(shape, self._seed(shape), minval, maxval, dtype)
+        if dtype.is_integer:
+            return self._draw(StatelessRandomUniformIntV2, shape, minval=minval, maxval=maxval)
+        return scale(self._draw(StatelessRandomUniformV2, shape, dtype), maxval - minval, minval)
 
     def uniform_full_int(self, shape, dtype=D.uint64, name=None):
         """Integers over the whole range of ``dtype``."""
         shape = _shape_arg(shape)
-        return stateless_uniform(shape, self._seed(shape), None, None, D.as_dtype(dtype))
+        return self._draw(StatelessRandomUniformFullIntV2, shape, D.as_dtype(dtype))
 
     def make_seeds(self, count=1):
         """``count`` seeds for the stateless ops: an int64 tensor of shape ``[2, count]``."""

@@ -281,9 +281,12 @@ OPS = {
                        'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'ops.random.stateful': ('Multinomial RandomGamma RandomPoissonV2 RandomShuffle '
                             'RandomStandardNormal RandomUniform RandomUniformInt TruncatedNormal'),
-    'ops.random.stateless': ('RngReadAndSkip StatelessMultinomial StatelessRandomNormal '
+    'ops.random.stateless': ('RngReadAndSkip StatelessMultinomial StatelessRandomGetKeyCounter '
+                             'StatelessRandomNormal StatelessRandomNormalV2 '
                              'StatelessRandomUniform StatelessRandomUniformFullInt '
-                             'StatelessRandomUniformInt StatelessTruncatedNormal'),
+                             'StatelessRandomUniformFullIntV2 StatelessRandomUniformInt '
+                             'StatelessRandomUniformIntV2 StatelessRandomUniformV2 '
+                             'StatelessTruncatedNormal StatelessTruncatedNormalV2'),
     'ops.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp EuclideanNorm Max '
                    'Mean Min Prod Sum'),
     'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
@@ -349,12 +352,16 @@ GRADS = {
                                'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
                                'ResourceScatterNdAdd ResourceScatterNdMax ResourceScatterNdMin '
                                'ResourceScatterNdSub ResourceScatterNdUpdate RngReadAndSkip '
-                               'StatelessMultinomial StatelessRandomNormal StatelessRandomUniform '
-                               'StatelessRandomUniformFullInt StatelessRandomUniformInt '
-                               'StatelessTruncatedNormal StaticRegexFullMatch StaticRegexReplace '
-                               'StringBytesSplit StringFormat StringJoin StringLength StringLower '
-                               'StringSplitV2 StringStrip StringToNumber StringUpper Substr '
-                               'Timestamp TruncatedNormal VarIsInitializedOp'),
+                               'StatelessMultinomial StatelessRandomGetKeyCounter '
+                               'StatelessRandomNormal StatelessRandomNormalV2 '
+                               'StatelessRandomUniform StatelessRandomUniformFullInt '
+                               'StatelessRandomUniformFullIntV2 StatelessRandomUniformInt '
+                               'StatelessRandomUniformIntV2 StatelessRandomUniformV2 '
+                               'StatelessTruncatedNormal StatelessTruncatedNormalV2 '
+                               'StaticRegexFullMatch StaticRegexReplace StringBytesSplit '
+                               'StringFormat StringJoin StringLength StringLower StringSplitV2 '
+                               'StringStrip StringToNumber StringUpper Substr Timestamp '
+                               'TruncatedNormal VarIsInitializedOp'),
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
 }

@@ -1,5 +1,5 @@
 """Random ops: shapes, dtypes and ranges exactly; moments on large samples; TF's seed semantics
-(values are NumPy's, the contract is TF's: same seeds, same sequence; set_seed restarts it)."""
+(same seeds, same sequence; set_seed restarts it). test_random_philox pins TF's exact values."""
 
 import random
 import subprocess

@@ -69,7 +69,9 @@ not_differentiable(
     "Multinomial", "RandomShuffle", "RandomGamma", "RandomPoissonV2",
     "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
     "StatelessRandomUniformInt", "StatelessRandomUniformFullInt", "StatelessMultinomial",
-    "RngReadAndSkip",
+    "StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
+    "StatelessRandomUniformIntV2", "StatelessRandomUniformFullIntV2",
+    "StatelessRandomGetKeyCounter", "RngReadAndSkip",
     # strings
     "StringUpper", "StringLower", "StringStrip", "StringLength", "Substr", "StringJoin",
     "ReduceJoin", "StringSplitV2", "StringBytesSplit", "StaticRegexReplace", "RegexReplace",

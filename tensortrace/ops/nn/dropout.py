@@ -14,7 +14,8 @@ from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._args import int_arg, static_attr
 from ..random.seeds import seed_attrs as _seed_attrs
-from ..random.seeds import stream_generator as _generator
+from ..random import philox
+from ..random.seeds import stream_draw
 from ._util import HALF_T
 
 
@@ -37,9 +38,11 @@ class Dropout:
         except ValueError:
             raise invalid_argument(f"condition {shape_text(shape)}, then {shape_text(x.shape)}, "
                                    f"and else [] must be broadcastable") from None
-        gen = _generator(("Dropout", D.from_numpy(x.dtype).name), seed, seed2, _stream)
-        draw = np.float32 if x.dtype == np.float32 else np.float64
-        keep = gen.random(shape, dtype=draw) >= rate
+        # TF draws the mask with a RandomUniform op of x's dtype: the same stream and values
+        dtype = D.from_numpy(x.dtype)
+        gen = stream_draw(("RandomUniform", dtype.name), seed, seed2, _stream,
+                          int(np.prod(shape, dtype=np.int64)))
+        keep = philox.uniform(gen, tuple(shape), x.dtype) >= rate
         with np.errstate(all="ignore"):
             if scale is None:  # a tensor rate: 1 / (1 - rate) in x's dtype, as TF's graph does
                 scale = x.dtype.type(1) / (x.dtype.type(1) - rate)

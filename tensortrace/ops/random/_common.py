@@ -1,6 +1,6 @@
-"""What the stateful and stateless random ops share: NumPy samplers, TF's shape rules and
-runtime checks of shape and seed inputs, and the conversion of the public functions' arguments.
-"""
+"""What the stateful and stateless random ops share: bounded ints and the multinomial sampler,
+TF's shape rules and runtime checks of shape and seed inputs, and the conversion of the public
+functions' arguments."""
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from .._args import shape_values, static_int
 from .._base import FLOAT, INDEX, check_dtypes, dtypes_named
 from ..array.joining import stack
 from ..math.arithmetic import add
+from . import philox
 
 #: TF's ``realnumbertypes``, the logits dtypes of the Multinomial ops (only floats have kernels)
 LOGITS_DTYPES = dtypes_named("float32 float64 int32 uint8 int16 int8 int64 bfloat16 uint16 float16 "
@@ -41,31 +42,9 @@ def dims(shape):
     return found
 
 
-def uniform01(gen, dims, np_dtype):
-    """Uniform [0, 1) of ``np_dtype``; half types use exact k / 2**mantissa so 1.0 never occurs."""
-    if np_dtype == np.float32 or np_dtype == np.float64:
-        return gen.random(dims, dtype=np_dtype)
-    bits = 7 if np_dtype == getattr(D.bfloat16, "_np", None) else np.finfo(np_dtype).nmant
-    return (gen.integers(0, 1 << bits, dims) * (1.0 / (1 << bits))).astype(np_dtype)
-
-
-def standard_normal(gen, dims, np_dtype):
-    if np_dtype == np.float32 or np_dtype == np.float64:
-        return gen.standard_normal(dims, dtype=np_dtype)
-    return gen.standard_normal(dims, dtype=np.float32).astype(np_dtype)
-
-
-def truncated_standard_normal(gen, dims, np_dtype):
-    """Standard normal, redrawing every value more than 2 standard deviations out."""
-    x = standard_normal(gen, dims, np_dtype)
-    bad = np.abs(x) > 2
-    while bad.any():
-        x[bad] = standard_normal(gen, (int(bad.sum()),), np_dtype)
-        bad = np.abs(x) > 2
-    return x
-
-
 def uniform_int(gen, dims, minval, maxval):
+    """Integers in [minval, maxval) of minval's dtype from ``gen`` (a Philox position), with
+    TF's runtime checks of the bounds."""
     lo, hi = np.asarray(minval), np.asarray(maxval)
     if lo.ndim:
         raise invalid_argument(f"minval must be 0-D, got shape {shape_text(lo.shape)}")
@@ -75,12 +54,12 @@ def uniform_int(gen, dims, minval, maxval):
         return np.zeros(dims, lo.dtype)
     if lo >= hi:
         raise invalid_argument(f"Need minval < maxval, got {lo} >= {hi}")
-    return gen.integers(lo, hi, dims, dtype=lo.dtype)
+    return philox.uniform_int(gen, dims, lo, hi, lo.dtype)
 
 
-def full_int(gen, dims, np_dtype):
-    info = np.iinfo(np_dtype)
-    return gen.integers(info.min, info.max, dims, dtype=np_dtype, endpoint=True)
+def count(dims):
+    """How many values an op of output shape ``dims`` draws (its stream skips 256 each)."""
+    return int(np.prod(dims, dtype=np.int64))
 
 
 def multinomial(gen, logits, num_samples, np_out):

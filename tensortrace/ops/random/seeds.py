@@ -1,8 +1,9 @@
-"""TF's global/op seed semantics, and the NumPy generator each random kernel draws from.
+"""TF's global/op seed semantics, and the Philox stream each stateful random kernel draws from.
 
-Values are NumPy's, not TF's Philox numbers; what matches TF is the contract: the same seeds give
-the same sequence run to run and after ``set_seed``, different op seeds give different streams,
-and a stateful op walks its stream one call after another (also inside a traced function).
+As in TF, an op's ``seed``/``seed2`` attrs key a Philox generator (``philox.Philox.from_seeds``)
+and each call reserves 256 counters per value drawn, so eager values equal TF's for the same seeds.
+The same seeds give the same sequence run to run and after ``set_seed``, different op seeds give
+different streams, and a stateful op walks its stream one call after another.
 
 How a stateful kernel finds its stream: its attrs ``seed``/``seed2`` (plain ints, as in TF) and
 ``_stream`` name it. ``_stream`` plays the part of TF's kernel instance: 0 is the eager kernel
@@ -13,6 +14,7 @@ every stream, as TF clears its kernel caches.
 """
 
 import itertools
+import threading
 import random as _pyrandom
 import weakref
 
@@ -23,6 +25,7 @@ from ...context import state
 from ...errors import invalid_argument
 from ...messages import shape_text
 from .._args import int_arg
+from .philox import SKIP_PER_VALUE, Philox
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -39,8 +42,9 @@ class _Seeds:
 _GLOBAL = _Seeds()
 _GRAPH_SEEDS = weakref.WeakKeyDictionary()  # graph -> [graph seed, next op seed]
 _STREAM_IDS = itertools.count(1)
-_STREAMS = {}  # ((op, dtypes), seed, seed2, stream) -> np.random.Generator
+_STREAMS = {}  # ((op, dtypes), seed, seed2, stream) -> Philox: the kernel's next position
 _ENTROPY = np.random.default_rng()  # seed == seed2 == 0: nondeterministic, as in TF
+_STREAMS_LOCK = threading.Lock()  # a draw reserves its counters atomically (TF's guarded Philox)
 
 
 def _graph_entry(graph):
@@ -113,24 +117,25 @@ def set_seed(seed):
     _STREAMS.clear()
 
 
-def stream_generator(kind, seed, seed2, stream):
-    """The generator a stateful kernel draws from (see the module docstring); ``kind`` names
-    the op and its dtypes, so ops of one seed pair do not share a stream."""
-    if seed == 0 and seed2 == 0:
-        return _ENTROPY
+def stream_draw(kind, seed, seed2, stream, count):
+    """Where a stateful kernel's draw of ``count`` values starts (see the module docstring);
+    the kernel's stream moves on by 256 counters per value. ``kind`` names the op and its
+    dtypes, so ops of one seed pair do not share a stream."""
+    if seed == 0 and seed2 == 0:  # TF seeds such a kernel from the OS: nondeterministic
+        seed, seed2 = (int(w) for w in _ENTROPY.integers(0, 1 << 63, 2))
+        stream = -1
     if stream == -1:
-        return np.random.Generator(np.random.Philox(key=(seed << 32) | seed2))
+        return Philox.from_seeds(seed, seed2)
     key = (kind, seed, seed2, stream)
-    gen = _STREAMS.get(key)
-    if gen is None:
-        gen = _STREAMS[key] = np.random.Generator(np.random.Philox(key=(seed << 32) | seed2))
-    return gen
+    with _STREAMS_LOCK:
+        start = _STREAMS.get(key) or Philox.from_seeds(seed, seed2)
+        _STREAMS[key] = start.skipped(SKIP_PER_VALUE * count)
+    return start
 
 
-def stateless_generator(seed):
-    """A fresh generator determined by a shape-[2] seed (the stateless ops)."""
+def stateless_philox(seed):
+    """The Philox position a shape-[2] seed determines (the stateless ops)."""
     s = np.asarray(seed)
     if s.shape != (2,):
         raise invalid_argument(f"seed must have shape [2], not {shape_text(s.shape)}")
-    key = ((int(s[0]) & _MASK64) << 64) | (int(s[1]) & _MASK64)
-    return np.random.Generator(np.random.Philox(key=key))
+    return Philox.from_stateless_seed(int(s[0]), int(s[1]))

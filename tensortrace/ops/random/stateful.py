@@ -1,5 +1,7 @@
 """The stateful random ops (``tf.random.uniform``, ``normal``, ``categorical``, ``gamma`` ...):
-each op walks its own stream of the seeds module, one call after another."""
+each op walks its own Philox stream of the seeds module, one call after another. Uniform, normal,
+truncated normal and integer values are TF's; categorical, shuffle, gamma and Poisson draw with
+NumPy from the op's Philox position (deterministic in the seeds, not TF's numbers)."""
 
 import numpy as np
 
@@ -14,10 +16,11 @@ from .._base import FLOAT, INDEX, check_dtypes, kernel_out_type
 from ..array.broadcasting import broadcast_dynamic_shape, broadcast_to
 from ..array.shapes import shape as shape_of
 from ..math.arithmetic import maximum
-from ._common import (LOGITS_DTYPES, categorical_args, check_dtype_arg, dims, infer_bounds,
+from . import philox
+from ._common import (LOGITS_DTYPES, categorical_args, check_dtype_arg, count, dims, infer_bounds,
                       infer_multinomial, infer_shape, multinomial, out, scale, shape_tensor,
-                      standard_normal, truncated_standard_normal, uniform01, uniform_int)
-from .seeds import seed_attrs, stream_generator
+                      uniform_int)
+from .seeds import seed_attrs, stream_draw
 
 _BF16 = (D.bfloat16,) if D.bfloat16 else ()
 UNIFORM_DTYPES = (D.float16,) + _BF16 + (D.float32, D.float64, D.int32, D.int64)
@@ -26,25 +29,26 @@ _POISSON_DTYPES = (D.float16, D.float32, D.float64, D.int32, D.int64)
 
 
 def _float_op(name, sampler, doc):
-    """Register a stateful op drawing floats of ``dtype`` from ``sampler(gen, dims, np_dtype)``
-    over the stream its seed attrs name."""
+    """Register a stateful op drawing floats of ``dtype`` with ``sampler(philox, dims, np_dtype)``
+    from the stream its seed attrs name."""
 
     def infer(shape, *, dtype, seed, seed2, _stream=0):
         return TensorSpec(infer_shape(shape, name), dtype)
 
     def kernel(shape, *, dtype, seed, seed2, _stream=0):
         kernel_out_type(dtype, FLOAT, "dtype")
-        gen = stream_generator((name, dtype.name), seed, seed2, _stream)
-        return out(sampler(gen, dims(shape), dtype._np))
+        found = dims(shape)
+        gen = stream_draw((name, dtype.name), seed, seed2, _stream, count(found))
+        return out(sampler(gen, found, dtype._np))
 
     return register(OpDef(name, infer, kernel, stateful=True, check=DtypeCheck(name, INDEX, 1),
                           doc=doc))
 
 
-RandomUniform = _float_op("RandomUniform", uniform01, "Uniform [0, 1) floats of ``dtype``.")
-RandomStandardNormal = _float_op("RandomStandardNormal", standard_normal,
+RandomUniform = _float_op("RandomUniform", philox.uniform, "Uniform [0, 1) floats of ``dtype``.")
+RandomStandardNormal = _float_op("RandomStandardNormal", philox.normal,
                                  "Standard normal floats of ``dtype``.")
-TruncatedNormal = _float_op("TruncatedNormal", truncated_standard_normal,
+TruncatedNormal = _float_op("TruncatedNormal", philox.truncated_normal,
                             "Standard normal floats redrawn until within 2 standard deviations.")
 
 
@@ -60,8 +64,8 @@ class RandomUniformInt:
 
     def kernel(shape, minval, maxval, *, seed, seed2, _stream=0):
         found = dims(shape)
-        gen = stream_generator(("RandomUniformInt", np.asarray(minval).dtype.name), seed, seed2,
-                               _stream)
+        gen = stream_draw(("RandomUniformInt", np.asarray(minval).dtype.name), seed, seed2,
+                          _stream, count(found))
         return out(uniform_int(gen, found, minval, maxval))
 
 
@@ -127,9 +131,10 @@ class Multinomial:
         return TensorSpec(infer_multinomial(logits, num_samples, "Multinomial"), output_dtype)
 
     def kernel(logits, num_samples, *, output_dtype, seed, seed2, _stream=0):
-        gen = stream_generator(("Multinomial", np.asarray(logits).dtype.name, output_dtype.name),
-                               seed, seed2, _stream)
-        return multinomial(gen, logits, num_samples, output_dtype._np)
+        lg = np.asarray(logits)
+        gen = stream_draw(("Multinomial", lg.dtype.name, output_dtype.name), seed, seed2, _stream,
+                          lg.shape[0] * int(np.asarray(num_samples)) if lg.ndim == 2 else 0)
+        return multinomial(gen.numpy_generator(), logits, num_samples, output_dtype._np)
 
 
 @tf_export("random.categorical")
@@ -150,8 +155,8 @@ class RandomShuffle:
         v = np.asarray(value)
         if v.ndim == 0 or len(v) <= 1:
             return value
-        gen = stream_generator(("RandomShuffle", v.dtype.name), seed, seed2, _stream)
-        return v[gen.permutation(len(v))]
+        gen = stream_draw(("RandomShuffle", v.dtype.name), seed, seed2, _stream, len(v))
+        return v[gen.numpy_generator().permutation(len(v))]
 
 
 @tf_export("random.shuffle")
@@ -181,9 +186,9 @@ class RandomGamma:
         return TensorSpec(_param_shape(shape, alpha, "RandomGamma"), alpha.dtype)
 
     def kernel(shape, alpha, *, seed, seed2, _stream=0):
-        gen = stream_generator(("RandomGamma", alpha.dtype.name), seed, seed2, _stream)
         a = np.broadcast_to(np.asarray(alpha, np.float64), dims(shape) + np.shape(alpha))
-        return out(gen.standard_gamma(a).astype(alpha.dtype))
+        gen = stream_draw(("RandomGamma", alpha.dtype.name), seed, seed2, _stream, a.size)
+        return out(gen.numpy_generator().standard_gamma(a).astype(alpha.dtype))
 
 
 @tf_export("random.gamma")
@@ -210,9 +215,9 @@ class RandomPoissonV2:
         return TensorSpec(_param_shape(shape, rate, "RandomPoissonV2"), dtype)
 
     def kernel(shape, rate, *, dtype, seed, seed2, _stream=0):
-        gen = stream_generator(("RandomPoissonV2", dtype.name), seed, seed2, _stream)
         lam = np.broadcast_to(np.asarray(rate, np.float64), dims(shape) + np.shape(rate))
-        return out(gen.poisson(lam).astype(dtype._np))
+        gen = stream_draw(("RandomPoissonV2", dtype.name), seed, seed2, _stream, lam.size)
+        return out(gen.numpy_generator().poisson(lam).astype(dtype._np))
 
 
 @tf_export("random.poisson")

@@ -11,12 +11,12 @@ from ...convert import convert_to_tensor
 from ...errors import invalid_argument
 from ...registry import DtypeCheck, OpDef, define_op, register
 from ...tensor import TensorSpec
-from .._base import FLOAT, INDEX
-from ._common import (LOGITS_DTYPES, categorical_args, check_dtype_arg, dims, full_int,
-                      infer_bounds, infer_multinomial, infer_seed, infer_shape, multinomial, out,
-                      scale, seed_tensor, shape_tensor, standard_normal, truncated_standard_normal,
-                      uniform01, uniform_int)
-from .seeds import stateless_generator
+from .._base import FLOAT, INDEX, check_dtypes
+from . import philox
+from ._common import (LOGITS_DTYPES, categorical_args, check_dtype_arg, dims, infer_bounds,
+                      infer_multinomial, infer_seed, infer_shape, multinomial, out, scale,
+                      seed_tensor, shape_tensor, uniform_int)
+from .seeds import stateless_philox
 from .stateful import UNIFORM_DTYPES
 
 _STATELESS_DTYPES = UNIFORM_DTYPES + (D.uint32, D.uint64)
@@ -38,17 +38,17 @@ def _float_op(name, sampler, doc):
         return TensorSpec(infer_shape(shape, name), dtype)
 
     def kernel(shape, seed, *, dtype):
-        return out(sampler(stateless_generator(seed), dims(shape), dtype._np))
+        return out(sampler(stateless_philox(seed), dims(shape), dtype._np))
 
     return register(OpDef(name, infer, kernel, doc=doc,
                           check=DtypeCheck(name, INDEX, 1, then=_seeded(name))))
 
 
-StatelessRandomUniform = _float_op("StatelessRandomUniform", uniform01,
+StatelessRandomUniform = _float_op("StatelessRandomUniform", philox.uniform,
                                    "Uniform [0, 1) floats determined by ``seed``.")
-StatelessRandomNormal = _float_op("StatelessRandomNormal", standard_normal,
+StatelessRandomNormal = _float_op("StatelessRandomNormal", philox.normal,
                                   "Standard normal floats determined by ``seed``.")
-StatelessTruncatedNormal = _float_op("StatelessTruncatedNormal", truncated_standard_normal,
+StatelessTruncatedNormal = _float_op("StatelessTruncatedNormal", philox.truncated_normal,
                                      "Truncated standard normal floats from ``seed``.")
 
 
@@ -66,7 +66,7 @@ class StatelessRandomUniformInt:
 
     def kernel(shape, seed, minval, maxval, *, dtype):
         found = dims(shape)
-        return out(uniform_int(stateless_generator(seed), found, minval, maxval))
+        return out(uniform_int(stateless_philox(seed), found, minval, maxval))
 
 
 @define_op("StatelessRandomUniformFullInt")
@@ -82,7 +82,7 @@ class StatelessRandomUniformFullInt:
 
     def kernel(shape, seed, *, dtype):
         found = dims(shape)
-        return out(full_int(stateless_generator(seed), found, dtype._np))
+        return out(philox.full_int(stateless_philox(seed), found, dtype._np))
 
 
 @tf_export("random.stateless_uniform")
@@ -151,7 +151,8 @@ class StatelessMultinomial:
                           output_dtype)
 
     def kernel(logits, num_samples, seed, *, output_dtype):
-        return multinomial(stateless_generator(seed), logits, num_samples, output_dtype._np)
+        return multinomial(stateless_philox(seed).numpy_generator(), logits, num_samples,
+                           output_dtype._np)
 
 
 @tf_export("random.stateless_categorical")
@@ -197,3 +198,94 @@ class RngReadAndSkip:
             new = [counter & _MASK64] + ([(counter >> 64) & _MASK64] if size == 3 else [])
             resource._array = np.array(new + words[-1:], np.uint64).astype(np.int64)
             return np.concatenate([state, np.zeros(3 - size, np.int64)])
+
+
+# --- the V2 ops: an explicit Philox key and counter (tf.random.Generator's draws) ----------------
+_PHILOX, _AUTO_SELECT = 1, 3
+
+
+def _v2_philox(key, counter, alg):
+    """The Philox position of a V2 op's inputs, with TF's CPU kernel checks."""
+    alg = int(np.asarray(alg))
+    if alg not in (_PHILOX, _AUTO_SELECT):  # ThreeFry has no CPU kernel in TF
+        raise invalid_argument(f"Unsupported algorithm id: {alg}")
+    key, counter = np.asarray(key).ravel(), np.asarray(counter).ravel()
+    if key.size != 1:
+        raise invalid_argument(f"key must have shape [1], not [{key.size}]. (Note that "
+                               "batched keys are not supported yet.)")
+    if counter.size < 2:
+        raise invalid_argument(f"The size of the counter must be at least 2; got {counter.size}")
+    return philox.Philox.from_key_counter(int(key[0]), counter)
+
+
+def _check_v2(key, counter, alg, name):
+    check_dtypes(name, (key, counter), (D.uint64,), names=("key", "counter"))
+    check_dtypes(name, (alg,), (D.int32,), names=("alg",))
+
+
+def _float_op_v2(name, sampler, doc):
+    def infer(shape, key, counter, alg, *, dtype):
+        _check_v2(key, counter, alg, name)
+        return TensorSpec(infer_shape(shape, name), dtype)
+
+    def kernel(shape, key, counter, alg, *, dtype):
+        return out(sampler(_v2_philox(key, counter, alg), dims(shape), dtype._np))
+
+    return register(OpDef(name, infer, kernel, doc=doc))
+
+
+StatelessRandomUniformV2 = _float_op_v2("StatelessRandomUniformV2", philox.uniform,
+                                        "Uniform [0, 1) floats from a Philox key and counter.")
+StatelessRandomNormalV2 = _float_op_v2("StatelessRandomNormalV2", philox.normal,
+                                       "Standard normal floats from a Philox key and counter.")
+StatelessTruncatedNormalV2 = _float_op_v2("StatelessTruncatedNormalV2", philox.truncated_normal,
+                                          "Truncated standard normals from a key and counter.")
+
+
+@define_op("StatelessRandomUniformIntV2")
+class StatelessRandomUniformIntV2:
+    """Uniform integers in [minval, maxval) from a Philox key and counter."""
+
+    def infer(shape, key, counter, alg, minval, maxval):
+        _check_v2(key, counter, alg, "StatelessRandomUniformIntV2")
+        infer_bounds(minval, maxval, "StatelessRandomUniformIntV2")
+        return TensorSpec(infer_shape(shape, "StatelessRandomUniformIntV2"), minval.dtype)
+
+    def kernel(shape, key, counter, alg, minval, maxval):
+        return out(uniform_int(_v2_philox(key, counter, alg), dims(shape), minval, maxval))
+
+
+@define_op("StatelessRandomUniformFullIntV2")
+class StatelessRandomUniformFullIntV2:
+    """Integers over the whole range of ``dtype`` from a Philox key and counter."""
+
+    def infer(shape, key, counter, alg, *, dtype):
+        _check_v2(key, counter, alg, "StatelessRandomUniformFullIntV2")
+        return TensorSpec(infer_shape(shape, "StatelessRandomUniformFullIntV2"), dtype)
+
+    def kernel(shape, key, counter, alg, *, dtype):
+        return out(philox.full_int(_v2_philox(key, counter, alg), dims(shape), dtype._np))
+
+
+@define_op("StatelessRandomGetKeyCounter")
+class StatelessRandomGetKeyCounter:
+    """The Philox key ([1] uint64) and counter ([2] uint64) a shape-[2] seed stands for."""
+
+    check = _seeded("StatelessRandomGetKeyCounter", 0)
+
+    def infer(seed):
+        infer_seed(seed, "StatelessRandomGetKeyCounter")
+        return TensorSpec([1], D.uint64), TensorSpec([2], D.uint64)
+
+    def kernel(seed):
+        gen = stateless_philox(seed)
+        counter = [gen.counter & philox.MASK64, gen.counter >> 64]
+        return np.array([gen.key], np.uint64), np.array(counter, np.uint64)
+
+
+def stateless_v2(op, shape, key, counter, alg, dtype=None, minval=None, maxval=None):
+    """Draw with V2 op ``op`` (a record above) from ``key``/``counter`` tensors."""
+    alg = convert_to_tensor(alg, D.int32)
+    if minval is not None:
+        return bind(op, shape, key, counter, alg, minval, maxval)
+    return bind(op, shape, key, counter, alg, dtype=dtype)
