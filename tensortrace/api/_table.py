@@ -116,6 +116,22 @@ EXPORTS = {
     'experimental': {
         'data.iterator': 'Optional',
     },
+    'image': {
+        'ops.image.adjust': ('adjust_brightness adjust_contrast adjust_gamma adjust_hue '
+                             'adjust_saturation per_image_standardization random_brightness '
+                             'random_contrast random_hue random_saturation '
+                             'stateless_random_brightness stateless_random_contrast '
+                             'stateless_random_hue stateless_random_saturation'),
+        'ops.image.color': ('convert_image_dtype grayscale_to_rgb hsv_to_rgb rgb_to_grayscale '
+                            'rgb_to_hsv'),
+        'ops.image.geometry': ('central_crop crop_to_bounding_box flip_left_right flip_up_down '
+                               'image_gradients pad_to_bounding_box random_flip_left_right '
+                               'random_flip_up_down resize_image_with_crop_or_pad '
+                               'resize_with_crop_or_pad rot90 stateless_random_flip_left_right '
+                               'stateless_random_flip_up_down total_variation transpose'),
+        'ops.image.patches': 'extract_patches',
+        'ops.image.resize': 'ResizeMethod resize',
+    },
     'linalg': {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
@@ -241,6 +257,11 @@ OPS = {
     'ops.control_flow.records': 'Assert Case If StatelessCase StatelessIf StatelessWhile While',
     'ops.core': 'Const NoOp Placeholder',
     'ops.debugging': 'CheckNumerics',
+    'ops.image.adjust': 'AdjustContrastv2 AdjustHue AdjustSaturation',
+    'ops.image.color': 'HSVToRGB RGBToHSV',
+    'ops.image.patches': 'ExtractImagePatches',
+    'ops.image.resize': ('ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
+                         'ResizeNearestNeighbor ResizeNearestNeighborGrad'),
     'ops.indexing.contraction': 'Einsum',
     'ops.indexing.gathering': 'GatherNd GatherV2',
     'ops.indexing.scatter': ('ScatterNd TensorScatterAdd TensorScatterMax TensorScatterMin '
@@ -313,6 +334,9 @@ GRADS = {
                              'StopGradient SumToShape Tile Transpose Unpack ZerosLike'),
     'autodiff.rules.control_flow': ('Assert Case If StatelessCase StatelessIf StatelessWhile '
                                     'While'),
+    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation ExtractImagePatches '
+                             'HSVToRGB RGBToHSV ResizeBicubic ResizeBicubicGrad ResizeBilinear '
+                             'ResizeBilinearGrad ResizeNearestNeighbor ResizeNearestNeighborGrad'),
     'autodiff.rules.indexing': ('Einsum GatherNd GatherV2 LowerBound Roll ScatterNd SegmentMax '
                                 'SegmentMean SegmentMin SegmentProd SegmentSum Slice StridedSlice '
                                 'StridedSliceGrad TensorScatterAdd TensorScatterMax '
