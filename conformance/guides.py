@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)  # the checkout whose tensortrace runs the cells
 EXPECTED = os.path.join(HERE, "expected")
 # The guides the "rest of core TensorFlow" work names, then the core guides the seeds came from.
 GUIDES = ["ragged_tensor", "sparse_tensor", "tensor_slicing", "tf_numpy", "random_numbers",
@@ -62,6 +63,8 @@ def run(command, cells, timeout):
             json.dump(cells, f)
         try:
             env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+            if command[0] == sys.executable:
+                env["PYTHONPATH"] = os.pathsep.join([REPO, env.get("PYTHONPATH", "")])
             subprocess.run(command + [os.path.join(HERE, "_cells.py"), cells_path, out_path],
                            cwd=tmp, timeout=timeout, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, env=env)
