@@ -85,19 +85,20 @@ class EventFile:
     _files_opened = itertools.count()  # the process-wide writer number in TF's file names
 
     def __init__(self, logdir, max_queue, flush_millis, filename_suffix):
+        event = _protos.event_pb2.Event(file_version="brain.Event:2")  # needs the extra: first
+        event.source_metadata.writer = "tensorflow.core.util.events_writer"
         try:
             os.makedirs(logdir, exist_ok=True)
+            self.number = next(self._files_opened)
             name = "events.out.tfevents.%010d.%s.%d.%d%s" % (
-                time.time(), socket.gethostname(), os.getpid(), next(self._files_opened),
-                filename_suffix)
+                time.time(), socket.gethostname(), os.getpid(), self.number, filename_suffix)
             self.path = os.path.join(logdir, name)
             file = open(self.path, "wb")
         except OSError as e:
             raise _io_error(e) from None
         self._records = _Records(file)
         self._max_queue, self._flush_secs = max_queue, flush_millis / 1000.0
-        event = _protos.event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2")
-        event.source_metadata.writer = "tensorflow.core.util.events_writer"
+        event.wall_time = time.time()
         self._records.write_record(event.SerializeToString())
         file.flush()
         self._last_flush = time.monotonic()
@@ -113,9 +114,10 @@ class EventFile:
     def write_event(self, event):
         """Queue ``event`` (stamped with the wall time); write the queue when it is full or
         ``flush_millis`` passed since the last write (TF's SummaryFileWriter::WriteEvent)."""
-        if self.closed:
-            raise errors.FailedPreconditionError(
-                None, None, f"The summary writer of {self.path} is closed.")
+        if self.closed:  # TF deleted the resource when the writer closed
+            raise errors.NotFoundError(
+                None, None, f"Resource localhost/_AnonymousVar{self.number}/"
+                "N10tensorflow22SummaryWriterInterfaceE does not exist.")
         event.wall_time = time.time()
         records = self._records
         with records.lock:
@@ -169,15 +171,14 @@ def _fill_tensor_proto(proto, array):
             array, dtype=array.dtype.newbyteorder("<")).tobytes()
 
 
-_IO_ERRORS = {errno.ENOENT: errors.NotFoundError, errno.EACCES: errors.PermissionDeniedError,
-              errno.EPERM: errors.PermissionDeniedError,
-              errno.EEXIST: errors.FailedPreconditionError,
-              errno.ENOTDIR: errors.FailedPreconditionError}
-
-
 def _io_error(e):
-    kind = _IO_ERRORS.get(e.errno, errors.UnknownError)
-    return kind(None, None, f"{e.filename}: {e.strerror}")
+    """TF's error for a log directory it cannot create or write in."""
+    if e.errno in (errno.EEXIST, errno.ENOTDIR):  # a file where a directory should be
+        return errors.FailedPreconditionError(None, None,
+                                              "Not a directory [Op:CreateSummaryFileWriter]")
+    kind = {errno.ENOENT: errors.NotFoundError, errno.EACCES: errors.PermissionDeniedError,
+            errno.EPERM: errors.PermissionDeniedError}.get(e.errno, errors.UnknownError)
+    return kind(None, None, f"{e.filename}; {e.strerror} [Op:CreateSummaryFileWriter]")
 
 
 # --- writers ------------------------------------------------------------------------------------
