@@ -13,8 +13,8 @@ import numpy as np
 from .. import dtypes as D
 from ..autodiff.grad_util import not_differentiable
 from ..errors import InvalidArgumentError
-from ..messages import shape_text
-from ..registry import define_op, never_static
+from ..messages import shape_fn_error, shape_text
+from ..registry import DtypeCheck, define_op, never_static
 from ..tensor import TensorSpec
 
 
@@ -122,13 +122,15 @@ class EncodePng:
 
     def infer(image, compression):
         if image.shape.rank is not None and image.shape.rank < 3:
-            raise ValueError(f"Shape must be at least rank 3 but is rank {image.shape.rank} for "
-                             "'{{node EncodePng}} = EncodePng[T=DT_UINT8, compression=-1]' with "
-                             f"input shapes: {shape_text(image.shape)}.")
+            raise shape_fn_error("EncodePng", f"Shape must be at least rank 3 but is rank "
+                                 f"{image.shape.rank}", image.dtype,
+                                 {"compression": compression}, [image], ["image"])
         if image.dtype not in (D.uint8, D.uint16):
             raise TypeError(f"Value passed to parameter 'image' has DataType {image.dtype.name} "
                             "not in list of allowed values: uint8, uint16")
         return TensorSpec(image.shape[:-3], D.string)
+
+    check = DtypeCheck("EncodePng", (D.uint8, D.uint16), same=1)
 
     def kernel(image, compression):
         if not -1 <= compression <= 9:
@@ -168,18 +170,20 @@ class EncodeWav:
 
     def infer(audio, sample_rate):
         if audio.shape.rank is not None and audio.shape.rank != 2:
-            raise ValueError(f"Shape must be rank 2 but is rank {audio.shape.rank} for "
-                             "'{{node EncodeWav}} = EncodeWav[]' with input shapes: "
-                             f"{shape_text(audio.shape)}, {shape_text(sample_rate.shape)}.")
+            raise shape_fn_error("EncodeWav", f"Shape must be rank 2 but is rank "
+                                 f"{audio.shape.rank}", audio.dtype, {}, [audio, sample_rate],
+                                 ["audio", "sample_rate"])
         return TensorSpec([], D.string)
+
+    check = DtypeCheck("EncodeWav", fixed={0: D.float32, 1: D.int32}, same=1)
 
     def kernel(audio, sample_rate):
         rate = np.asarray(sample_rate)
         if rate.ndim != 0:
             raise InvalidArgumentError(None, None, "Input sample_rate should be a scalar tensor, "
                                        f"got {shape_text(rate.shape)} instead.")
-        if not 0 < int(rate) < 2**31:
-            raise InvalidArgumentError(None, None, f"sample_rate must be in (0, 2^31), got: "
+        if not 0 < int(rate) < 2**32:
+            raise InvalidArgumentError(None, None, f"sample_rate must be in (0, 2^32), got: "
                                        f"{int(rate)}")
         return np.array(encode_wav(audio, int(rate)), dtype=object)
 
@@ -212,10 +216,10 @@ class HistogramSummaryBuckets:
         with np.errstate(invalid="ignore", over="ignore"):
             index = np.floor((data - low) / (span / k))
             index = np.where(np.isfinite(index), index, -1).astype(np.int64)
+            edges = low + np.arange(k + 1) * (span / k)  # TF's linspace: start + i * delta,
+        edges[0], edges[-1] = low, high  # its ends exactly start and stop (also when infinite)
         index = np.minimum(index, k - 1)
         out[:, 2] = np.bincount(index[index >= 0], minlength=k)[:k]
-        edges = low + np.arange(k + 1) * (span / k)  # TF's linspace: start + i * delta
-        edges[-1] = high
         out[:, 0], out[:, 1] = edges[:-1], edges[1:]
         return out
 
