@@ -284,8 +284,9 @@ def test_writer_created_inside_a_function_is_lifted(tmp_path):
 
 def test_import_loads_no_tf_formats_and_a_missing_extra_names_it(tmp_path):
     code = ("import sys; import tensortrace as tf\n"
-            "assert not [m for m in sys.modules if m.startswith(('tensorboard', 'google.protobuf'))]"
-            "\nsys.modules['tensorboard'] = None\n"
+            "loaded = [m for m in sys.modules if m.startswith(('tensorboard', 'google.protobuf'))]\n"
+            "assert not loaded, loaded\n"
+            "sys.modules['tensorboard'] = None\n"
             "w = tf.summary.create_file_writer(sys.argv[1])\n")
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "logs")], capture_output=True,
                           text=True, timeout=60)
