@@ -103,15 +103,19 @@ def _raw_protos(serialized):
         return tf.summary.experimental.write_raw_pb(serialized, step=2)
 
 
+_CLOSED = []  # the log directories of _graph_and_close's writers (one per call, traces too)
+
+
 def _graph_and_close(serialized):
-    writer = tf.summary.create_file_writer(_LOGS.name + "/closed")
+    _CLOSED.append(tempfile.mkdtemp(dir=_LOGS.name))
+    writer = tf.summary.create_file_writer(_CLOSED[-1])
     bind(ops.WriteGraphSummary, writer._resource, tf.constant(0, tf.int64), serialized)
     writer.close()
     return tf.constant(True)
 
 
 def _check_closed(out, serialized):
-    written = [e for e in events(_LOGS.name + "/closed") if e.HasField("graph_def")]
+    written = [e for e in events(_CLOSED[-1]) if e.HasField("graph_def")]
     assert [e.graph_def for e in written] == [serialized.item()]
 
 

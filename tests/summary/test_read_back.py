@@ -294,3 +294,18 @@ def test_import_loads_no_tf_formats_and_a_missing_extra_names_it(tmp_path):
     assert "pip install 'tensortrace[tf-formats]'" in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("ImportError")
     assert not os.path.exists(tmp_path / "logs")  # nothing half-done
+
+
+def test_summary_scope_tags_are_tfs():
+    # TF 2.21, eagerly: (tag, scope) under the active name scopes; invalid characters dropped
+    # from the scope only
+    scope = tf.summary.experimental.summary_scope
+    with scope("a b", "dflt") as got:
+        assert got == ("a b", "ab/")
+    with scope("", "dflt") as got:
+        assert got == ("dflt", "dflt/")
+    with tf.name_scope("outer"):
+        with scope("x/y", "dflt") as got:
+            assert got == ("outer/x/y", "outer/x/y/")
+            with scope("inner") as inner:
+                assert inner == ("outer/x/y/inner", "outer/x/y/inner/")
