@@ -229,7 +229,9 @@ class _Body:
             outputs, op = handler(self, node, data, attrs, where)
         else:
             outputs, op = self.generic(node, data, attrs, where)
-        if op is not None and control:
+        if op is not None and control and op.type != "Const":
+            # a constant's control inputs only order it (TF's gradient graphs have them); the
+            # optimizer folds and moves constants, and stateful ops run regardless
             op.control_inputs = tuple(op.control_inputs) + tuple(control)
         sig = tf_attrs.signature(node.op)
         decoded = {} if sig is None else {k: tf_attrs.decode(attrs[k]) for k in sig.bound

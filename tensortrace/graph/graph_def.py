@@ -135,8 +135,8 @@ class _Body:
         self.op_names = {op.name for op in graph.get_operations()}
         self.names = set(self.op_names)
         self.stateful = False
-        used = set(self.op_names)
         feeds = list(graph.inputs) + [ph for _, ph in graph.captures]  # a branch: captures only
+        used = self.op_names - {ph.op.name for ph in feeds} if function else set()
         if layout is not None and layout.startswith("while_"):
             self.counter = _arg_name("loop_counter", used)
             self.limit = _arg_name("maximum_iterations", used)

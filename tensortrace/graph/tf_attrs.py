@@ -25,13 +25,16 @@ from . import tensor_proto
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # How a TF input tensor becomes a tensortrace attr: (our attr name, kind). Kinds: "int" (a
-# scalar), "ints" (a vector, kept as a tuple), "axes" (ints, or None for all axes), "shape".
+# scalar), "ints" (a vector, kept as a tuple), "index" (an int or a tuple of them, as the tensor
+# is a scalar or a vector), "axes" (ints, or None for all axes), "shape".
 INPUT_ATTRS = {
     **{op: {"reduction_indices": ("axis", "axes")}
        for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm")},
     "ArgMax": {"dimension": ("axis", "int")}, "ArgMin": {"dimension": ("axis", "int")},
     "ExpandDims": {"dim": ("axis", "int")}, "ConcatV2": {"axis": ("axis", "int")},
-    "Split": {"split_dim": ("axis", "int")}, "SplitV": {"split_dim": ("axis", "int")},
+    "Split": {"split_dim": ("axis", "int")},
+    "SplitV": {"size_splits": ("size_splits", "ints"), "split_dim": ("axis", "int")},
+    "Roll": {"axis": ("axis", "index")},
     "Transpose": {"perm": ("perm", "ints")}, "ConjugateTranspose": {"perm": ("perm", "ints")},
     "ReverseV2": {"axis": ("axis", "ints")}, "GatherV2": {"axis": ("axis", "int")},
     "Cumsum": {"axis": ("axis", "int")}, "Cumprod": {"axis": ("axis", "int")},
@@ -289,6 +292,8 @@ def input_value(kind, array, where):
         if flat.size != 1:
             raise ValueError(f"{where} must be a scalar, got shape {np.shape(array)}")
         return int(flat[0])
+    if kind == "index" and np.ndim(array) == 0:
+        return int(flat[0])
     if kind == "shape":
         if np.ndim(array) == 0 and int(flat[0]) == -1:
             return TensorShape(None)
@@ -309,7 +314,7 @@ def input_array(kind, value, rank):
         if shape.rank is None:
             return np.array(-1, np.int32)
         return np.array([-1 if d is None else d for d in shape.as_list()], np.int32)
-    if kind == "int":
+    if kind == "int" or (kind == "index" and _is_int(value)):
         return np.array(int(value), np.int32)
     if _is_int(value):
         value = (value,)
