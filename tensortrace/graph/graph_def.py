@@ -12,6 +12,7 @@ body passes through). ``tf.print`` becomes TF's StringFormat + PrintV2.
 Needs the ``tf-formats`` extra; ``Graph.as_graph_def`` falls back to a light view without it.
 """
 
+import inspect
 import re
 
 import numpy as np
@@ -26,7 +27,9 @@ PYTHON_OBJECT = "python:"  # the marker of an attr holding a Python object (leni
 EXTRA_PREFIX = "_tt_"  # our attrs TF's op does not have (TF ignores attrs starting with "_")
 _UNSAVEABLE = {"EagerPyFunc": "tf.py_function/tf.numpy_function calls a Python callable",
                "PythonDataset": "a tf.data pipeline is a Python object"}
-_CONTROL_FLOW = ("If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile")
+# attrs TF's op lacks that only restate what TF infers (the variable's shape)
+_INFORMATIONAL = frozenset({"shape"})
+_LAST_AXIS = ("Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits")
 
 
 class ExportError(ValueError):
@@ -210,26 +213,64 @@ class _Body:
         if get_op(op.type).stateful:
             self.stateful = True
         control = [c.name for c in op.control_inputs]
+        refs = None
         if op.type == "PrintV2":
             node = self._print(op, control)
         elif op.type in ("While", "StatelessWhile"):
             node = self._while(op, control)
+        elif op.type in _LAST_AXIS:
+            node, refs = self._last_axis(op, control)
         else:
             node = self._generic(op, control)
         offset = 2 if op.type in ("While", "StatelessWhile") else 0
         for i, t in enumerate(op.outputs):
             self.refs[id(t)] = self.out_ref(node.name, node.op, node.attr, i + offset)
+        for t, ref in zip(op.outputs, refs or ()):
+            if ref is not None:
+                self.refs[id(t)] = ref
         if self.function and get_op(op.type).stateful and op.type not in ("NoOp",):
             self.control_outputs.append(node.name)
 
-    def _generic(self, op, control):
+    def _last_axis(self, op, control):
+        """Softmax & co. work on the last axis in TF: another axis is moved there and back, as
+        TF's Python wrappers do."""
+        rank = op.inputs[0].shape.rank
+        axis = op.attrs.get("axis", -1)
+        if rank is not None:
+            axis %= rank
+        if axis == -1 or axis == (rank or 0) - 1:
+            return self._generic(op, control, drop=("axis",)), None
+        if rank is None or any(t.shape.rank != rank for t in op.inputs):
+            raise ExportError(f"op '{op.name}' ({op.type}): axis {axis} of a tensor of unknown "
+                              "or mismatched rank has no TF form")
+        perm = [i for i in range(rank) if i != axis] + [axis]
+        ins = [self._transpose(op.name + "/transpose", self.ref(t), t.dtype, perm)
+               for t in op.inputs]
+        node = self._generic(op, control, drop=("axis",), inputs=ins)
+        back = [int(i) for i in np.argsort(perm)]
+        out = len(op.outputs) - 1  # the softmax, or the backprop (the loss keeps its order)
+        refs = [None] * len(op.outputs)
+        refs[out] = self._transpose(op.name + "/transpose_out",
+                                    self.out_ref(node.name, node.op, node.attr, out),
+                                    op.outputs[out].dtype, back)
+        return node, refs
+
+    def _transpose(self, base, ref, dtype, perm):
+        perm_ref = self.const(base + "/perm", np.array(perm, np.int32))
+        name = self.fresh(base)
+        node = self.add_node(name, "Transpose", [ref, perm_ref],
+                             {"T": encode(dtype), "Tperm": encode(dtypes.int32)})
+        return self.out_ref(name, "Transpose", node.attr, 0)
+
+    def _generic(self, op, control, drop=(), inputs=None):
         sig = tf_attrs.signature(op.type)
-        inputs = [self.ref(t) for t in op.inputs]
+        refs = inputs
+        inputs = [self.ref(t) for t in op.inputs] if refs is None else refs
         if sig is None:  # an op TF does not have: our attrs under our names
             attrs = {(EXTRA_PREFIX + k if k.startswith("_") else k): self.encode(v, None, op)
                      for k, v in op.attrs.items()}
             return self.add_node(op.name, op.type, inputs, attrs, control)
-        ours = dict(op.attrs)
+        ours = {k: v for k, v in op.attrs.items() if k not in drop}
         from_attrs = INPUT_ATTRS.get(op.type, {})
         renames = RENAMES.get(op.type, {})
         attrs, tf_inputs = {}, []
@@ -253,8 +294,8 @@ class _Body:
                 continue
             n = spare if (a.number_attr or a.list_attr) else 1
             got = op.inputs[pos:pos + n]
+            tf_inputs.extend(inputs[pos:pos + n])
             pos += n
-            tf_inputs.extend(self.ref(t) for t in got)
             _derive(attrs, a, [t.dtype for t in got])
         start = 0
         outs = list(op.outputs)
@@ -273,6 +314,7 @@ class _Body:
             if tk in sig.attrs:
                 attrs[tk] = self.encode(v, sig.attrs[tk][0], op)
             else:
+                self._check_extra(op, k, v)
                 attrs[EXTRA_PREFIX + k] = self.encode(v, None, op)
         for k, (kind, has, value) in sig.attrs.items():
             if k not in attrs and has:
@@ -280,6 +322,18 @@ class _Body:
         if op.type in ("If", "StatelessIf"):
             attrs["Tcond"] = encode(op.inputs[0].dtype)
         return self.add_node(op.name, op.type, tf_inputs, attrs, control)
+
+    def _check_extra(self, op, name, value):
+        """An attr TF's op lacks must not change what the op computes (TF would ignore it):
+        strict exports refuse one that differs from its default."""
+        if not self.exporter.strict or name.startswith("_") or name in _INFORMATIONAL:
+            return
+        param = inspect.signature(get_op(op.type).infer).parameters.get(name)
+        if param is not None and param.default is not inspect.Parameter.empty and \
+                _same(param.default, value):
+            return
+        raise ExportError(f"op '{op.name}' ({op.type}): its attr {name}={value!r} has no "
+                          f"equivalent in TF's {op.type}, which would compute something else")
 
     def encode(self, value, kind, op):
         try:
@@ -356,6 +410,13 @@ class _Body:
             captured = [(self.ref(ph), ph.dtype) for _, ph in graph.captures]
             outs = [(f"{add}:z:0", dtypes.int32), (self.limit, dtypes.int32)] + outs + captured
         self.rets = outs
+
+
+def _same(a, b):
+    try:
+        return bool(a == b) if not isinstance(a, (tuple, list)) else tuple(a) == tuple(b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _derive(attrs, arg, dts, outputs=False):
