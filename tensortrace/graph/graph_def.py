@@ -329,8 +329,11 @@ class _Body:
         if not self.exporter.strict or name.startswith("_") or name in _INFORMATIONAL:
             return
         param = inspect.signature(get_op(op.type).infer).parameters.get(name)
-        if param is not None and param.default is not inspect.Parameter.empty and \
-                _same(param.default, value):
+        plain = param.default if param is not None and \
+            param.default is not inspect.Parameter.empty else None
+        # without a default in the shape rule, the plain form is the empty one (axis 0,
+        # batch_dims 0, no explicit paddings): what TF's op computes
+        if _same(plain, value) if plain is not None else not _nonempty(value):
             return
         raise ExportError(f"op '{op.name}' ({op.type}): its attr {name}={value!r} has no "
                           f"equivalent in TF's {op.type}, which would compute something else")
@@ -410,6 +413,13 @@ class _Body:
             captured = [(self.ref(ph), ph.dtype) for _, ph in graph.captures]
             outs = [(f"{add}:z:0", dtypes.int32), (self.limit, dtypes.int32)] + outs + captured
         self.rets = outs
+
+
+def _nonempty(value):
+    try:
+        return bool(value)
+    except (TypeError, ValueError):
+        return True
 
 
 def _same(a, b):

@@ -195,3 +195,24 @@ def test_python_objects_are_refused_strictly():
         graph_def.graph_to_function_def(g, "f")
     with pytest.raises(TypeError, match="Python object"):
         function_def.graph_def_to_graph(gd)
+
+
+def test_attrs_tf_would_ignore_are_refused_strictly():
+    @tf.function
+    def f(x):
+        return tf.gather_nd(x, [[0], [1]], batch_dims=1)
+
+    g = f.get_concrete_function(tf.TensorSpec([2, 3])).graph
+    with pytest.raises(graph_def.ExportError, match=r"'GatherNd' \(GatherNd\): its attr "
+                                                    r"batch_dims=1 has no equivalent"):
+        graph_def.graph_to_function_def(g, "f")
+    gd = g.as_graph_def()  # lenient: kept under an underscore name, so tensortrace reads it back
+    node = [n for n in gd.node if n.op == "GatherNd"][0]
+    assert node.attr["_tt_batch_dims"].i == 1
+    back = function_def.graph_def_to_graph(gd)
+    back.inputs = [back.get_tensor_by_name("x:0")]
+    back.outputs = [back.get_tensor_by_name(g.outputs[0].name)]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    want = f(tf.constant(x)).numpy()
+    assert want.tolist() == [0.0, 4.0]
+    np.testing.assert_allclose(np.asarray(compile_graph(back, "f")(x)[0]), want)
