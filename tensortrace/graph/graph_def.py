@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _protos, dtypes
 from ..registry import get as get_op
-from . import tensor_proto, tf_attrs
+from . import tensor_proto, tf_attrs, tf_composites
 from .tf_attrs import INPUT_ATTRS, RENAMES, encode
 
 PRODUCER, MIN_CONSUMER = 2474, 12  # what TF 2.21 writes in GraphDef.versions
@@ -213,6 +213,12 @@ class _Body:
         if get_op(op.type).stateful:
             self.stateful = True
         control = [c.name for c in op.control_inputs]
+        if not control:
+            refs = tf_composites.expand(self, op)
+            if refs is not None:  # a fused op of ours, written as the ops TF composes
+                for t, ref in zip(op.outputs, refs):
+                    self.refs[id(t)] = ref
+                return
         refs = None
         if op.type == "PrintV2":
             node = self._print(op, control)

@@ -56,6 +56,16 @@ CASES = {
                              tf.nn.softplus(x), tf.einsum("ij,kj->ik", x, x),
                              tf.nn.softmax_cross_entropy_with_logits(tf.nn.softmax(x), x),
                              tf.nn.l2_loss(x), tf.clip_by_value(x, -0.5, 0.5)], [X]),
+    "fused": (lambda x: [tf.nn.gelu(x), tf.nn.gelu(x, approximate=True), tf.nn.silu(x),
+                         tf.nn.silu(x, beta=2.0), tf.nn.sigmoid_cross_entropy_with_logits(
+                             tf.sigmoid(x), x), tf.nn.l2_normalize(x, 1),
+                         tf.nn.l2_normalize(x), *tf.nn.moments(x, [0]),
+                         *tf.nn.moments(x, [0, 1], keepdims=True),
+                         tf.nn.batch_normalization(x, 0.5, 2.0, 0.1, 3.0, 1e-3),
+                         tf.nn.batch_normalization(x, 0.5, 2.0, None, None, 1e-3),
+                         tf.linalg.matrix_transpose(x), tf.norm(x), tf.norm(x, ord=1, axis=1),
+                         tf.norm(x, ord=np.inf, axis=0, keepdims=True),
+                         tf.norm(x, ord="fro", axis=[0, 1])], [X]),
     "conv": (lambda img, k: [tf.nn.conv2d(img, k, 1, "SAME"), tf.nn.conv2d(img, k, 2, "VALID"),
                              tf.nn.max_pool2d(img, 2, 2, "VALID"), tf.nn.avg_pool2d(img, 2, 1,
                                                                                     "SAME"),
@@ -151,6 +161,16 @@ def test_variables_round_trip_through_resource_arguments():
     np.testing.assert_allclose(np.asarray(outs[1]), 1.5)
     np.testing.assert_allclose(w.numpy(), [1.5, 3.0])
     np.testing.assert_allclose(v.numpy(), [1.0, 2.0])  # the traced function's own never ran
+
+
+def test_fused_ops_are_written_as_tfs_ops():
+    fn, args = CASES["fused"]
+    cf, _ = _trace(fn, args)
+    types = {n.op for n in cf.graph.as_graph_def().node}
+    assert not types & {"Gelu", "Silu", "SigmoidCrossEntropyWithLogits", "L2Normalize",
+                        "Moments", "BatchNormalization", "MatrixTranspose", "Norm"}
+    assert {"Erf", "Sigmoid", "Log1p", "Rsqrt", "SquaredDifference", "Transpose",
+            "Sqrt"} <= types
 
 
 def test_tf_names_and_encodings():
