@@ -12,12 +12,15 @@ body passes through). ``tf.print`` becomes TF's StringFormat + PrintV2.
 Needs the ``tf-formats`` extra; ``Graph.as_graph_def`` falls back to a light view without it.
 """
 
+import importlib
 import inspect
+import os
 import re
 
 import numpy as np
 
 from .. import _protos, dtypes
+from .._export import tf_export
 from ..registry import get as get_op
 from . import tensor_proto, tf_attrs, tf_composites
 from .tf_attrs import INPUT_ATTRS, RENAMES, encode
@@ -40,12 +43,33 @@ def _pb():
     return _protos.graph_pb2, _protos.function_pb2, _protos.node_def_pb2
 
 
-def graph_to_graph_def(graph, strict=False):
+@tf_export("io.write_graph")
+def write_graph(graph_or_graph_def, logdir, name, as_text=True):
+    """``tf.io.write_graph``: write a graph's GraphDef (with each node's ``_output_shapes``) or a
+    GraphDef to ``logdir/name``, as text or binary; returns the path."""
+    graph_def = graph_or_graph_def
+    if hasattr(graph_or_graph_def, "get_operations"):
+        graph_def = graph_to_graph_def(graph_or_graph_def, add_shapes=True)
+    os.makedirs(logdir, exist_ok=True)
+    path = os.path.join(logdir, name)
+    if as_text:
+        text_format = importlib.import_module("google.protobuf.text_format")
+        data = text_format.MessageToString(graph_def).encode("utf-8")
+    else:
+        data = graph_def.SerializeToString(deterministic=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)  # atomic, as TF's atomic_write_string_to_file
+    return path
+
+
+def graph_to_graph_def(graph, strict=False, add_shapes=False):
     """``graph`` as a ``GraphDef``: one NodeDef per op (placeholders included), its sub-graphs
     as FunctionDefs in ``library``, and TF 2.21's versions. Like TF's, it holds ops that call
     Python (py_function, generator datasets) with a marker in place of the Python object, which
     cannot be imported; ``strict`` refuses them (ExportError)."""
-    exporter = _Exporter(strict)
+    exporter = _Exporter(strict, add_shapes)
     gd = _pb()[0].GraphDef()
     gd.node.extend(_Body(exporter, graph, function=False).nodes)
     gd.library.function.extend(exporter.functions)
@@ -65,8 +89,8 @@ def graph_to_function_def(graph, name):
 class _Exporter:
     """The library being built: one FunctionDef per sub-graph, unique names."""
 
-    def __init__(self, strict=True):
-        self.strict = strict
+    def __init__(self, strict=True, add_shapes=False):
+        self.strict, self.add_shapes = strict, add_shapes
         self.functions = []
         self.names = {}  # id(graph, layout) -> function name
         self.used = set()
@@ -228,6 +252,9 @@ class _Body:
             node, refs = self._last_axis(op, control)
         else:
             node = self._generic(op, control)
+        if self.exporter.add_shapes and op.outputs:
+            shapes = node.attr["_output_shapes"].list.shape
+            shapes.extend(tensor_proto.shape_proto(t.shape) for t in op.outputs)
         offset = 2 if op.type in ("While", "StatelessWhile") else 0
         for i, t in enumerate(op.outputs):
             self.refs[id(t)] = self.out_ref(node.name, node.op, node.attr, i + offset)

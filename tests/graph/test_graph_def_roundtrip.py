@@ -236,3 +236,20 @@ def test_attrs_tf_would_ignore_are_refused_strictly():
     want = f(tf.constant(x)).numpy()
     assert want.tolist() == [0.0, 4.0]
     np.testing.assert_allclose(np.asarray(compile_graph(back, "f")(x)[0]), want)
+
+
+def test_write_graph_text_and_binary(tmp_path):
+    @tf.function
+    def f(x):
+        return tf.nn.relu(x) * 2.0
+
+    g = f.get_concrete_function(tf.TensorSpec([None, 2])).graph
+    path = graph_def.write_graph(g, str(tmp_path / "logs"), "g.pbtxt")  # tf.io.write_graph
+    assert path == str(tmp_path / "logs" / "g.pbtxt")
+    text = open(path).read()
+    assert 'op: "Relu"' in text and 'key: "_output_shapes"' in text  # add_shapes, as TF's
+    path = graph_def.write_graph(g.as_graph_def(), str(tmp_path), "g.pb", as_text=False)
+    back = function_def.graph_def_to_graph(
+        type(g.as_graph_def()).FromString(open(path, "rb").read()))
+    assert [op.type for op in back.get_operations()] == ["Placeholder", "Relu", "Const", "Mul",
+                                                         "Identity"]
