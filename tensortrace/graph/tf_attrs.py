@@ -26,7 +26,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # How a TF input tensor becomes a tensortrace attr: (our attr name, kind). Kinds: "int" (a
 # scalar), "ints" (a vector, kept as a tuple), "index" (an int or a tuple of them, as the tensor
-# is a scalar or a vector), "axes" (ints, or None for all axes), "shape".
+# is a scalar or a vector), "axes" (ints, or None for all axes), "shape" (a TensorList's element
+# shape: -1 for an unknown rank, -1 for an unknown dim).
 INPUT_ATTRS = {
     **{op: {"reduction_indices": ("axis", "axes")}
        for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm")},
@@ -39,6 +40,7 @@ INPUT_ATTRS = {
     "ReverseV2": {"axis": ("axis", "ints")}, "GatherV2": {"axis": ("axis", "int")},
     "Cumsum": {"axis": ("axis", "int")}, "Cumprod": {"axis": ("axis", "int")},
     "CumulativeLogsumexp": {"axis": ("axis", "int")},
+    "TensorListReserve": {"element_shape": ("element_shape", "shape")},
     "TensorListGetItem": {"element_shape": ("element_shape", "shape")},
     "TensorListGather": {"element_shape": ("element_shape", "shape")},
     "TensorListStack": {"element_shape": ("element_shape", "shape")},
@@ -294,10 +296,10 @@ def input_value(kind, array, where):
         return int(flat[0])
     if kind == "index" and np.ndim(array) == 0:
         return int(flat[0])
-    if kind == "shape":
+    if kind == "shape":  # as the TensorList ops hold it: None, or a tuple of dims
         if np.ndim(array) == 0 and int(flat[0]) == -1:
-            return TensorShape(None)
-        return TensorShape([None if d == -1 else int(d) for d in flat])
+            return None
+        return tuple(None if d == -1 else int(d) for d in flat)
     return tuple(int(v) for v in flat)
 
 
@@ -310,7 +312,7 @@ def input_array(kind, value, rank):
                              "constant reduction_indices")
         return np.arange(rank, dtype=np.int32)
     if kind == "shape":
-        shape = value if isinstance(value, TensorShape) else TensorShape(value)
+        shape = TensorShape(value)
         if shape.rank is None:
             return np.array(-1, np.int32)
         return np.array([-1 if d is None else d for d in shape.as_list()], np.int32)

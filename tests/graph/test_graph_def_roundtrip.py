@@ -89,6 +89,15 @@ def _loop(n, x):
     return [i, acc, j, c, s]
 
 
+def _tensor_array(x):
+    ta = tf.TensorArray(tf.float32, size=3)
+    for i in tf.range(3):
+        ta = ta.write(i, x * tf.cast(i, tf.float32))
+    tf.debugging.Assert(tf.reduce_all(x > -10.0), [x])
+    return [ta.stack(), ta.read(2), tf.strings.upper(tf.constant("ab")), tf.unique(x)[1]]
+
+
+CASES["tensor_array"] = (_tensor_array, [X[0]])
 CASES["control_flow"] = (_loop, [np.int32(4), X[0]])
 CASES["control_flow_other"] = (_loop, [np.int32(1), X[0]])
 

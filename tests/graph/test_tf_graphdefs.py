@@ -36,7 +36,7 @@ def _run(name, bind=None):
 
 
 @pytest.mark.parametrize("name", ["mlp_step", "conv", "while_loop", "cond", "cond_false",
-                                  "nested_call"])
+                                  "nested_call", "tensor_array", "switch_case"])
 def test_tf_graphdef_runs_with_tfs_outputs(name):
     graph, outs, wants = _run(name)
     assert len(outs) == len(wants)
