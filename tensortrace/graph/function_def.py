@@ -28,11 +28,6 @@ from .tf_attrs import INPUT_ATTRS, RENAMES
 from .verify import verify
 
 _CALLS = ("PartitionedCall", "StatefulPartitionedCall")
-_IGNORED = {"_output_shapes", "_class", "_user_specified_name", "_read_only_resource_inputs",
-            "_lower_using_switch_merge", "_num_original_outputs", "_has_manual_control_"
-            "dependencies", "_construction_context", "_XlaMustCompile", "_collective_manager_ids",
-            "_acd_function_control_output", "_disable_call_shape_inference"}
-
 
 class GraphImportError(ValueError):
     """A GraphDef or FunctionDef that cannot be rebuilt (named, with the node)."""
@@ -247,8 +242,8 @@ class _Body:
         try:
             specs = opdef.infer(*inputs, **attrs)
         except (errors.OpError, ValueError, TypeError) as e:
-            raise GraphImportError(f"node '{name}' ({op_type}) does not accept its inputs and attrs: "
-                               f"{type(e).__name__}: {e}") from None
+            raise GraphImportError(f"node '{name}' ({op_type}) does not accept its inputs and "
+                                   f"attrs: {type(e).__name__}: {e}") from None
         single = isinstance(specs, TensorSpec)
         op = self.graph.add_op(op_type, inputs, attrs, (specs,) if single else tuple(specs),
                                name=self.prefix + name)
@@ -300,6 +295,10 @@ class _Body:
                     continue
                 if mine in names or (extra and k not in sig.bound):
                     ours[mine] = tf_attrs.decode(v)
+            for mine in names:  # SavedModels strip attrs at TF's default: restore them
+                k = RENAMES.get(op_type, {}).get(mine, mine)
+                if mine not in ours and k not in attrs and k in sig.attrs and sig.attrs[k][1]:
+                    ours[mine] = tf_attrs.default(sig, k)
         else:
             for k, v in attrs.items():
                 if not k.startswith("_") and k not in ours:

@@ -80,7 +80,8 @@ def graph_to_graph_def(graph, strict=False, add_shapes=False):
 
 def graph_to_function_def(graph, name):
     """``graph`` as a FunctionDef named ``name`` (its feeds are the arguments: inputs, then
-    captures, as TF orders a FuncGraph's; its outputs the return values) and the FunctionDefs of its nested sub-graphs."""
+    captures, as TF orders a FuncGraph's; its outputs the return values) and the FunctionDefs of
+    its nested sub-graphs."""
     exporter = _Exporter()
     fdef = exporter.function(graph, name)
     return fdef, [f for f in exporter.functions if f is not fdef]
@@ -395,7 +396,7 @@ class _Body:
                          "placeholder": encode(placeholder),
                          "summarize": encode(int(op.attrs["summarize"])),
                          "T": encode(tuple(op.inputs[i].dtype for i in order), "list(type)")}
-            name = self.fresh(op.name + "/StringFormat" if op.name in self.names else "StringFormat")
+            name = self.fresh(op.name + "/StringFormat")
             node = self.add_node(name, "StringFormat", [self.ref(op.inputs[i]) for i in order],
                                  fmt_attrs)
             text = self.out_ref(name, "StringFormat", node.attr, 0)

@@ -107,20 +107,20 @@ class Signature:
         return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _table():
     with open(os.path.join(_HERE, "tf_ops.json"), encoding="utf-8") as f:
         return json.load(f)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def signature(op_type):
     """TF's signature of ``op_type``, or None for an op TF does not have."""
     doc = _table().get(op_type)
     return None if doc is None else Signature(op_type, doc)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def our_attrs(op_type, n_inputs):
     """The attr names tensortrace's ``op_type`` takes with ``n_inputs`` inputs, and whether it
     takes any others (a ``**attrs`` shape rule)."""
