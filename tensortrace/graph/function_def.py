@@ -17,6 +17,8 @@ returned.
 
 import platform
 
+import numpy as np
+
 from .. import errors
 from ..registry import get as get_op
 from ..shapes import TensorShape
@@ -277,6 +279,9 @@ class _Body:
                 if a.name in from_attrs:
                     attr, kind = from_attrs[a.name]
                     src = got[0] if got else None
+                    if kind == "axes" and src is not None and _all_axes(src, data[0]):
+                        ours[attr] = None
+                        continue
                     if src is None or src.op.type != "Const":
                         raise GraphImportError(f"{where}: input {a.name!r} must be a constant "
                                            "(tensortrace holds it as the attr "
@@ -318,6 +323,19 @@ class _Body:
                 ours[name] = TensorShape(None)
             else:
                 raise GraphImportError(f"{where}: attr {name!r} is missing")
+
+
+def _all_axes(t, x):
+    """Whether ``t`` is Range(0, Rank(x), 1): every axis of ``x`` (TF's reduction over all the
+    axes of a tensor of unknown rank)."""
+    op = t.op
+    if op.type != "Range" or len(op.inputs) != 3:
+        return False
+    start, rank, delta = op.inputs
+    consts = [s.op.attrs["value"] if s.op.type == "Const" else None for s in (start, delta)]
+    return rank.op.type == "Rank" and rank.op.inputs[0] is x and \
+        consts[0] is not None and consts[1] is not None and \
+        int(np.asarray(consts[0])) == 0 and int(np.asarray(consts[1])) == 1
 
 
 def _output_index(op_type, attrs, arg, k, ref, where):

@@ -289,6 +289,18 @@ class _Body:
                                     op.outputs[out].dtype, back)
         return node, refs
 
+    def _all_axes(self, op, base):
+        """Every axis of a tensor of unknown rank: TF's Range(0, Rank(x), 1)."""
+        x = op.inputs[0]
+        rank = self.fresh(base + "/Rank")
+        node = self.add_node(rank, "Rank", [self.ref(x)], {"T": encode(x.dtype)})
+        start = self.const(base + "/start", np.int32(0))
+        delta = self.const(base + "/delta", np.int32(1))
+        name = self.fresh(base)
+        node = self.add_node(name, "Range", [start, self.out_ref(rank, "Rank", node.attr, 0),
+                                             delta], {"Tidx": encode(dtypes.int32)})
+        return self.out_ref(name, "Range", node.attr, 0)
+
     def _transpose(self, base, ref, dtype, perm):
         perm_ref = self.const(base + "/perm", np.array(perm, np.int32))
         name = self.fresh(base)
@@ -317,12 +329,16 @@ class _Body:
             if a not in fed:
                 attr, kind = from_attrs[a.name]
                 rank = op.inputs[0].shape.rank if op.inputs else None
-                try:
-                    value = tf_attrs.input_array(kind, ours.pop(attr), rank)
-                except ValueError as e:
-                    raise ExportError(f"op '{op.name}' ({op.type}): {e}") from None
+                value = ours.pop(attr)
                 dtype = a.dtype or dtypes.int32
-                tf_inputs.append(self.const(f"{op.name}/{a.name}", value, dtype))
+                if kind == "axes" and value is None and rank is None:
+                    tf_inputs.append(self._all_axes(op, f"{op.name}/{a.name}"))
+                else:
+                    try:
+                        value = tf_attrs.input_array(kind, value, rank)
+                    except ValueError as e:
+                        raise ExportError(f"op '{op.name}' ({op.type}): {e}") from None
+                    tf_inputs.append(self.const(f"{op.name}/{a.name}", value, dtype))
                 if a.type_attr:
                     attrs[a.type_attr] = encode(dtype)
                 continue

@@ -182,6 +182,24 @@ def test_fused_ops_are_written_as_tfs_ops():
             "Sqrt"} <= types
 
 
+def test_reductions_over_every_axis_of_unknown_rank():
+    @tf.function
+    def f(x):
+        return tf.reduce_sum(x), tf.reduce_max(x * 2.0, keepdims=True)
+
+    cf = f.get_concrete_function(tf.TensorSpec(None, tf.float32))
+    gd = cf.graph.as_graph_def()
+    assert {"Rank", "Range"} <= {n.op for n in gd.node}  # TF's form: Range(0, Rank(x), 1)
+    graph = function_def.graph_def_to_graph(gd)
+    assert [op.attrs["axis"] for op in graph.get_operations() if op.type in ("Sum", "Max")] \
+        == [None, None]
+    graph.inputs = [graph.get_tensor_by_name("x:0")]
+    graph.outputs = [graph.get_tensor_by_name(t.name) for t in cf.graph.outputs]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    outs = compile_graph(graph, "f")(x)
+    assert float(outs[0]) == 15.0 and np.asarray(outs[1]).tolist() == [[10.0]]
+
+
 def test_tf_names_and_encodings():
     @tf.function
     def f(x):
