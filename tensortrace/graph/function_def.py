@@ -101,6 +101,8 @@ class _Importer:
         sig = fdef.signature
         graph = Graph(sig.name, outer=outer)
         args = {}
+        listed = tf_attrs.decode(fdef.attr["_input_shapes"]) if "_input_shapes" in fdef.attr \
+            else ()
         with graph.as_default():
             for i, arg in enumerate(sig.input_arg):
                 dtype = _arg_dtype(arg, fdef)
@@ -110,6 +112,8 @@ class _Importer:
                 elif i in fdef.arg_attr and "_output_shapes" in fdef.arg_attr[i].attr:
                     shapes = tf_attrs.decode(fdef.arg_attr[i].attr["_output_shapes"])
                     shape = TensorShape(shapes[0]) if shapes else shape
+                elif len(listed) == len(sig.input_arg):  # a SavedModel function's own list
+                    shape = TensorShape(listed[i])
                 ph = graph.placeholder(TensorSpec(shape, dtype), arg.name)
                 args[arg.name] = ph
         if captured is not None:

@@ -357,6 +357,8 @@ class _Body:
             start += n
             if got or a.number_attr or a.list_attr:
                 _derive(attrs, a, [t.dtype for t in got], outputs=True)
+        if op.type == "Placeholder" and any(op is t.op for t in self.graph.inputs):
+            attrs["_user_specified_name"] = encode(op.name)  # as TF marks a function's inputs
         if op.type == "Const":  # the value in the op's dtype (strings, bfloat16 ...)
             attrs["value"] = _tensor_attr(tensor_proto.to_proto(ours.pop("value"), ours["dtype"]))
         for k, v in ours.items():

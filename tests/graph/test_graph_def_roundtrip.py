@@ -208,6 +208,7 @@ def test_tf_names_and_encodings():
     gd = f.get_concrete_function(tf.TensorSpec([None, 3])).graph.as_graph_def()
     nodes = {n.name: n for n in gd.node}
     assert nodes["x"].attr["shape"].shape.dim[0].size == -1
+    assert nodes["x"].attr["_user_specified_name"].s == b"x"
     mm = nodes["MatMul"]
     assert mm.attr["transpose_a"].b and not mm.attr["transpose_b"].b and mm.attr["T"].type == 1
     s = nodes["Sum"]

@@ -96,6 +96,8 @@ def test_saved_model_functions_with_stripped_defaults_and_resource_arguments():
     assert any(n.op == "Sum" and "keep_dims" not in n.attr for n in fdef.node_def)
     graph = function_def.function_def_to_graph(fdef, library)
     assert [t.dtype for t in graph.inputs] == [tf.float32, tf.resource, tf.resource]
+    assert [t.shape for t in graph.inputs] == [tf.TensorShape([None, 3]), tf.TensorShape([]),
+                                               tf.TensorShape([])]  # arg_attr, _input_shapes
     w, b = tf.Variable(data["w"]), tf.Variable(data["b"])
     out = compile_graph(graph, "call")(data["in0"], w.handle._value, b.handle._value)
     np.testing.assert_allclose(np.asarray(out[0]), data["out0"], rtol=1e-6)
