@@ -112,3 +112,18 @@ def test_saved_model_functions_with_stripped_defaults_and_resource_arguments():
     feeds = [f if f is not None else order.pop(0).handle._value for f in feeds]
     out = compile_graph(graph, "wrapper")(*feeds)
     np.testing.assert_allclose(np.asarray(out[0]), data["out0"], rtol=1e-6)
+
+
+def test_var_handle_nodes_become_resource_inputs_a_loader_binds():
+    with open(os.path.join(HERE, "var_handle.pb"), "rb") as f:
+        gd = _protos.parse(_protos.graph_pb2.GraphDef, f.read(), "GraphDef")
+    data = np.load(os.path.join(HERE, "var_handle.npz"))
+    graph = function_def.graph_def_to_graph(gd)
+    assert graph.variable_handles == {"v": {"shared_name": "v", "container": "",
+                                            "dtype": tf.float32, "shape": tf.TensorShape([2])}}
+    assert [t.op.name for t in graph.inputs] == ["x", "v"]  # placeholders, then the handles
+    assert graph.get_operation_by_name("v").type == "Placeholder"
+    graph.outputs = [graph.get_tensor_by_name("y:0")]
+    v = tf.Variable(data["v"])
+    out = compile_graph(graph, "y")(data["in0"], v.handle._value)
+    np.testing.assert_allclose(np.asarray(out[0]), data["out0"])
