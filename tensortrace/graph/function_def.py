@@ -320,7 +320,9 @@ class _Body:
         for name in tf_attrs.required_attrs(op_type, n_inputs):
             if name in ours:
                 continue
-            if name == "shape" and "_output_shapes" in attrs:  # ReadVariableOp & co.
+            if (op_type, name) in tf_attrs.PLAIN:
+                ours[name] = tf_attrs.PLAIN[op_type, name]
+            elif name == "shape" and "_output_shapes" in attrs:  # ReadVariableOp & co.
                 shapes = tf_attrs.decode(attrs["_output_shapes"])
                 ours[name] = TensorShape(shapes[0] if shapes else None)
             elif name == "shape":

@@ -52,6 +52,8 @@ INPUT_ATTRS = {
 RENAMES = {op: {"dtype": "T"} for op in ("ResourceScatterNdAdd", "ResourceScatterNdSub",
                                          "ResourceScatterNdMax", "ResourceScatterNdMin",
                                          "ResourceScatterNdUpdate")}
+# our attrs TF's op lacks, at the value TF's op computes with (a TF node has none of them)
+PLAIN = {("GatherNd", "batch_dims"): 0, ("LinSpace", "axis"): 0}
 NONE = "None"  # an attr holding None travels as this AttrValue placeholder
 
 

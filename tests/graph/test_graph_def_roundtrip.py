@@ -1,6 +1,9 @@
 """Our graphs -> TF's GraphDef / FunctionDef -> graphs again: the rebuilt graph computes the same
 values as the traced function, for a wide set of ops, control flow and variables."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -264,6 +267,10 @@ def test_attrs_tf_would_ignore_are_refused_strictly():
     want = f(tf.constant(x)).numpy()
     assert want.tolist() == [0.0, 4.0]
     np.testing.assert_allclose(np.asarray(compile_graph(back, "f")(x)[0]), want)
+    del node.attr["_tt_batch_dims"]  # as TF writes it: TF's GatherNd is batch_dims 0
+    back = function_def.graph_def_to_graph(gd)
+    assert [op.attrs["batch_dims"] for op in back.get_operations() if op.type == "GatherNd"] \
+        == [0]
 
 
 def test_write_graph_text_and_binary(tmp_path):
@@ -281,3 +288,29 @@ def test_write_graph_text_and_binary(tmp_path):
         type(g.as_graph_def()).FromString(open(path, "rb").read()))
     assert [op.type for op in back.get_operations()] == ["Placeholder", "Relu", "Const", "Mul",
                                                          "Identity"]
+
+
+def test_without_the_extra_as_graph_def_is_the_light_view(monkeypatch):
+    def missing():
+        raise ImportError("TensorFlow's file formats ... need the optional 'tf-formats' extra")
+
+    monkeypatch.setattr(graph_def, "_pb", missing)
+
+    @tf.function
+    def f(x):
+        return tf.reduce_sum(x * 2.0)
+
+    nodes = f.get_concrete_function(tf.TensorSpec([2])).graph.as_graph_def().node
+    assert [n.op for n in nodes] == ["Placeholder", "Const", "Mul", "Sum", "Identity"]
+    assert nodes[2].input == ["x", "Const"] and nodes[2].name == "Mul"
+
+
+def test_the_formats_load_only_on_first_use():
+    code = ("import sys, tensortrace as tf\n"
+            "f = tf.function(lambda x: x * 2.0)\n"
+            "f(tf.constant(1.0))\n"
+            "print(sorted(m for m in sys.modules if m.startswith('google.protobuf') or "
+            "m.startswith('tensortrace.graph.')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert "google.protobuf" not in out and "graph_def" not in out and "tensor_proto" not in out
