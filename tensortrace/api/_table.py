@@ -116,6 +116,9 @@ EXPORTS = {
     'experimental': {
         'data.iterator': 'Optional',
     },
+    'io': {
+        'graph.graph_def': 'write_graph',
+    },
     'linalg': {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
