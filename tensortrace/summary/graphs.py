@@ -21,9 +21,11 @@ from .summaries import choose_step, summary_scope, write
 from .writer import should_record_summaries, state
 
 
-def _serialize_graph(graph):
+def _serialize_graph(graph, add_shapes=True):
+    """A Graph's or GraphDef's bytes; a Graph with each node's ``_output_shapes`` (TF's
+    ``as_graph_def(add_shapes=True)`` for ``tf.summary.graph``)."""
     if isinstance(graph, Graph):
-        graph = graph.as_graph_def()
+        graph = graph.as_graph_def(add_shapes=add_shapes)
     return graph.SerializeToString()
 
 
@@ -129,7 +131,7 @@ def trace_export(name, step=None, profiler_outdir=None):
     run_metadata = _protos.config_pb2.RunMetadata()
     for func_graph in trace.functions:
         entry = run_metadata.function_graphs.add()
-        entry.pre_optimization_graph.ParseFromString(_serialize_graph(func_graph))
+        entry.pre_optimization_graph.ParseFromString(_serialize_graph(func_graph, False))
     if trace.graph and not trace.profiler:
         _run_metadata(name, run_metadata, step, "graph_run_metadata_graph",
                       "graph_run_metadata_graph_summary")

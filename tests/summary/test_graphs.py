@@ -42,16 +42,18 @@ def test_graph_writes_the_graph_def(tmp_path):
     w = tf.summary.create_file_writer(str(tmp_path))
     graph = dense.get_concrete_function(X, X).graph
     with w.as_default():
-        assert tf.summary.graph(graph).numpy()
-        assert tf.summary.graph(graph.as_graph_def()).numpy()  # a GraphDef as well
+        assert tf.summary.graph(graph.as_graph_def()).numpy()  # a GraphDef as it is
+        assert tf.summary.graph(graph).numpy()  # a Graph with _output_shapes
     graph_def = accumulator(str(tmp_path)).Graph()
     assert [(n.name, n.op) for n in graph_def.node] == [
         ("x", "Placeholder"), ("w", "Placeholder"), ("MatMul", "MatMul"), ("Relu", "Relu"),
         ("Identity", "Identity")]
     assert list(graph_def.node[2].input) == ["x", "w"]
+    matmul_shapes = graph_def.node[2].attr["_output_shapes"].list.shape  # TF's add_shapes
+    assert [[d.size for d in s.dim] for s in matmul_shapes] == [[2, 2]]
     written = [e for e in events(str(tmp_path)) if e.HasField("graph_def")]
     assert [e.step for e in written] == [0, 0]
-    assert written[0].graph_def == written[1].graph_def
+    assert written[0].graph_def == graph.as_graph_def().SerializeToString()
 
 
 def test_graph_when_not_recording_and_bad_input(tmp_path):
