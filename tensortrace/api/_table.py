@@ -132,6 +132,9 @@ EXPORTS = {
         'ops.image.patches': 'extract_patches',
         'ops.image.resize': 'ResizeMethod resize',
     },
+    'io': {
+        'graph.graph_def': 'write_graph',
+    },
     'linalg': {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
@@ -217,6 +220,16 @@ EXPORTS = {
         'ops.strings.numbers': 'as_string to_number',
         'ops.strings.regex': 'regex_full_match regex_replace',
     },
+    'summary': {
+        'summary.graphs': 'graph trace_export trace_off trace_on',
+        'summary.summaries': 'audio histogram image scalar text write',
+        'summary.writer': ('SummaryWriter create_file_writer create_noop_writer flush record_if '
+                           'should_record_summaries'),
+    },
+    'summary.experimental': {
+        'summary.summaries': 'summary_scope write_raw_pb',
+        'summary.writer': 'get_step set_step',
+    },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',
     },
@@ -234,6 +247,7 @@ COPIES = {
     'autograph': 'convert',
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
              'TextLineDataset UNKNOWN_CARDINALITY'),
+    'summary': '',
 }
 
 # The package's modules that are its attributes (tf.ops ...).
@@ -324,6 +338,8 @@ OPS = {
                                   'TensorListSplit TensorListStack'),
     'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
     'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
+    'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
+                    'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
 
 # {module: op types}: where each op's gradient rule is set.
@@ -388,6 +404,8 @@ GRADS = {
                                'TruncatedNormal VarIsInitializedOp'),
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
+    'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
+                    'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
 
 # {module: operators}: where each Tensor operator is installed.

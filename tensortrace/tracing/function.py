@@ -40,6 +40,10 @@ _RETRACE_THRESHOLD = 5
 _CALL_HISTORY = 10
 _MAX_WARNINGS = 2
 
+#: Called with each new ConcreteFunction a tf.function traces (registered from above: the
+#: graphs tf.summary.trace_on collects)
+trace_observers = []
+
 
 class _TracingDetector:
     __slots__ = ("calls_per_trace", "recent_calls", "warnings")
@@ -260,6 +264,8 @@ class PolymorphicFunction:
             concrete = ConcreteFunction(graph, self._binder, specs, self._name, jit)
         self._last_explanation = _explain(self._binder, previous, specs) if previous else None
         self._cache.add(concrete)
+        for observe in trace_observers:
+            observe(concrete)
         return concrete
 
     # --- input_signature --------------------------------------------------------------------
