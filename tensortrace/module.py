@@ -28,6 +28,12 @@ class _NameScope:
         _variables._name_scopes.pop()
 
 
+#: Called as ``hook(module, name, value)`` after an attribute is set: checkpoint restoration
+#: registers here to restore values into objects attached after ``restore`` (TF's deferred
+#: restoration).
+_attach_hooks = []
+
+
 def _camel_to_snake(name):
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
@@ -46,6 +52,11 @@ class Module:
                              f"Python identifiers (e.g. a valid class name).")
         self._name = name
         self._scope_name = name
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        for hook in _attach_hooks:
+            hook(self, name, value)
 
     @property
     def name(self):

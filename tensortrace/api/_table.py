@@ -201,6 +201,11 @@ EXPORTS = {
         'ops.strings.numbers': 'as_string to_number',
         'ops.strings.regex': 'regex_full_match regex_replace',
     },
+    'train': {
+        'checkpoint.checkpoint': 'Checkpoint CheckpointLoadStatus CheckpointOptions',
+        'checkpoint.management': 'CheckpointManager get_checkpoint_state latest_checkpoint',
+        'checkpoint.reader': 'list_variables load_checkpoint load_variable',
+    },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',
     },
@@ -221,9 +226,9 @@ COPIES = {
 }
 
 # The package's modules that are its attributes (tf.ops ...).
-ENGINE = ('api autodiff context convert errors executor graph initializers messages module nest '
-          'numerics ops passes random_generator registry saving shapes tensor tracing variables '
-          'xla')
+ENGINE = ('api autodiff checkpoint context convert errors executor graph initializers messages '
+          'module nest numerics ops passes random_generator registry saving shapes tensor tracing '
+          'variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
