@@ -305,7 +305,8 @@ def _infer_dtype(value):
 
 
 def write_bundle(prefix, tensors):
-    """Write ``tensors`` (key -> NumPy array or ``(array, DType)``) as a bundle at ``prefix``.
+    """Write ``tensors`` (key -> NumPy array or ``(array, DType)``) as a bundle at ``prefix``;
+    the data file holds them in the given order.
 
     The data file and the index are written to temporaries and renamed into place (the data
     file first): a reader sees the old bundle or the complete new one, never a part.
@@ -322,10 +323,13 @@ def write_bundle(prefix, tensors):
             dtype = _infer_dtype(value)
         items.append((k, np.asarray(value, dtype=object if dtype.as_datatype_enum == _STRING
                                     else _np_dtype(dtype)), dtype))
-    items.sort(key=lambda it: it[0])
-    for a, b in zip(items, items[1:]):
-        if a[0] == b[0]:
-            raise ValueError(f"Duplicate key in the bundle: {a[0].decode('utf-8', 'replace')}")
+    seen = set()
+    for k, _, _ in items:
+        if k in seen:
+            raise ValueError(f"Duplicate key in the bundle: {k.decode('utf-8', 'replace')}")
+        seen.add(k)
+    # the data file keeps the given order (TF's saver writes its tensors in object-graph
+    # order), the index is sorted by key
     entries, chunks, offset = [], [], 0
     entry_cls = _protos.BundleEntryProto
     for k, array, dtype in items:
@@ -335,6 +339,7 @@ def write_bundle(prefix, tensors):
         entries.append((k, entry.SerializeToString()))
         chunks.append(raw)
         offset += len(raw)
+    entries.sort(key=lambda e: e[0])
     header = _protos.BundleHeaderProto(num_shards=1, endianness=0)
     header.version.producer = BUNDLE_VERSION
     table = build_table([(b"", header.SerializeToString())] + entries)
