@@ -460,14 +460,17 @@ class Checkpoint:
         return CheckpointLoadStatus(restoration, root)
 
     def restore(self, save_path, options=None):
-        """Restore the values saved at ``save_path`` (a prefix, or a directory with a state file)
-        into these objects now, and into objects attached later; returns the status."""
+        """Restore the values saved at ``save_path`` (a checkpoint prefix, or a SavedModel
+        directory) into these objects now, and into objects attached later; returns the
+        status."""
         if save_path is None:
             self._maybe_create_save_counter()
             return InitializationOnlyStatus(self._graph_root())
         original = save_path = _path_arg(save_path, "save_path")
-        if os.path.isdir(save_path) and os.path.exists(os.path.join(save_path, "checkpoint")):
-            save_path = management.latest_checkpoint(save_path) or save_path
+        if os.path.isdir(save_path) and (
+                os.path.exists(os.path.join(save_path, "variables"))
+                or os.path.exists(os.path.join(save_path, "saved_model.pb"))):
+            save_path = os.path.join(save_path, "variables", "variables")  # a SavedModel's
         try:
             status = self.read(save_path, options)
         except errors.NotFoundError as e:

@@ -94,20 +94,39 @@ def test_corrupt_data_is_data_loss(tmp_path):
 
 
 def test_corrupt_index_is_data_loss(tmp_path):
+    """TF 2.21's messages for these corruptions (its Python reader raises them as OpError; the
+    C++ status, and ours, is DATA_LOSS)."""
     prefix = _copy(tmp_path)
-    index = bytearray(open(prefix + ".index", "rb").read())
-    index[-1] ^= 1
-    open(prefix + ".index", "wb").write(index)
-    with pytest.raises(errors.DataLossError, match="bad magic number"):
-        bundle.BundleReader(prefix)
-    index[-1] ^= 1
-    index[20] ^= 0x40
-    open(prefix + ".index", "wb").write(index)
-    with pytest.raises(errors.DataLossError, match="block checksum mismatch"):
-        bundle.BundleReader(prefix)
-    open(prefix + ".index", "wb").write(index[:30])
-    with pytest.raises(errors.DataLossError, match="too short"):
-        bundle.BundleReader(prefix)
+    good = open(prefix + ".index", "rb").read()
+    cases = {
+        "short": (good[:20], "file is too short to be an sstable"),
+        "magic": (good[:-1] + bytes([good[-1] ^ 0x40]), "not an sstable (bad magic number)"),
+        "block": (good[:20] + bytes([good[20] ^ 0x40]) + good[21:],
+                  f"Unable to read file ({prefix}.index). Perhaps the file is corrupt or was "
+                  f"produced by a newer version of TensorFlow with format changes (failed to "
+                  f"seek to header entry): block checksum mismatch"),
+        "trunc": (good[:-60] + good[-48:], "block checksum mismatch"),
+    }
+    for name, (data, message) in cases.items():
+        open(prefix + ".index", "wb").write(data)
+        with pytest.raises(errors.DataLossError) as e:
+            bundle.BundleReader(prefix)
+        assert str(e.value) == message, name
+
+
+def test_not_a_bundle(tmp_path):
+    """A prefix naming a file or directory (no .index): TF's 'Unable to open table file'."""
+    (tmp_path / "notckpt").write_text("hello")
+    tail = ("perhaps your file is in a different file format and you need to use a different "
+            "restore operator?")
+    with pytest.raises(errors.DataLossError) as e:
+        bundle.BundleReader(str(tmp_path / "notckpt"))
+    assert str(e.value) == (f"Unable to open table file {tmp_path}/notckpt: DATA_LOSS: file is "
+                            f"too short to be an sstable: {tail}")
+    with pytest.raises(errors.DataLossError) as e:
+        bundle.BundleReader(str(tmp_path))
+    assert str(e.value) == (f"Unable to open table file {tmp_path}: FAILED_PRECONDITION: "
+                            f"{tmp_path}; Is a directory: {tail}")
 
 
 def test_truncated_data_file(tmp_path):
