@@ -286,10 +286,9 @@ def encode_tensor(array, dtype):
     if dtype.as_datatype_enum == _STRING:
         elems = [_as_bytes(s) for s in np.asarray(array, dtype=object).reshape(-1)]
         lengths = bytearray()
-        crc = 0
         for e in elems:
             _put_varint(lengths, len(e))
-            crc = _protos.crc32c(struct.pack("<I" if len(e) <= 0xFFFFFFFF else "<Q", len(e)), crc)
+        crc = _protos.crc32c(_length_words([len(e) for e in elems]))
         length_checksum = struct.pack("<I", _mask(crc))
         crc = _protos.crc32c(length_checksum, crc)
         payload = b"".join(elems)
@@ -297,6 +296,11 @@ def encode_tensor(array, dtype):
         return bytes(lengths) + length_checksum + payload, crc
     raw = np.ascontiguousarray(array, dtype=_np_dtype(dtype).newbyteorder("<")).tobytes()
     return raw, _protos.crc32c(raw)
+
+
+def _length_words(lengths):
+    """The bytes TF checksums for string lengths: each as a uint32 (a uint64 past 2**32-1)."""
+    return b"".join(struct.pack("<I" if n <= 0xFFFFFFFF else "<Q", n) for n in lengths)
 
 
 def _shape_proto(shape):
@@ -552,15 +556,14 @@ class BundleReader:
 
     @staticmethod
     def _decode_strings(raw, n, key):
-        lengths, pos, crc = [], 0, 0
+        lengths, pos = [], 0
         for _ in range(n):
             got = _get_varint(raw, pos, len(raw))
             if got is None:
                 raise _data_loss(f"Bad string length in bundle entry: key {key}")
             length, pos = got
             lengths.append(length)
-            crc = _protos.crc32c(struct.pack("<I" if length <= 0xFFFFFFFF else "<Q", length),
-                                 crc)
+        crc = _protos.crc32c(_length_words(lengths))
         if pos + 4 + sum(lengths) != len(raw):
             raise _data_loss(f"String lengths do not match the stored size of key {key}")
         stored = struct.unpack_from("<I", raw, pos)[0]
