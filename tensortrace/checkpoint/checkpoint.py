@@ -31,6 +31,11 @@ _UNRESTORED = (
     "warnings, use `status.expect_partial()`. See "
     "https://www.tensorflow.org/api_docs/python/tf/train/Checkpoint#restorefor details about "
     "the status object returned by the restore function.")
+_INCONSISTENT = (
+    "Inconsistent references when loading the checkpoint into this object graph. For example, "
+    "in the saved checkpoint object, `model.layer.weight` and `model.layer_copy.weight` "
+    "reference the same variable, while in the current object these are two different "
+    "variables. The referenced variables are:({} and {}).")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,9 +153,28 @@ class _Restoration:
 
     def __init__(self, reader, proto, save_path):
         self.reader, self.proto, self.save_path = reader, proto, save_path
-        self.by_node = {}  # node id -> object
+        # node id -> weak reference to the object (where it takes one): values deferred on a
+        # parent must not keep the parent alive
+        self._by_node = {}
         self.expect_partial = False
-        self.view = None
+
+    def bound(self, node_id):
+        """The live object bound to ``node_id``, or None."""
+        ref = self._by_node.get(node_id)
+        obj = ref() if ref is not None else None
+        if obj is None and ref is not None:
+            del self._by_node[node_id]
+        return obj
+
+    @property
+    def by_node(self):
+        return {i: o for i in list(self._by_node) if (o := self.bound(i)) is not None}
+
+    def _bind_one(self, node_id, obj):
+        try:
+            self._by_node[node_id] = weakref.ref(obj)
+        except TypeError:  # plain containers take no weak references
+            self._by_node[node_id] = lambda obj=obj: obj
 
     def bind(self, node_id, obj, lookup=None):
         """Bind saved node ``node_id`` to ``obj``, restore its value and walk its children
@@ -159,22 +183,25 @@ class _Restoration:
         nodes = self.proto.nodes
         while todo:
             node_id, obj, lookup = todo.popleft()
-            if node_id in self.by_node or not 0 <= node_id < len(nodes):
+            if not 0 <= node_id < len(nodes):
                 continue
-            self.by_node[node_id] = obj
+            current = self.bound(node_id)
+            if current is not None:
+                if current is not obj:
+                    _logging.logger.warning(_INCONSISTENT.format(current, obj))
+                continue
+            self._bind_one(node_id, obj)
             node = nodes[node_id]
             if isinstance(obj, Variable):
                 for attribute in node.attributes:
                     if attribute.name == graph_view.VARIABLE_VALUE:
                         self._restore_variable(obj, attribute.checkpoint_key)
             for child in node.children:
-                if child.node_id in self.by_node:
-                    continue
                 found = _lookup_child(lookup, child.local_name)
-                if found is None:
-                    _defer(obj, child.local_name, self, child.node_id)
-                else:
+                if found is not None:
                     todo.append((child.node_id, found, found))
+                elif self.bound(child.node_id) is None:
+                    _defer(obj, child.local_name, self, child.node_id)
 
     def _restore_variable(self, var, key):
         dtype, shape = self.reader.dtype(key), self.reader.shape(key)
@@ -191,11 +218,11 @@ class _Restoration:
     def unresolved(self):
         """Saved nodes holding values that no live object took, as (node id, proto)."""
         return [(i, n) for i, n in enumerate(self.proto.nodes)
-                if n.attributes and i not in self.by_node]
+                if n.attributes and self.bound(i) is None]
 
     def __del__(self):
         try:
-            if self.expect_partial or not self.by_node:
+            if self.expect_partial or not self._by_node:
                 return
             missing = self.unresolved()
             if missing:
