@@ -130,6 +130,10 @@ def _delete_checkpoint_files(prefix):
             pass
 
 
+def _int_value(value):
+    return int(value.numpy()) if hasattr(value, "numpy") else int(value)
+
+
 @tf_export("train.CheckpointManager")
 class CheckpointManager:
     """Saves numbered checkpoints of a ``Checkpoint`` into a directory, keeping the newest
@@ -210,15 +214,14 @@ class CheckpointManager:
     def save(self, checkpoint_number=None, check_interval=True, options=None):
         """Save a checkpoint numbered ``checkpoint_number`` (default: the incremented save
         counter), record it and delete the ones no longer kept; returns its prefix, or None
-        when ``checkpoint_interval`` steps have not passed yet."""
+        when the step counter has not moved (or not by ``checkpoint_interval``) since the
+        last save."""
         if self._checkpoint_interval is not None:
-            step = int(self._step_counter.numpy()) if hasattr(self._step_counter, "numpy") \
-                else int(self._step_counter)
-            if (check_interval and self._last_checkpoint_step is not None
-                    and step < self._last_checkpoint_step + self._checkpoint_interval):
+            step = _int_value(self._step_counter)
+            last = self._last_checkpoint_step
+            if last is not None and (step == last or (
+                    check_interval and step < last + self._checkpoint_interval)):
                 return None
-            if checkpoint_number is None:
-                checkpoint_number = step
             self._last_checkpoint_step = step
         counter = self._checkpoint.save_counter
         counter.assign_add(1)
@@ -248,7 +251,7 @@ class CheckpointManager:
         if self._latest_checkpoint is not None:
             self._checkpoint.restore(self._latest_checkpoint)
             if self._checkpoint_interval is not None:
-                self._last_checkpoint_step = int(self._step_counter.numpy())
+                self._last_checkpoint_step = _int_value(self._step_counter)
             return self._latest_checkpoint
         if self._init_fn is not None:
             self._init_fn()

@@ -206,18 +206,22 @@ def test_manager_restore_or_initialize_and_interval(tmp_path):
     manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=3, step_counter=step,
                                          checkpoint_interval=10,
                                          init_fn=lambda: calls.append("init"))
+    # TF 2.21 returns exactly these for the same calls
     assert manager.restore_or_initialize() is None and calls == ["init"]
-    assert manager.save() == str(tmp_path / "ckpt-0")
+    assert manager.save() == str(tmp_path / "ckpt-1")
     step.assign(5)
     assert manager.save() is None  # fewer than 10 steps since the last one
     step.assign(12)
-    assert manager.save() == str(tmp_path / "ckpt-12")
+    assert manager.save() == str(tmp_path / "ckpt-2")
+    assert manager.save(check_interval=False) is None  # the same step
+    step.assign(13)
+    assert manager.save(check_interval=False) == str(tmp_path / "ckpt-3")
     with pytest.raises(ValueError, match="^`step_counter` should be passed if "
                                          "`checkpoint_interval` is not None.$"):
         tf.train.CheckpointManager(ckpt, str(tmp_path), 1, checkpoint_interval=5)
     step.assign(0)
     again = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=3)
-    assert again.restore_or_initialize() == str(tmp_path / "ckpt-12") and int(step) == 12
+    assert again.restore_or_initialize() == str(tmp_path / "ckpt-3") and int(step) == 13
 
 
 def test_list_and_dict_wrappers(tmp_path):
