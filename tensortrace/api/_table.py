@@ -202,7 +202,7 @@ EXPORTS = {
         'ops.strings.regex': 'regex_full_match regex_replace',
     },
     'train': {
-        'checkpoint.checkpoint': 'Checkpoint CheckpointLoadStatus CheckpointOptions',
+        'checkpoint.checkpoint': 'Checkpoint CheckpointOptions',
         'checkpoint.management': 'CheckpointManager get_checkpoint_state latest_checkpoint',
         'checkpoint.reader': 'list_variables load_checkpoint load_variable',
     },

@@ -67,6 +67,10 @@ def _on_attach(parent, name, value):
     waiting = entry[1].pop(name)
     if not entry[1]:
         _pending.pop(id(parent), None)
+    if isinstance(parent, _module.Module) and type(value) in (list, dict):
+        # as TF's ListWrapper / DictWrapper: elements added later are restored too
+        value = _wrap(value)
+        object.__setattr__(parent, name, value)
     for restoration, node_id in waiting:
         restoration.bind(node_id, value)
 
@@ -239,7 +243,6 @@ def _with_values(objects):
     return [o for o in objects if isinstance(o, Variable)]
 
 
-@tf_export("train.CheckpointLoadStatus")
 class CheckpointLoadStatus:
     """What ``Checkpoint.restore`` returns: checks of how the checkpoint matched the objects."""
 

@@ -52,6 +52,12 @@ def test_deferred_restoration_nested(tmp_path):
     assert m.sub.w.numpy().tolist() == [2.0, 3.0]
     m.sub.w = tf.Variable([9.0, 9.0])  # restored once: a replacement keeps its value
     assert m.sub.w.numpy().tolist() == [9.0, 9.0]
+    # a list assigned empty and filled later is restored as it fills (TF's ListWrapper)
+    m = tf.Module()
+    tf.train.Checkpoint(model=m).restore(path).expect_partial()
+    m.layers = []
+    m.layers.append(Sub([0.0]))
+    assert m.layers[0].w.numpy().tolist() == [4.0] and repr(m.layers).startswith("ListWrapper(")
 
 
 def test_root_argument(tmp_path):
