@@ -203,7 +203,8 @@ EXPORTS = {
     },
     'train': {
         'checkpoint.checkpoint': 'Checkpoint CheckpointOptions',
-        'checkpoint.management': 'CheckpointManager get_checkpoint_state latest_checkpoint',
+        'checkpoint.management': ('CheckpointManager checkpoints_iterator get_checkpoint_state '
+                                  'latest_checkpoint'),
         'checkpoint.reader': 'list_variables load_checkpoint load_variable',
     },
     'version': {

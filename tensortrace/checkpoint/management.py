@@ -258,3 +258,44 @@ class CheckpointManager:
             _logging.logger.info("Customized initialization is done through the passed "
                                  "`init_fn`.")
         return None
+
+
+def _wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1,
+                             timeout=None):
+    """The directory's latest checkpoint once it differs from ``last_checkpoint``; None when
+    ``timeout`` seconds pass first."""
+    _logging.logger.info("Waiting for new checkpoint at %s", checkpoint_dir)
+    stop_time = time.time() + timeout if timeout is not None else None
+    while True:
+        path = latest_checkpoint(checkpoint_dir)
+        if path is None or path == last_checkpoint:
+            if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+                return None
+            time.sleep(seconds_to_sleep)
+        else:
+            _logging.logger.info("Found new checkpoint at %s", path)
+            return path
+
+
+@tf_export("train.checkpoints_iterator")
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yield each new checkpoint of ``checkpoint_dir`` as it appears (at most one every
+    ``min_interval_secs``); stop after ``timeout`` seconds without one, unless ``timeout_fn``
+    returns False."""
+    path = None
+    while True:
+        new_path = _wait_for_new_checkpoint(checkpoint_dir, path, timeout=timeout)
+        if new_path is None:
+            if not timeout_fn:
+                _logging.logger.info("Timed-out waiting for a checkpoint.")
+                return
+            if timeout_fn():
+                _logging.logger.info("Timeout function returned true. Exiting.")
+                return
+            continue
+        start = time.time()
+        path = new_path
+        yield path
+        wait = start + min_interval_secs - time.time()
+        if wait > 0:
+            time.sleep(wait)

@@ -270,3 +270,23 @@ def test_checkpoint_options_and_bad_arguments(tmp_path):
                                          "given directory"):
         tf.train.load_checkpoint(str(tmp_path / "empty") if os.makedirs(tmp_path / "empty")
                                  is None else "")
+
+
+def test_checkpoints_iterator(tmp_path, monkeypatch):
+    ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=5)
+    manager.save()
+    sleeps = []
+
+    def sleep(seconds):  # each wait lets the "trainer" write the next checkpoint
+        sleeps.append(seconds)
+        if len(sleeps) == 1:
+            manager.save()
+
+    monkeypatch.setattr("time.sleep", sleep)
+    found = list(tf.train.checkpoints_iterator(str(tmp_path), timeout=3))
+    assert found == [str(tmp_path / "ckpt-1"), str(tmp_path / "ckpt-2")]
+    polls = []
+    assert list(tf.train.checkpoints_iterator(
+        str(tmp_path / "none"), timeout=0, timeout_fn=lambda: polls.append(1) or
+        len(polls) == 2)) == [] and polls == [1, 1]
