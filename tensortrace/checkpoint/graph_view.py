@@ -76,16 +76,18 @@ def children(obj):
     return []
 
 
-def walk(root):
+def walk(root, children_fn=None):
     """Every object reachable from ``root``, breadth first, each once (by identity): TF's node
-    ids are the positions in this list."""
+    ids are the positions in this list. ``children_fn(obj)`` replaces ``children`` (a
+    SavedModel adds functions and signatures to the same walk)."""
+    children_of = children_fn or children
     nodes = [Node(0, root, ())]
     ids = {id(root): 0}
     queue = collections.deque([nodes[0]])
     keep = [root]  # ids stay unique only while the objects are alive
     while queue:
         node = queue.popleft()
-        for name, child in children(node.obj):
+        for name, child in children_of(node.obj):
             child_id = ids.get(id(child))
             if child_id is None:
                 child_id = len(nodes)
