@@ -28,10 +28,29 @@ class _NameScope:
         _variables._name_scopes.pop()
 
 
-#: Called as ``hook(module, name, value)`` after an attribute is set: checkpoint restoration
-#: registers here to restore values into objects attached after ``restore`` (TF's deferred
-#: restoration).
-_attach_hooks = []
+#: Called as ``hook(module, name, value)`` after an attribute is set, while one is installed:
+#: checkpoint restoration installs one while values wait for objects not attached yet (TF's
+#: deferred restoration). Without one, Module has no Python ``__setattr__`` (which would slow
+#: every assignment).
+_attach_hook = None
+
+
+def _setattr_with_hook(self, name, value):
+    object.__setattr__(self, name, value)
+    hook = _attach_hook
+    if hook is not None:
+        hook(self, name, value)
+
+
+def set_attach_hook(hook):
+    """Install ``hook`` (None removes it)."""
+    global _attach_hook
+    _attach_hook = hook
+    if hook is None:
+        if "__setattr__" in vars(Module):
+            del Module.__setattr__
+    else:
+        Module.__setattr__ = _setattr_with_hook
 
 
 def _camel_to_snake(name):
@@ -52,11 +71,6 @@ class Module:
                              f"Python identifiers (e.g. a valid class name).")
         self._name = name
         self._scope_name = name
-
-    def __setattr__(self, name, value):
-        object.__setattr__(self, name, value)
-        for hook in _attach_hooks:
-            hook(self, name, value)
 
     @property
     def name(self):

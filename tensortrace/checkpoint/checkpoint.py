@@ -44,15 +44,26 @@ _INCONSISTENT = (
 _pending = {}  # id(parent) -> (weakref to parent, {name: [(restoration, node_id)]})
 
 
+def _forget(key, pending=_pending, module=_module):
+    """Drop a dead parent's entry; with none left, tf.Module needs no attribute hook."""
+    pending.pop(key, None)
+    if not pending:
+        try:
+            module.set_attach_hook(None)
+        except (AttributeError, TypeError):  # interpreter shutdown: the module is torn down
+            pass
+
+
 def _defer(parent, name, restoration, node_id):
     try:
-        ref = weakref.ref(parent, lambda _, key=id(parent), pending=_pending: pending.pop(key, None))
+        ref = weakref.ref(parent, lambda _, key=id(parent), forget=_forget: forget(key))
     except TypeError:  # a plain list or dict: nothing tells us when it grows
         return
     entry = _pending.get(id(parent))
     if entry is None or entry[0]() is not parent:
         entry = _pending[id(parent)] = (ref, {})
     entry[1].setdefault(name, []).append((restoration, node_id))
+    _module.set_attach_hook(_on_attach)
 
 
 def _on_attach(parent, name, value):
@@ -66,7 +77,7 @@ def _on_attach(parent, name, value):
         return
     waiting = entry[1].pop(name)
     if not entry[1]:
-        _pending.pop(id(parent), None)
+        _forget(id(parent))
     if isinstance(parent, _module.Module) and type(value) in (list, dict):
         # as TF's ListWrapper / DictWrapper: elements added later are restored too
         value = _wrap(value)
@@ -74,8 +85,6 @@ def _on_attach(parent, name, value):
     for restoration, node_id in waiting:
         restoration.bind(node_id, value)
 
-
-_module._attach_hooks.append(_on_attach)
 
 
 class ListWrapper(list):
