@@ -161,3 +161,25 @@ def test_block_format_details():
     assert bundle.read_table(table, "t") == [(b"", b"h"), (b"abc", b"1"), (b"abd", b"2")]
     # the second key shares two bytes with the first: prefix compression
     assert b"\x02\x01\x01d2" in table
+
+
+def test_write_bundle_arguments(tmp_path):
+    """Tensors, NumPy values and (array, DType) pairs are accepted; bad input fails before a
+    file is written."""
+    import tensortrace as tf
+    prefix = str(tmp_path / "b")
+    bundle.write_bundle(prefix, {"a": tf.constant([1.0, 2.0]), "s": tf.constant(["x", "yy"]),
+                                 "h": tf.constant(1.5, tf.float16),
+                                 "i": (np.array([1, 2]), dtypes.int32)})
+    r = bundle.BundleReader(prefix)
+    assert [(k, r.dtype(k).name) for k in r.keys()] == [
+        ("a", "float32"), ("h", "float16"), ("i", "int32"), ("s", "string")]
+    assert r.read("s").tolist() == [b"x", b"yy"] and r.read("i").dtype == np.int32
+    for bad, kind, message in [
+            ({"": np.ones(1)}, ValueError, "The empty key is reserved for the bundle header"),
+            ({"a": np.ones(1), b"a": np.ones(2)}, ValueError, "Duplicate key in the bundle: a"),
+            ({"o": np.array([object()], dtype=object)}, TypeError,
+             "A string tensor element must be bytes or str, got object")]:
+        with pytest.raises(kind, match=f"^{message}$"):
+            bundle.write_bundle(str(tmp_path / "bad"), bad)
+    assert sorted(os.listdir(tmp_path)) == ["b.data-00000-of-00001", "b.index"]

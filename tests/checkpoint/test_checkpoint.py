@@ -276,14 +276,16 @@ def test_checkpoints_iterator(tmp_path, monkeypatch):
     ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
     manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=5)
     manager.save()
-    sleeps = []
+    sleeps, clock = [], [0.0]
 
     def sleep(seconds):  # each wait lets the "trainer" write the next checkpoint
         sleeps.append(seconds)
+        clock[0] += seconds
         if len(sleeps) == 1:
             manager.save()
 
     monkeypatch.setattr("time.sleep", sleep)
+    monkeypatch.setattr("time.time", lambda: clock[0])
     found = list(tf.train.checkpoints_iterator(str(tmp_path), timeout=3))
     assert found == [str(tmp_path / "ckpt-1"), str(tmp_path / "ckpt-2")]
     polls = []
