@@ -490,7 +490,7 @@ class BundleReader:
         try:
             dtypes.as_dtype(entry.dtype)
         except TypeError:
-            raise _data_loss(f"Invalid dtype {entry.dtype} for key {key}") from None
+            raise _unknown_dtype(entry.dtype, key) from None
         if entry.slices:
             raise errors.UnimplementedError(
                 None, None, f"Key {key} is a partitioned (sliced) tensor; only whole tensors "
@@ -578,6 +578,21 @@ class BundleReader:
             pos += length
         crc = _protos.crc32c(raw[pos - sum(lengths):pos], crc) if n else crc
         return out, crc
+
+
+def _unknown_dtype(enum, key):
+    """A dtype tensortrace lacks: TF's own (bfloat16 without its extra, quantized types) is
+    Unimplemented; a number TF does not know is a corrupt entry."""
+    if enum == 14:
+        return errors.UnimplementedError(
+            None, None, f"Key {key} is bfloat16, which needs the optional 'bfloat16' extra: "
+            f"pip install 'tensortrace[bfloat16]'")
+    names = _protos.types_pb2.DataType
+    if enum in names.values() and enum != 0:
+        return errors.UnimplementedError(
+            None, None, f"Key {key} has dtype {names.Name(enum)}, which tensortrace does not "
+            f"support")
+    return _data_loss(f"Invalid dtype {enum} for key {key}")
 
 
 def _short(shape_proto):

@@ -183,3 +183,19 @@ def test_write_bundle_arguments(tmp_path):
         with pytest.raises(kind, match=f"^{message}$"):
             bundle.write_bundle(str(tmp_path / "bad"), bad)
     assert sorted(os.listdir(tmp_path)) == ["b.data-00000-of-00001", "b.index"]
+
+
+def test_dtypes_tensortrace_lacks(tmp_path):
+    """A quantized TF dtype is Unimplemented (named); a number TF does not know is DataLoss."""
+    from tensortrace import _protos
+    header = _protos.BundleHeaderProto(num_shards=1)
+    entries = [(b"", header.SerializeToString())]
+    for key, enum in ((b"q", 11), (b"z", 999)):
+        entries.append((key, _protos.BundleEntryProto(dtype=enum, size=1).SerializeToString()))
+    open(tmp_path / "b.index", "wb").write(bundle.build_table(entries))
+    r = bundle.BundleReader(str(tmp_path / "b"))
+    with pytest.raises(errors.UnimplementedError, match="^Key q has dtype DT_QINT8, which "
+                                                        "tensortrace does not support$"):
+        r.dtype("q")
+    with pytest.raises(errors.DataLossError, match="^Invalid dtype 999 for key z$"):
+        r.read("z")
