@@ -206,6 +206,7 @@ EXPORTS = {
         'checkpoint.management': ('CheckpointManager checkpoints_iterator get_checkpoint_state '
                                   'latest_checkpoint'),
         'checkpoint.reader': 'list_variables load_checkpoint load_variable',
+        'checkpoint.views': 'CheckpointView TrackableView',
     },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',

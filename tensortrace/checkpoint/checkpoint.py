@@ -261,7 +261,7 @@ class CheckpointLoadStatus:
         self._seen = []  # every object that was in the graph when a check ran
 
     def _live_objects(self):
-        for node in graph_view.walk(self._view):
+        for node in _walk(self._view):
             obj = node.obj
             if isinstance(obj, (list, tuple, dict)) and not graph_view.children(obj):
                 continue
@@ -381,8 +381,19 @@ class _RootView:
     def _checkpoint_children(self):
         return graph_view.children(self.root) + list(self.attached)
 
+    def children_of(self, obj):
+        """``graph_view.children`` with the attached children added to the root's."""
+        return self._checkpoint_children() if obj is self.root else graph_view.children(obj)
+
     def __repr__(self):
         return repr(self.root)
+
+
+def _walk(root):
+    """The object graph from a checkpoint's root (the root object itself is node 0)."""
+    if isinstance(root, _RootView):
+        return graph_view.walk(root.root, root.children_of)
+    return graph_view.walk(root)
 
 
 def _assert_trackable(obj, name):
@@ -409,7 +420,7 @@ class Checkpoint:
         for k, v in sorted(kwargs.items(), key=lambda item: item[0]):
             setattr(self, k, v)
             _assert_trackable(getattr(self, k), k)
-            if root is not None and k != "root":
+            if root is not None:  # "root" too: TF saves the root's edge to itself
                 existing = _lookup_child(root, k)
                 if existing is None:
                     self._self_root.attached.append((k, getattr(self, k)))
@@ -461,7 +472,8 @@ class Checkpoint:
     def write(self, file_prefix, options=None):
         """Write a checkpoint at ``file_prefix`` (no numbering, no state file); returns it."""
         file_prefix = _path_arg(file_prefix, "file_prefix")
-        tensors, _ = graph_view.serialize(self._graph_root())
+        root = self._graph_root()
+        tensors, _ = graph_view.serialize(None, _walk(root))
         bundle.write_bundle(file_prefix, tensors)
         return file_prefix
 
