@@ -169,6 +169,7 @@ class _Restoration:
         # node id -> weak reference to the object (where it takes one): values deferred on a
         # parent must not keep the parent alive
         self._by_node = {}
+        self._matched = set()  # node ids ever bound (the warning at deletion reads these)
         self.expect_partial = False
 
     def bound(self, node_id):
@@ -204,6 +205,7 @@ class _Restoration:
                     _logging.logger.warning(_INCONSISTENT.format(current, obj))
                 continue
             self._bind_one(node_id, obj)
+            self._matched.add(node_id)
             node = nodes[node_id]
             if isinstance(obj, Variable):
                 for attribute in node.attributes:
@@ -235,9 +237,10 @@ class _Restoration:
 
     def __del__(self):
         try:
-            if self.expect_partial or not self._by_node:
+            if self.expect_partial or not self._matched:
                 return
-            missing = self.unresolved()
+            missing = [(i, n) for i, n in enumerate(self.proto.nodes)
+                       if n.attributes and i not in self._matched]
             if missing:
                 names = _node_names(self.proto)
                 _logging.logger.warning(_UNRESTORED)
@@ -488,6 +491,9 @@ class Checkpoint:
             os.path.dirname(file_prefix), path, all_model_checkpoint_paths=[path],
             save_relative_paths=True)
         return path
+
+    def sync(self):
+        """Wait for outstanding saves: every save here completes before it returns."""
 
     # --- restoring ----------------------------------------------------------------------------
     def read(self, save_path, options=None):

@@ -292,3 +292,17 @@ def test_checkpoints_iterator(tmp_path, monkeypatch):
     assert list(tf.train.checkpoints_iterator(
         str(tmp_path / "none"), timeout=0, timeout_fn=lambda: polls.append(1) or
         len(polls) == 2)) == [] and polls == [1, 1]
+
+
+def test_no_warning_for_restored_objects_deleted_first(tmp_path, caplog):
+    path = _saved(tmp_path)
+    m = tf.Module()
+    m.v = tf.Variable(0.0)
+    m.sub = Sub([0.0, 0.0])
+    m.layers = [Sub([0.0]), Sub([0.0])]
+    status = tf.train.Checkpoint(model=m).restore(path)
+    status.assert_consumed()
+    del m
+    with caplog.at_level(logging.WARNING, logger="tensortrace"):
+        del status
+    assert caplog.text == ""
