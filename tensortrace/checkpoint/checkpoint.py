@@ -13,6 +13,7 @@ list or dict held by a ``Checkpoint`` (its ``ListWrapper`` / ``DictWrapper``).
 """
 
 import collections
+import inspect
 import os
 import weakref
 
@@ -473,11 +474,17 @@ class Checkpoint:
 
     # --- saving -------------------------------------------------------------------------------
     def write(self, file_prefix, options=None):
-        """Write a checkpoint at ``file_prefix`` (no numbering, no state file); returns it."""
+        """Write a checkpoint at ``file_prefix`` (no numbering, no state file), then run the
+        options' write callbacks (given the path when they take an argument); returns it."""
         file_prefix = _path_arg(file_prefix, "file_prefix")
         root = self._graph_root()
         tensors, _ = graph_view.serialize(None, _walk(root))
         bundle.write_bundle(file_prefix, tensors)
+        for callback in (options.experimental_write_callbacks or ()) if options else ():
+            if inspect.signature(callback).parameters:
+                callback(file_prefix)
+            else:
+                callback()
         return file_prefix
 
     def save(self, file_prefix, options=None):

@@ -306,3 +306,17 @@ def test_no_warning_for_restored_objects_deleted_first(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="tensortrace"):
         del status
     assert caplog.text == ""
+
+
+def test_write_callbacks(tmp_path):
+    """TF 2.21 calls each callback after every write, with the path when it takes one."""
+    got = []
+    opts = tf.train.CheckpointOptions(experimental_write_callbacks=[
+        lambda p: got.append(("one", p)), lambda: got.append("none")])
+    c = tf.train.Checkpoint(v=tf.Variable(1.0))
+    c.write(str(tmp_path / "w"), options=opts)
+    c.save(str(tmp_path / "s"), options=opts)
+    tf.train.CheckpointManager(c, str(tmp_path / "m"), 2).save(options=opts)
+    assert got == [("one", str(tmp_path / "w")), "none", ("one", str(tmp_path / "s-1")), "none",
+                   ("one", str(tmp_path / "m" / "ckpt-2")), "none"]
+    assert c.sync() is None
