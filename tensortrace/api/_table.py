@@ -208,6 +208,9 @@ EXPORTS = {
         'checkpoint.reader': 'list_variables load_checkpoint load_variable',
         'checkpoint.views': 'CheckpointView TrackableView',
     },
+    'train.experimental': {
+        'checkpoint.graph_view': 'PythonState',
+    },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',
     },

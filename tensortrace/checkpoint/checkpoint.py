@@ -212,6 +212,11 @@ class _Restoration:
                 for attribute in node.attributes:
                     if attribute.name == graph_view.VARIABLE_VALUE:
                         self._restore_variable(obj, attribute.checkpoint_key)
+            elif isinstance(obj, graph_view.PythonState):
+                for attribute in node.attributes:
+                    if attribute.name == graph_view.PY_STATE:
+                        value = self.reader.read(attribute.checkpoint_key)
+                        obj.deserialize(value.reshape(-1)[0] if value.size == 1 else value)
             for child in node.children:
                 found = _lookup_child(lookup, child.local_name)
                 if found is not None:
@@ -253,7 +258,7 @@ class _Restoration:
 
 
 def _with_values(objects):
-    return [o for o in objects if isinstance(o, Variable)]
+    return [o for o in objects if isinstance(o, (Variable, graph_view.PythonState))]
 
 
 class CheckpointLoadStatus:

@@ -320,3 +320,49 @@ def test_write_callbacks(tmp_path):
     assert got == [("one", str(tmp_path / "w")), "none", ("one", str(tmp_path / "s-1")), "none",
                    ("one", str(tmp_path / "m" / "ckpt-2")), "none"]
     assert c.sync() is None
+
+
+class NumpyState(tf.train.experimental.PythonState):
+    def __init__(self):
+        self.arr = np.arange(3)
+
+    def serialize(self):
+        return "state:" + ",".join(map(str, self.arr))
+
+    def deserialize(self, string_value):
+        self.arr = np.array([int(x) for x in string_value.decode().split(":")[1].split(",")])
+
+
+def test_python_state(tmp_path):
+    """Saved as TF 2.21 saves it (key, attribute without full_name, bytes); deserialize gets
+    the bytes back."""
+    m = tf.Module()
+    m.st = NumpyState()
+    m.v = tf.Variable(1.0)
+    path = tf.train.Checkpoint(model=m).save(str(tmp_path / "c"))
+    assert tf.train.list_variables(path) == [
+        ("_CHECKPOINTABLE_OBJECT_GRAPH", []), ("model/st/.ATTRIBUTES/py_state", []),
+        ("model/v/.ATTRIBUTES/VARIABLE_VALUE", []), ("save_counter/.ATTRIBUTES/VARIABLE_VALUE", [])]
+    assert tf.train.load_checkpoint(path).get_tensor("model/st/.ATTRIBUTES/py_state") == \
+        b"state:0,1,2"
+    view = tf.train.CheckpointView(path)
+    assert view.children(1) == {"st": 3, "v": 4}
+    m2 = tf.Module()
+    m2.st = NumpyState()
+    m2.st.arr = np.zeros(1)
+    m2.v = tf.Variable(0.0)
+    tf.train.Checkpoint(model=m2).restore(path).assert_consumed()
+    assert m2.st.arr.tolist() == [0, 1, 2]
+
+    class Bad(tf.train.experimental.PythonState):
+        def serialize(self):
+            return 5
+
+        def deserialize(self, string_value):
+            pass
+
+    m3 = tf.Module()
+    m3.b = Bad()
+    with pytest.raises(TypeError, match="^Cannot convert 5 to EagerTensor of dtype string$"):
+        tf.train.Checkpoint(m=m3).write(str(tmp_path / "bad"))
+    assert not os.path.exists(tmp_path / "bad.index")
