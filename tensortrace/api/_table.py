@@ -230,6 +230,16 @@ EXPORTS = {
         'summary.summaries': 'summary_scope write_raw_pb',
         'summary.writer': 'get_step set_step',
     },
+    'train': {
+        'checkpoint.checkpoint': 'Checkpoint CheckpointOptions',
+        'checkpoint.management': ('CheckpointManager checkpoints_iterator get_checkpoint_state '
+                                  'latest_checkpoint'),
+        'checkpoint.reader': 'list_variables load_checkpoint load_variable',
+        'checkpoint.views': 'CheckpointView TrackableView',
+    },
+    'train.experimental': {
+        'checkpoint.graph_view': 'PythonState',
+    },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',
     },
@@ -251,9 +261,9 @@ COPIES = {
 }
 
 # The package's modules that are its attributes (tf.ops ...).
-ENGINE = ('api autodiff context convert errors executor graph initializers messages module nest '
-          'numerics ops passes random_generator registry saving shapes tensor tracing variables '
-          'xla')
+ENGINE = ('api autodiff checkpoint context convert errors executor graph initializers messages '
+          'module nest numerics ops passes random_generator registry saving shapes tensor tracing '
+          'variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
