@@ -23,11 +23,10 @@ from .. import _protos, dtypes
 from .._export import tf_export
 from ..registry import get as get_op
 from . import tensor_proto, tf_attrs, tf_composites
-from .tf_attrs import INPUT_ATTRS, RENAMES, encode
+from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES, encode
 
 PRODUCER, MIN_CONSUMER = 2474, 12  # what TF 2.21 writes in GraphDef.versions
 PYTHON_OBJECT = "python:"  # the marker of an attr holding a Python object (lenient export)
-EXTRA_PREFIX = "_tt_"  # our attrs TF's op does not have (TF ignores attrs starting with "_")
 _UNSAVEABLE = {"EagerPyFunc": "tf.py_function/tf.numpy_function calls a Python callable",
                "PythonDataset": "a tf.data pipeline is a Python object"}
 # attrs TF's op lacks that only restate what TF infers (the variable's shape)
