@@ -195,8 +195,7 @@ class _Body:
             return node_name if index == 0 else f"{node_name}:{index}"
         sig = tf_attrs.signature(op_type)
         if sig is not None and sig.outputs:
-            decoded = {k: tf_attrs.decode(v) for k, v in attrs_pb.items()
-                       if k in sig.bound or k in sig.attrs}
+            decoded = {k: tf_attrs.decode(v) for k, v in attrs_pb.items() if k in sig.bound}
             for arg, start, count in sig.output_ranges(decoded):
                 if start <= index < start + count:
                     return f"{node_name}:{arg}:{index - start}"
