@@ -24,9 +24,9 @@ from ..registry import get as get_op
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
 from . import tensor_proto, tf_attrs
-from .graph_def import EXTRA_PREFIX, graph_to_function_def  # noqa: F401 - the pair's other half
+from .graph_def import graph_to_function_def  # noqa: F401 - the pair's other half
 from .ir import Graph, _propagate_static
-from .tf_attrs import INPUT_ATTRS, RENAMES
+from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES
 from .verify import verify
 
 _CALLS = ("PartitionedCall", "StatefulPartitionedCall")

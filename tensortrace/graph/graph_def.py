@@ -23,11 +23,10 @@ from .. import _protos, dtypes
 from .._export import tf_export
 from ..registry import get as get_op
 from . import tensor_proto, tf_attrs, tf_composites
-from .tf_attrs import INPUT_ATTRS, RENAMES, encode
+from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES, encode
 
 PRODUCER, MIN_CONSUMER = 2474, 12  # what TF 2.21 writes in GraphDef.versions
 PYTHON_OBJECT = "python:"  # the marker of an attr holding a Python object (lenient export)
-EXTRA_PREFIX = "_tt_"  # our attrs TF's op does not have (TF ignores attrs starting with "_")
 _UNSAVEABLE = {"EagerPyFunc": "tf.py_function/tf.numpy_function calls a Python callable",
                "PythonDataset": "a tf.data pipeline is a Python object"}
 # attrs TF's op lacks that only restate what TF infers (the variable's shape)
@@ -196,8 +195,7 @@ class _Body:
             return node_name if index == 0 else f"{node_name}:{index}"
         sig = tf_attrs.signature(op_type)
         if sig is not None and sig.outputs:
-            decoded = {k: tf_attrs.decode(v) for k, v in attrs_pb.items()
-                       if k in sig.bound or k in sig.attrs}
+            decoded = {k: tf_attrs.decode(v) for k, v in attrs_pb.items() if k in sig.bound}
             for arg, start, count in sig.output_ranges(decoded):
                 if start <= index < start + count:
                     return f"{node_name}:{arg}:{index - start}"

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes
 from . import tf_attrs
+from .tf_attrs import EXTRA_PREFIX
 
 
 def expand(body, op):
@@ -45,7 +46,10 @@ class _Emit:
                 values[arg.type_attr] = tf_attrs.encode(dtype)
                 bound[arg.type_attr] = dtype
         for k, v in attrs.items():
-            values[k] = tf_attrs.encode(v, sig.attrs[k][0])
+            if k in sig.attrs:
+                values[k] = tf_attrs.encode(v, sig.attrs[k][0])
+            else:  # ours only (a random op's stream): under the underscore name TF ignores
+                values[EXTRA_PREFIX + k] = tf_attrs.encode(v)
         for k, (kind, has, _) in sig.attrs.items():
             if k not in values and has:
                 values[k] = tf_attrs.encode(tf_attrs.default(sig, k), kind)
@@ -139,6 +143,37 @@ def _batch_norm(e, op, x, mean, variance, *rest, variance_epsilon, has_offset, h
     return [e.one("AddV2", e.one("Mul", x, inv), shift)[0]]
 
 
+def _dropout(e, op, x, rate, noise_shape=None, scale=None, seed=0, seed2=0, _stream=0):
+    # TF: keep = random_uniform(noise_shape) >= rate; where(keep, x * scale, zeros)
+    if noise_shape is not None and any(d is None for d in noise_shape):
+        return None
+    xr, rr = e.ref(x), e.ref(rate)
+    if noise_shape is None:
+        shape = e.one("Shape", xr, out_type=dtypes.int32)
+        shape = (shape[0], dtypes.int32)
+    else:
+        shape = e.const(np.array(noise_shape, np.int32), dtypes.int32, "noise_shape")
+    draw = e.one("RandomUniform", shape, dtype=x.dtype, seed=int(seed), seed2=int(seed2),
+                 _stream=_stream)
+    keep = e.one("GreaterEqual", (draw[0], x.dtype), rr)
+    if scale is None:
+        one = _scalar(e, 1.0, xr)
+        factor = e.one("RealDiv", one, e.one("Sub", one, rr))
+    else:
+        factor = _scalar(e, scale, xr)
+    kept = e.one("Mul", xr, factor)
+    return [e.one("SelectV2", keep, kept, e.one("ZerosLike", xr))[0]]
+
+
+def _trace(e, op, x):
+    # TF: reduce_sum(matrix_diag_part(x), -1)
+    xr = e.ref(x)
+    zero_k = e.const(np.int32(0), dtypes.int32, "k")
+    pad = _scalar(e, 0, xr)
+    diag = e.one("MatrixDiagPartV3", xr, zero_k, pad, align="RIGHT_LEFT")
+    return [e.reduce("Sum", diag, (-1,), False)[0]]
+
+
 def _matrix_transpose(e, op, x, conjugate=False):
     rank = op.inputs[0].shape.rank
     if rank is None or rank < 2:
@@ -174,4 +209,5 @@ def _norm(e, op, x, ord, axis, keepdims, is_matrix):
 
 _RULES = {"Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
           "L2Normalize": _l2_normalize, "Moments": _moments, "BatchNormalization": _batch_norm,
-          "MatrixTranspose": _matrix_transpose, "Norm": _norm}
+          "MatrixTranspose": _matrix_transpose, "Norm": _norm, "Dropout": _dropout,
+          "Trace": _trace}

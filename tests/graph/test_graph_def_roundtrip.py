@@ -68,7 +68,8 @@ CASES = {
                          tf.nn.batch_normalization(x, 0.5, 2.0, None, None, 1e-3),
                          tf.linalg.matrix_transpose(x), tf.norm(x), tf.norm(x, ord=1, axis=1),
                          tf.norm(x, ord=np.inf, axis=0, keepdims=True),
-                         tf.norm(x, ord="fro", axis=[0, 1])], [X]),
+                         tf.norm(x, ord="fro", axis=[0, 1]), tf.linalg.trace(x[:, :3]),
+                         tf.nn.dropout(x, 0.0), tf.nn.dropout(x, tf.constant(0.0))], [X]),
     "conv": (lambda img, k: [tf.nn.conv2d(img, k, 1, "SAME"), tf.nn.conv2d(img, k, 2, "VALID"),
                              tf.nn.max_pool2d(img, 2, 2, "VALID"), tf.nn.avg_pool2d(img, 2, 1,
                                                                                     "SAME"),
@@ -180,7 +181,8 @@ def test_fused_ops_are_written_as_tfs_ops():
     cf, _ = _trace(fn, args)
     types = {n.op for n in cf.graph.as_graph_def().node}
     assert not types & {"Gelu", "Silu", "SigmoidCrossEntropyWithLogits", "L2Normalize",
-                        "Moments", "BatchNormalization", "MatrixTranspose", "Norm"}
+                        "Moments", "BatchNormalization", "MatrixTranspose", "Norm", "Trace",
+                        "Dropout"}
     assert {"Erf", "Sigmoid", "Log1p", "Rsqrt", "SquaredDifference", "Transpose",
             "Sqrt"} <= types
 
@@ -201,6 +203,23 @@ def test_reductions_over_every_axis_of_unknown_rank():
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     outs = compile_graph(graph, "f")(x)
     assert float(outs[0]) == 15.0 and np.asarray(outs[1]).tolist() == [[10.0]]
+
+
+def test_dropout_written_as_tfs_ops_still_drops():
+    @tf.function
+    def f(x):
+        return tf.nn.dropout(x, 0.5, seed=3)
+
+    cf = f.get_concrete_function(tf.TensorSpec([200], tf.float32))
+    gd = cf.graph.as_graph_def()
+    draw = next(n for n in gd.node if n.op == "RandomUniform")
+    assert draw.attr["seed2"].i == 3 and "_tt__stream" in draw.attr
+    graph = function_def.graph_def_to_graph(gd)
+    graph.inputs = [graph.get_tensor_by_name("x:0")]
+    graph.outputs = [graph.get_tensor_by_name(cf.graph.outputs[0].name)]
+    x = np.ones(200, np.float32)
+    out = np.asarray(compile_graph(graph, "f")(x)[0])
+    assert set(out.tolist()) == {0.0, 2.0} and 40 < (out == 0).sum() < 160
 
 
 def test_tf_names_and_encodings():
