@@ -202,17 +202,30 @@ def per_image_standardization(image):
 
 
 # --- random adjustments --------------------------------------------------------------------------
+def _known(value, name):
+    """A bound's value where it is known now (None for a symbolic one, checked by nobody, as
+    TF's Python checks cannot either); a non-scalar is refused."""
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    known = static_value(convert_to_tensor(value))
+    if known is not None and np.ndim(known) != 0:
+        raise ValueError(f"`{name}` must be a scalar, got shape {list(np.shape(known))}")
+    return None if known is None else float(known)
+
+
 def _check_range(lower, upper, what="lower"):
-    if upper <= lower:
+    lo, hi = _known(lower, "lower"), _known(upper, "upper")
+    if lo is not None and hi is not None and hi <= lo:
         raise ValueError("upper must be > lower.")
-    if lower < 0:
+    if lo is not None and lo < 0:
         raise ValueError(f"{what} must be non-negative.")
 
 
 def _check_delta(max_delta, limit=None):
-    if max_delta < 0:
+    delta = _known(max_delta, "max_delta")
+    if delta is not None and delta < 0:
         raise ValueError("max_delta must be non-negative.")
-    if limit is not None and max_delta > limit:
+    if delta is not None and limit is not None and delta > limit:
         raise ValueError(f"max_delta must be <= {limit}.")
 
 
