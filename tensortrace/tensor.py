@@ -48,6 +48,24 @@ class Tensor:
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
+    # NumPy's methods exist once tnp.experimental_enable_numpy_behavior() installs them; until
+    # then TF names the switch (only a missing attribute reaches __getattr__).
+    _NUMPY_METHODS = frozenset({"T", "astype", "ravel", "transpose", "reshape", "clip", "size",
+                                "tolist", "data"})
+
+    def __getattr__(self, name):
+        if name in Tensor._NUMPY_METHODS:
+            raise AttributeError(
+                f"{type(self).__name__} object has no attribute '{name}'. " + """
+        If you are looking for numpy-related methods, please run the following:
+        tf.experimental.numpy.experimental_enable_numpy_behavior()
+      """, name=name, obj=self)
+        return object.__getattribute__(self, name)  # Python's own AttributeError
+
+    def __round__(self, ndigits=None):
+        """TF's ``round(tensor)`` is ``tnp.around``, which needs the NumPy methods."""
+        return self.astype  # TF's AttributeError until NumPy behavior is enabled
+
     def ref(self):
         """A hashable reference to this tensor (``deref()`` gives it back)."""
         return Reference(self)

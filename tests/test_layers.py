@@ -29,7 +29,7 @@ LAYERS = {
     9: ("tracing",),
     10: ("autograph",),
     11: ("data", "saving", "initializers"),
-    12: ("api", ""),  # "" is the package's own __init__: the public surface
+    12: ("api", "", "tnp"),  # "" is the package's own __init__: the public surface; tnp: tf.experimental.numpy
     13: ("shim", "__main__"),  # the command line: runs scripts on the package
 }
 

@@ -222,8 +222,8 @@ COPIES = {
 
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api autodiff context convert errors executor graph initializers messages module nest '
-          'numerics ops passes random_generator registry saving shapes tensor tracing variables '
-          'xla')
+          'numerics ops passes random_generator registry saving shapes tensor tnp tracing '
+          'variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
