@@ -209,8 +209,11 @@ def _install_getitem():
 
 
 def _is_array_index(s):
-    if isinstance(s, (list, np.ndarray)):
-        return np.ndim(s) != 0 or isinstance(s, list)
+    """An index entry NumPy takes as an array (TF's ``_as_index`` converts it with asarray)."""
+    if isinstance(s, (list, tuple)):
+        return True
+    if isinstance(s, np.ndarray):
+        return s.ndim != 0
     return isinstance(s, Tensor) and s.shape.rank != 0
 
 
