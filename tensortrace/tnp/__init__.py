@@ -14,29 +14,29 @@ from . import random
 from ._core import array, asarray, np_dtype as _np_dtype, result_type
 from ._behavior import experimental_enable_numpy_behavior
 from ._creation import (arange, diag, diagflat, diagonal, empty, empty_like, eye, full, full_like,
-                       geomspace, identity, ix_, linspace, logspace, meshgrid, ones, ones_like,
-                       tri, tril, triu, vander, zeros, zeros_like)
+                        geomspace, identity, ix_, linspace, logspace, meshgrid, ones, ones_like,
+                        tri, tril, triu, vander, zeros, zeros_like)
 from ._math import (abs, absolute, add, allclose, angle, arccos, arccosh, arcsin, arcsinh, arctan,
-                   arctan2, arctanh, around, array_equal, bitwise_and, bitwise_not, bitwise_or,
-                   bitwise_xor, cbrt, ceil, clip, conj, conjugate, cos, cosh, deg2rad, divide,
-                   divmod, equal, exp, exp2, expm1, fabs, fix, float_power, floor, floor_divide,
-                   gcd, greater, greater_equal, heaviside, hypot, imag, iscomplex, iscomplexobj,
-                   isclose, isfinite, isinf, isnan, isneginf, isposinf, isreal, isrealobj, lcm,
-                   less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2, logical_and,
-                   logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply,
-                   negative, nextafter, not_equal, positive, power, rad2deg, real, reciprocal,
-                   remainder, round, sign, signbit, sin, sinc, sinh, sqrt, square, subtract, tan,
-                   tanh, true_divide)
+                    arctan2, arctanh, around, array_equal, bitwise_and, bitwise_not, bitwise_or,
+                    bitwise_xor, cbrt, ceil, clip, conj, conjugate, cos, cosh, deg2rad, divide,
+                    divmod, equal, exp, exp2, expm1, fabs, fix, float_power, floor, floor_divide,
+                    gcd, greater, greater_equal, heaviside, hypot, imag, iscomplex, iscomplexobj,
+                    isclose, isfinite, isinf, isnan, isneginf, isposinf, isreal, isrealobj, lcm,
+                    less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2, logical_and,
+                    logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply,
+                    negative, nextafter, not_equal, positive, power, rad2deg, real, reciprocal,
+                    remainder, round, sign, signbit, sin, sinc, sinh, sqrt, square, subtract, tan,
+                    tanh, true_divide)
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod,
-                         cumsum, diff, max, mean, min, nanmean, nanprod, nansum, prod, ptp, std,
-                         sum, trace, var)
+                          cumsum, diff, max, mean, min, nanmean, nanprod, nansum, prod, ptp, std,
+                          sum, trace, var)
 from ._selection import (argsort, compress, cross, dot, einsum, inner, kron, matmul, nonzero,
-                        outer, polyval, select, sort, take, take_along_axis, tensordot, vdot,
-                        where)
+                         outer, polyval, select, sort, take, take_along_axis, tensordot, vdot,
+                         where)
 from ._shaping import (append, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,
-                      broadcast_to, concatenate, dsplit, dstack, expand_dims, flatten, flip,
-                      fliplr, flipud, hsplit, hstack, moveaxis, pad, ravel, repeat, reshape, roll,
-                      rot90, split, squeeze, stack, swapaxes, tile, transpose, vsplit, vstack)
+                       broadcast_to, concatenate, dsplit, dstack, expand_dims, flatten, flip,
+                       fliplr, flipud, hsplit, hstack, moveaxis, pad, ravel, repeat, reshape, roll,
+                       rot90, split, squeeze, stack, swapaxes, tile, transpose, vsplit, vstack)
 
 # NumPy's scalar types, as TF-NumPy exports them.
 bool_, int_, object_, inexact = _np.bool_, _np.int_, _np.object_, _np.inexact

@@ -5,7 +5,7 @@ operators (TF's "legacy" mode: ``int32_tensor + 1.5`` is float64) and NumPy's in
 installs wrapped operators on ``Tensor`` and disabling (``_disable``, for tests) puts the
 originals back."""
 
-import numbers
+import threading
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from ..ops.math import operators as _operators  # noqa: F401 - installs Tensor's
 from ..ops.math.casting import cast
 from ..ops.math.select import where
 from ..tensor import EagerTensor, Tensor
+from ..variables import Variable
 from . import _core
 from ._math import around, clip
 from ._reductions import amax, amin, mean
@@ -37,8 +38,9 @@ COMPARED = ("lt", "le", "gt", "ge", "eq", "ne")
 PROMOTED_NAMES = tuple(f"__{p}{op}__" for op in PROMOTED for p in ("", "r")) + \
     tuple(f"__{op}__" for op in COMPARED)
 
-_saved = {}  # Tensor attribute -> its value before enabling (missing: absent)
+_saved = {}  # (class, attribute) -> its value before enabling (_ABSENT: there was none)
 _ABSENT = object()
+_tf_slicing = threading.local()  # .on while a variable slices: TF keeps its own slicing there
 
 
 def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode="legacy"):
@@ -73,24 +75,25 @@ def _disable():
     _core.config.prefer_float32 = False
 
 
-def _set(name, value):
-    if name not in _saved:
-        _saved[name] = vars(Tensor).get(name, _ABSENT)
-    if name in Tensor.OVERLOADABLE_OPERATORS:
+def _set(name, value, cls=Tensor):
+    if (cls, name) not in _saved:
+        _saved[cls, name] = vars(cls).get(name, _ABSENT)
+    if cls is Tensor and name in Tensor.OVERLOADABLE_OPERATORS:
         Tensor._override_operator(name, value)
     else:
-        setattr(Tensor, name, value)
+        setattr(cls, name, value)
 
 
-def _restore(names):
-    for name in names:
-        old = _saved.pop(name, None)
+def _restore(keys):
+    for key in keys:
+        old = _saved.pop(key if isinstance(key, tuple) else (Tensor, key), None)
         if old is None:
             continue
+        cls, name = key if isinstance(key, tuple) else (Tensor, key)
         if old is _ABSENT:
-            delattr(Tensor, name)
+            delattr(cls, name)
         else:
-            setattr(Tensor, name, old)
+            setattr(cls, name, old)
 
 
 # --- methods ------------------------------------------------------------------------------------
@@ -130,20 +133,10 @@ def _install_methods():
 
 
 # --- promotion ----------------------------------------------------------------------------------
-def _operand_dtype(x):
-    if isinstance(x, numbers.Real):
-        return x
-    if isinstance(x, Tensor) or hasattr(x, "_as_graph_or_eager_tensor"):
-        return x.dtype.as_numpy_dtype
-    if isinstance(x, D.DType):
-        return x.as_numpy_dtype
-    return x
-
-
-def promote(*values):
+def _promote_operands(*values):
     """TF's ``maybe_promote_tensors`` in legacy mode: every value as a tensor of the NumPy
     result type (tensors cast, other values converted)."""
-    dtype = _core.dtype_of(*[_operand_dtype(x) for x in nest.flatten(list(values))])
+    dtype = _core.dtype_of(*[_core.dtype_source(x) for x in nest.flatten(list(values))])
     out = []
     for x in values:
         if isinstance(x, Tensor):
@@ -165,10 +158,10 @@ def _promoting(name, original):
         if other is None and name in ("__eq__", "__ne__"):
             return original(self, other)
         if reflected:
-            self, other = promote(self, other)
+            self, other = _promote_operands(self, other)
             return original(self, other)
         try:
-            a, b = promote(self, other)
+            a, b = _promote_operands(self, other)
             return original(a, b)
         except (TypeError, ValueError) as e:
             r_op = getattr(type(other), f"__r{name[2:]}", None)
@@ -194,18 +187,29 @@ def _install_promotion():
 
 # --- indexing -----------------------------------------------------------------------------------
 def _install_getitem():
-    if "__getitem__" in _saved:
+    if (Tensor, "__getitem__") in _saved:
         return
     original = Tensor.__getitem__
 
     def getitem(self, slice_spec):
-        spec = _advanced_spec(slice_spec)
+        spec = None if getattr(_tf_slicing, "on", False) else _advanced_spec(slice_spec)
         if spec is None:
             return original(self, slice_spec)
         return _advanced_getitem(self, spec, original)
 
-    getitem.__name__ = "__getitem__"
+    original_variable = Variable.__getitem__
+
+    def variable_getitem(self, slice_spec):
+        """TF slices a variable as before (its NumPy slicing is for tensors only)."""
+        _tf_slicing.on = True
+        try:
+            return original_variable(self, slice_spec)
+        finally:
+            _tf_slicing.on = False
+
+    getitem.__name__ = variable_getitem.__name__ = "__getitem__"
     _set("__getitem__", getitem)
+    _set("__getitem__", variable_getitem, Variable)
 
 
 def _is_array_index(s):

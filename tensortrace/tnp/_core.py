@@ -35,8 +35,9 @@ def np_dtype(dtype):
     return np.dtype(dtype)
 
 
-def _maybe_get_dtype(x):
-    """What NumPy's result_type is told about ``x``: numbers by value, tensors by dtype."""
+def dtype_source(x):
+    """What NumPy's result_type is told about ``x`` (TF's ``_maybe_get_dtype``): numbers by
+    value, tensors and DTypes by NumPy type, anything else (a NumPy array) as it is."""
     if isinstance(x, numbers.Real):
         return x
     if isinstance(x, Tensor) or hasattr(x, "_as_graph_or_eager_tensor"):
@@ -66,7 +67,7 @@ def dtype_of(*values):
 
 def result_type(*arrays_and_dtypes):
     """``tnp.result_type``: the DType NumPy promotes the flattened arguments to."""
-    flat = [_maybe_get_dtype(x) for x in nest.flatten(list(arrays_and_dtypes))]
+    flat = [dtype_source(x) for x in nest.flatten(list(arrays_and_dtypes))]
     if not flat:
         flat = [np.asarray([])]
     return dtype_of(*flat)
@@ -74,7 +75,7 @@ def result_type(*arrays_and_dtypes):
 
 def result_type_binary(t1, t2):
     try:
-        return dtype_of(_maybe_get_dtype(t1), _maybe_get_dtype(t2))
+        return dtype_of(dtype_source(t1), dtype_source(t2))
     except ValueError:
         return result_type(t1, t2)
 
@@ -166,23 +167,8 @@ def is_inexact(dtype):
     return np.issubdtype(np_dtype(dtype), np.inexact)
 
 
-def is_integer_or_bool(dtype):
-    return dtype is D.bool or dtype.is_integer
-
-
-def static_shape(x):
-    """The static shape of ``x`` as a list (None for unknown dimensions)."""
-    return x.shape.as_list()
-
-
 def canonical_axis(axis, rank):
     return axis + rank if axis < 0 else axis
-
-
-def shape_of(x):
-    """``tnp.shape``: a tuple of ints (TF's TensorShape as_list for known shapes)."""
-    shape = asarray(x).shape
-    return tuple(shape.as_list()) if shape.is_fully_defined() else shape
 
 
 def isscalar(val):

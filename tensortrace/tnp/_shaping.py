@@ -5,7 +5,6 @@ repeat, pad and broadcasting."""
 import numpy as np
 
 from .. import dtypes as D
-from ..convert import convert_to_tensor
 from ..ops.array import joining as J
 from ..ops.array.broadcasting import broadcast_dynamic_shape, broadcast_to as _broadcast_to
 from ..ops.array.padding import pad as _pad, tile as _tile
@@ -16,6 +15,7 @@ from ..ops.array.shapes import shape as _shape
 from ..ops.indexing.slicing import roll as _roll
 from ..ops.utility.counting import repeat as _repeat
 from ._core import array, asarray, canonical_axis, result_type
+from ._creation import full
 
 
 def reshape(a, newshape, order="C"):
@@ -259,13 +259,6 @@ def pad(array, pad_width, mode, **kwargs):  # noqa: A002 - NumPy's argument name
 
 def broadcast_to(array, shape):  # noqa: A002
     return full(shape, array)
-
-
-def full(shape, fill_value):
-    shape = convert_to_tensor(shape, dtype_hint=D.int32)
-    if shape.shape.rank == 0:
-        shape = _reshape(shape, [1])
-    return _broadcast_to(asarray(fill_value), shape)
 
 
 def broadcast_arrays(*args, **kwargs):

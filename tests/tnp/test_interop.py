@@ -25,6 +25,15 @@ def test_module_names():
     assert "numpy" in dir(tf.experimental)
 
 
+def test_loaded_on_first_use():
+    code = ("import sys, tensortrace as tf; assert 'tensortrace.tnp' not in sys.modules; "
+            "tf.constant(1.0) + 1; assert 'tensortrace.tnp' not in sys.modules; "
+            "tf.experimental.numpy.ones(2); assert 'tensortrace.tnp' in sys.modules")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+
+
 def test_every_tf_name_is_there():
     """dir(tnp) is TF 2.21's tf.experimental.numpy (its names, from tf_api_names.txt)."""
     path = os.path.join(ROOT, "tensortrace", "tf_api_names.txt")
@@ -155,6 +164,9 @@ def test_behavior_switches_and_errors():
         np.testing.assert_array_equal(t.T, [[1, 3], [2, 4]])
         v = tf.Variable([1, 2])
         assert (v + 1.5).dtype == tf.float64  # variables' operators forward to the tensor's
+        # TF keeps its own slicing for variables: [1, 0] is the index (1, 0), TF gives 3
+        assert tf.Variable([[1, 2], [3, 4]])[[1, 0]].numpy() == 3
+        np.testing.assert_array_equal(t[[1, 0]], [[3, 4], [1, 2]])
     with pytest.raises(tf.errors.InvalidArgumentError):
         t + tf.constant(1.5)  # off again: TF's own rules
     with pytest.raises(AttributeError):
@@ -188,7 +200,8 @@ def test_numpy_indexing_gradient():
     with numpy_behavior("legacy-0"):
         x = tf.Variable([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
         with tf.GradientTape() as tape:
-            y = tf.reduce_sum(x[[1, 0, 1], [2, 0, 2]] * tf.constant([1.0, 2.0, 3.0]))
+            picked = tf.convert_to_tensor(x)[[1, 0, 1], [2, 0, 2]]  # a tensor: NumPy indexing
+            y = tf.reduce_sum(picked * tf.constant([1.0, 2.0, 3.0]))
         np.testing.assert_array_equal(tape.gradient(y, x), [[2, 0, 0], [0, 0, 4]])
 
 
