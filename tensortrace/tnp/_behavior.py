@@ -133,9 +133,26 @@ def _install_methods():
 
 
 # --- promotion ----------------------------------------------------------------------------------
-def _promote_operands(*values):
-    """TF's ``maybe_promote_tensors`` in legacy mode: every value as a tensor of the NumPy
-    result type (tensors cast, other values converted)."""
+_SCALAR_RESULTS = {}  # (tensor dtype, Python type, prefer_float32) -> the promoted DType
+
+
+def _promote_operands(a, b):
+    """TF's ``maybe_promote_tensors`` in legacy mode: both operands as tensors of the NumPy
+    result type (tensors cast, other values converted). A Python number that leaves the tensor's
+    dtype as it is stays a number (the operator converts it as TF's does)."""
+    if isinstance(a, Tensor):
+        kind = type(b)
+        if kind is int or kind is float or kind is bool:
+            key = (a.dtype, kind, _core.config.prefer_float32)
+            dtype = _SCALAR_RESULTS.get(key)
+            if dtype is None:  # NumPy 2 promotes by the number's type, not its value
+                dtype = _SCALAR_RESULTS[key] = _core.dtype_of(a.dtype.as_numpy_dtype, kind(0))
+            if dtype == a.dtype:
+                return a, b
+            return cast(a, dtype), convert_to_tensor(b, dtype)
+        if isinstance(b, Tensor) and b.dtype == a.dtype:
+            return a, b
+    values = (a, b)
     dtype = _core.dtype_of(*[_core.dtype_source(x) for x in nest.flatten(list(values))])
     out = []
     for x in values:
