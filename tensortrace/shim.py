@@ -28,7 +28,7 @@ NAMES_FILE = os.path.join(PACKAGE_DIR, "tf_api_names.txt")
 # compat.v2 (tf itself again), raw_ops (every kernel), and the large namespaces far from
 # tensortrace's scope. Anything under them is a lazy stand-in until it is used.
 OPAQUE = ("keras", "compat.v1", "compat.v2", "raw_ops", "initializers", "losses", "metrics",
-          "optimizers", "experimental.numpy", "experimental.dtensor", "dtensor", "security",
+          "optimizers", "experimental.dtensor", "dtensor", "security",
           "tools")
 # Classes whose methods are listed too (so ``tensor.foo`` can be reported as tf.Tensor.foo).
 MEMBERS_OF = ("", "data.")
@@ -267,6 +267,9 @@ class _Finder:
 
     @staticmethod
     def create_module(spec):
+        forwarded = _forwarded_module(spec.name)
+        if forwarded is not None:  # a namespace tensortrace loads on first use
+            return forwarded
         missing = Missing("tf." + spec.name[len("tensorflow."):], user_site())
         missing.__dict__["__path__"] = []
         return missing
@@ -274,6 +277,20 @@ class _Finder:
     @staticmethod
     def exec_module(module):
         pass
+
+
+def _forwarded_module(fullname):
+    """The shim of tensortrace's module for ``tensorflow.<ns>.<name>`` (``import
+    tensorflow.experimental.numpy``), or None when tensortrace has none."""
+    parent_name, _, name = fullname.rpartition(".")
+    parent = sys.modules.get(parent_name)
+    if not isinstance(parent, Namespace):
+        return None
+    value = getattr(parent.__dict__.get("_tt_target"), name, None)
+    if not isinstance(value, types.ModuleType):
+        return None
+    made = _forward(parent, name, value)
+    return None if made is _NOTHING else made
 
 
 def _private_module(fullname):

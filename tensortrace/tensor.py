@@ -24,6 +24,25 @@ def convert(value):
     raise NotImplementedError("tensortrace.convert is not imported")
 
 
+class _NumpyMethod:
+    """A NumPy method or property that ``tnp.experimental_enable_numpy_behavior()`` installs on
+    ``Tensor``; until then reading it raises TF's AttributeError naming that switch. (A class
+    attribute, not ``__getattr__``: that would slow every attribute read of every tensor.)"""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            raise AttributeError(f"type object {cls.__name__!r} has no attribute {self.name!r}",
+                                 name=self.name, obj=cls)
+        raise AttributeError(
+            f"{type(obj).__name__} object has no attribute '{self.name}'. " + """
+        If you are looking for numpy-related methods, please run the following:
+        tf.experimental.numpy.experimental_enable_numpy_behavior()
+      """, name=self.name, obj=obj)
+
+
 class Tensor:
     """Base of eager and symbolic tensors; ``isinstance(x, tf.Tensor)`` holds for both."""
 
@@ -48,6 +67,10 @@ class Tensor:
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
+    def __round__(self, ndigits=None):
+        """TF's ``round(tensor)`` is ``tnp.around``, which needs the NumPy methods."""
+        return self.astype  # TF's AttributeError until NumPy behavior is enabled
+
     def ref(self):
         """A hashable reference to this tensor (``deref()`` gives it back)."""
         return Reference(self)
@@ -67,6 +90,11 @@ class Tensor:
 
     def _rank(self):
         return self.shape.rank
+
+
+for _name in ("T", "astype", "ravel", "transpose", "reshape", "clip", "size", "tolist", "data"):
+    setattr(Tensor, _name, _NumpyMethod(_name))
+del _name
 
 
 class EagerTensor(Tensor):

@@ -29,7 +29,8 @@ LAYERS = {
     9: ("tracing",),
     10: ("autograph",),
     11: ("data", "saving", "initializers", "summary", "checkpoint"),
-    12: ("api", ""),  # "" is the package's own __init__: the public surface
+    # "" is the package's own __init__: the public surface; tnp is tf.experimental.numpy
+    12: ("api", "", "tnp"),
     13: ("shim", "__main__"),  # the command line: runs scripts on the package
 }
 

@@ -46,6 +46,10 @@ ATTRS = {
     "nest": ("nest", None),
 }
 
+#: Namespace attributes that are engine packages: ``tf.experimental.numpy`` is ``tnp``, also
+#: importable as ``tensortrace.experimental.numpy`` (its sub-modules too).
+SUBMODULES = {"experimental": {"numpy": "tnp"}}
+
 #: Modules a full load leaves out: the command line (not part of the library) and the table's
 #: generator.
 NOT_LOADED = ("shim", "__main__", "api.generate")
@@ -116,6 +120,7 @@ def _index(ns):
         index.update((name, ("copy", ns)) for name in _table.COPIES.get(ns, "").split())
         for module, names in _table.EXPORTS.get(ns, {}).items():
             index.update((name, ("export", module)) for name in names.split())
+        index.update((name, ("module", module)) for name, module in SUBMODULES.get(ns, {}).items())
         prefix = f"{ns}." if ns else ""
         for sub in NAMESPACES:
             if sub.startswith(prefix) and "." not in sub[len(prefix):]:
@@ -189,6 +194,8 @@ def _namespace(ns):
     module = types.ModuleType(name, f"tf.{ns} namespace")
     module.__getattr__ = lambda attr: _resolve(module, ns, attr)
     module.__dir__ = lambda: _names(module, ns)
+    if ns in SUBMODULES:  # ``import tensortrace.experimental.numpy`` needs a package
+        module.__path__ = []
     sys.modules[name] = module
     return module
 
@@ -210,6 +217,8 @@ def install(package):
     """Make ``package`` (tensortrace) the public surface; returns its ``__getattr__`` and
     ``__dir__``."""
     _AFTER_IMPORT.install()
+    if _ALIASES not in sys.meta_path:
+        sys.meta_path.insert(0, _ALIASES)
     module = sys.modules[package]
     for ns in NAMESPACES:
         if ns not in _table.COPIES:
@@ -321,6 +330,38 @@ class _AfterImport:
 
             spec.loader.exec_module = exec_module
         return spec
+
+
+class _Aliases:
+    """A meta-path finder importing ``tensortrace.<ns>.<name>`` (and what lies below it) as the
+    engine module SUBMODULES names, so both names give one module object."""
+
+    def __init__(self):
+        self.targets = {f"{PACKAGE}.{ns}.{name}": f"{PACKAGE}.{module}"
+                        for ns, names in SUBMODULES.items() for name, module in names.items()}
+
+    def _target(self, fullname):
+        for alias, target in self.targets.items():
+            if fullname == alias or fullname.startswith(alias + "."):
+                return target + fullname[len(alias):]
+        return None
+
+    def find_spec(self, fullname, path=None, target=None):
+        real = self._target(fullname)
+        if real is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        real = self._target(spec.name)
+        with _LOCK:
+            return importlib.import_module(real)
+
+    def exec_module(self, module):
+        pass  # the engine module ran when create_module imported it
+
+
+_ALIASES = _Aliases()
 
 
 #: What registers into a lower layer, run when that layer is first imported (so importing the

@@ -262,8 +262,8 @@ COPIES = {
 
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api autodiff checkpoint context convert errors executor graph initializers messages '
-          'module nest numerics ops passes random_generator registry saving shapes tensor tracing '
-          'variables xla')
+          'module nest numerics ops passes random_generator registry saving shapes tensor tnp '
+          'tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {

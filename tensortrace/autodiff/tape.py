@@ -17,7 +17,7 @@ from ..context import state
 from ..convert import convert_to_tensor
 from ..ops.array.creation import ones, zeros
 from ..ops.array.shapes import shape as tf_shape
-from ..tensor import Tensor
+from ..tensor import EagerTensor, Tensor
 from ..variables import Variable
 from .backprop import backward, batch_jacobian, jacobian
 
@@ -109,6 +109,7 @@ class GradientTape:
             elif isinstance(t, Tensor):
                 if t.dtype.is_floating or t.dtype.is_complex or \
                         t.dtype.name in ("resource", "variant"):
+                    t = _traced(t)
                     self._watched[id(t)] = t
                 else:
                     logger.warning("The dtype of the watched tensor must be floating (e.g. "
@@ -263,10 +264,17 @@ def _source_key(source):
     if isinstance(source, Variable):
         return _graph_handle(source)
     if isinstance(source, Tensor):
-        return source
+        return _traced(source)
     if source is None:  # TF fails converting the missing source's dtype
         raise TypeError(_NONE_DTYPE)
     raise AttributeError(f"{type(source).__name__!r} object has no attribute 'dtype'")
+
+
+def _traced(t):
+    """While a function is traced, an eager tensor it uses stands for its capture placeholder
+    (watching or differentiating the eager tensor means that placeholder)."""
+    graph = state.graph
+    return graph.capture(t) if graph is not None and isinstance(t, EagerTensor) else t
 
 
 _NONE_DTYPE = "Cannot convert the argument `type_value`: None to a TensorFlow DType."
