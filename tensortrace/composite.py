@@ -10,6 +10,7 @@ itself here.
 import numpy as np
 
 from . import dtypes as _dtypes
+from . import tensor as _tensor
 from ._export import tf_export
 from .shapes import TensorShape
 from .tensor import EagerTensor, Tensor, TensorSpec
@@ -251,7 +252,6 @@ def is_composite(value):
     return isinstance(value, CompositeTensor)
 
 
-@tf_export("type_spec_from_value")
 def type_spec_from_value(value):
     """The spec of ``value``: a composite's ``_type_spec``, a TensorSpec for tensors and NumPy
     values.
@@ -267,7 +267,17 @@ def type_spec_from_value(value):
         return TensorSpec(value.shape, _dtypes.from_numpy(value.dtype))
     if isinstance(value, TypeSpec):
         return value
-    raise TypeError(f"Could not build a TypeSpec for {value!r} of unsupported type "
+    try:  # what TF converts to a tensor (Python lists and numbers)
+        converted = _tensor.convert(value)
+    except (TypeError, ValueError, RecursionError, NotImplementedError):
+        converted = None  # NotImplementedError: nothing converts before convert is loaded
+    if isinstance(converted, Tensor):
+        return TensorSpec(converted.shape, converted.dtype)
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = object.__repr__(value)
+    raise TypeError(f"Could not build a TypeSpec for {text} of unsupported type "
                     f"{type(value)}.")
 
 

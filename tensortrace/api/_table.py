@@ -10,7 +10,7 @@ EXPORTS = {
         'autodiff.custom_gradient': 'custom_gradient',
         'autodiff.gradients': 'gradients hessians recompute_grad',
         'autodiff.tape': 'GradientTape UnconnectedGradients',
-        'composite': 'TypeSpec type_spec_from_value',
+        'composite': 'TypeSpec',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),
         'module': 'Module name_scope',
@@ -61,7 +61,7 @@ EXPORTS = {
         'ops.utility.clipping': 'clip_by_global_norm clip_by_norm',
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
-        'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec',
+        'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec type_spec_from_value',
         'variables': 'VariableAggregation VariableSynchronization',
     },
     'autograph': {
@@ -178,6 +178,10 @@ EXPORTS = {
         'ops.utility.composites': ('compute_average_loss crelu depth_to_space in_top_k '
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
+    },
+    'ragged': {
+        'ragged.ragged_ops': ('boolean_mask constant map_flat_values range '
+                              'row_splits_to_segment_ids segment_ids_to_row_splits stack'),
     },
     'random': {
         'ops.random.seeds': 'set_seed',

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .._export import tf_export
-from ..composite import CompositeTensor, TypeSpec
+from ..composite import CompositeTensor, TypeSpec, type_spec_from_value
 from ..convert import convert_to_tensor
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -257,8 +257,8 @@ class RaggedTensor(CompositeTensor):
     def ragged_rank(self):
         return len(self.nested_row_splits)
 
-    def uniform_row_length(self):
-        return self._uniform_row_length
+    uniform_row_length = property(lambda self: self._uniform_row_length,
+                                  doc="The length of every row, when they are uniform; else None.")
 
     @property
     def shape(self):
@@ -366,16 +366,28 @@ class RaggedTensor(CompositeTensor):
                              f"inner_axis ({inner_axis})")
         if outer == inner:
             return self
-        if outer == 0:
-            if inner <= self.ragged_rank:  # drop `inner` ragged partitions
-                values = self
-                for _ in range(inner):
-                    values = values._values
-                return values
-            flat = self.flat_values
-            merged = _merge_dense(flat, 0, inner - self.ragged_rank)
-            return merged
-        return self.with_values(_merge(self._values, outer - 1, inner - 1))
+        if outer == 0:  # the rows dissolve: what remains is the values, merged further
+            values = self
+            for _ in range(min(inner, self.ragged_rank)):
+                values = values._values
+            if inner > self.ragged_rank:
+                values = _merge_dense(values, 0, inner - self.ragged_rank)
+            return values
+        if outer > 1:
+            return self.with_values(self._values.merge_dims(outer - 1, inner - 1)
+                                    if isinstance(self._values, RaggedTensor)
+                                    else _merge_dense(self._values, outer - 1, inner - 1))
+        # dims 1..inner merge into the rows' one: the row splits compose through each level
+        splits, values = self._row_splits, self._values
+        for level in range(inner - outer):
+            if isinstance(values, RaggedTensor):
+                splits, values = gather(values.row_splits, splits), values.values
+            else:
+                rest = inner - outer - level
+                width = reduce_prod(tf_shape(values, out_type=splits.dtype)[1:rest + 1])
+                splits, values = splits * width, _merge_dense(values, 0, rest)
+                break
+        return RaggedTensor.from_row_splits(values, splits, validate=False)
 
     def bounding_shape(self, axis=None, name=None, out_type=None):
         """The smallest dense shape holding this ragged tensor."""
@@ -517,12 +529,6 @@ def _merge_dense(t, outer, inner):
     return reshape(t, concat([shape[:outer], reshape(merged, [1]), shape[inner + 1:]], 0))
 
 
-def _merge(values, outer, inner):
-    if isinstance(values, RaggedTensor):
-        return values.merge_dims(outer, inner)
-    return _merge_dense(values, outer, inner)
-
-
 class RaggedTensorSpec(TypeSpec):
     """The spec of a RaggedTensor: shape, dtype, ragged rank, row-splits dtype."""
 
@@ -611,3 +617,5 @@ class RaggedTensorSpec(TypeSpec):
 
 
 tf_export("RaggedTensorSpec")(RaggedTensorSpec)
+# exported here, where TF's conversion (for Python values) is loaded with it
+tf_export("type_spec_from_value")(type_spec_from_value)
