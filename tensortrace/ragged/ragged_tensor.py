@@ -468,9 +468,6 @@ class RaggedTensor(CompositeTensor):
     def __bool__(self):
         raise TypeError("RaggedTensor may not be used as a boolean.")
 
-    def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.numpy(), dtype=dtype)
-
     # --- the composite protocol ---------------------------------------------------------------
     @property
     def _type_spec(self):
@@ -527,6 +524,10 @@ def _merge_dense(t, outer, inner):
     shape = tf_shape(t)
     merged = reduce_prod(shape[outer:inner + 1])
     return reshape(t, concat([shape[:outer], reshape(merged, [1]), shape[inner + 1:]], 0))
+
+
+#: stacks values as the rows of a RaggedTensor (set by ragged_ops, which holds the stacking)
+batch_values = None
 
 
 class RaggedTensorSpec(TypeSpec):
@@ -603,6 +604,26 @@ class RaggedTensorSpec(TypeSpec):
         if self._shape.rank is not None and self._shape[0] is not None:
             result._nrows_hint = self._shape[0]
         return result
+
+    # --- batching (tf.data): a batch of values is one more ragged dimension -------------------
+    def _batch(self, batch_size):
+        return RaggedTensorSpec(TensorShape([batch_size]).concatenate(self._shape), self._dtype,
+                                self._ragged_rank + 1, self._row_splits_dtype)
+
+    def _unbatch(self):
+        if self._shape.rank == 0:
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        return RaggedTensorSpec(self._shape[1:], self._dtype, max(self._ragged_rank - 1, 0),
+                                self._row_splits_dtype)
+
+    def _batch_values(self, values):
+        """Eager values of this spec stacked as the rows of one RaggedTensor."""
+        return batch_values(values, self._row_splits_dtype)
+
+    def _unbatch_values(self, value):
+        """The rows of an eager value of this spec (of the unbatched spec's type)."""
+        n = int(U.static(value.nrows()) if isinstance(value, RaggedTensor) else len(value._value))
+        return [value[i] for i in range(n)]
 
     # the gradient flows through the flat values only (splits are integers)
     def _grad_components(self, value):
