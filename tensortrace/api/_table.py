@@ -10,6 +10,7 @@ EXPORTS = {
         'autodiff.custom_gradient': 'custom_gradient',
         'autodiff.gradients': 'gradients hessians recompute_grad',
         'autodiff.tape': 'GradientTape UnconnectedGradients',
+        'composite': 'TypeSpec',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),
         'module': 'Module name_scope',
@@ -60,6 +61,7 @@ EXPORTS = {
         'ops.utility.clipping': 'clip_by_global_norm clip_by_norm',
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
+        'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec type_spec_from_value',
         'sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
         'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
@@ -179,6 +181,10 @@ EXPORTS = {
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
     },
+    'ragged': {
+        'ragged.ragged_ops': ('boolean_mask constant map_flat_values range '
+                              'row_splits_to_segment_ids segment_ids_to_row_splits stack'),
+    },
     'random': {
         'ops.random.seeds': 'set_seed',
         'ops.random.stateful': ('categorical gamma normal poisson shuffle truncated_normal '
@@ -227,15 +233,16 @@ COPIES = {
     'autograph': 'convert',
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
              'TextLineDataset UNKNOWN_CARDINALITY'),
+    'ragged': '',
     'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
                'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
                'retain slice softmax sparse_dense_matmul split to_dense to_indicator transpose'),
 }
 
 # The package's modules that are its attributes (tf.ops ...).
-ENGINE = ('api autodiff context convert errors executor graph initializers messages module nest '
-          'numerics ops passes random_generator registry saving shapes tensor tracing variables '
-          'xla')
+ENGINE = ('api autodiff composite context convert errors executor graph initializers messages '
+          'module nest numerics ops passes random_generator registry saving shapes tensor tracing '
+          'variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
