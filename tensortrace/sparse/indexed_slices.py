@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .._export import export_value
+from ..composite import CompositeTensor, TypeSpec
 from ..context import state
 from ..ops.indexing.segment import unsorted_segment_sum
 from ..shapes import TensorShape
@@ -16,7 +17,7 @@ from ..tensor import Tensor, TensorSpec, static_value
 _LARGE_SPARSE_NUM_ELEMENTS = 100000000
 
 
-class IndexedSlices:
+class IndexedSlices(CompositeTensor):
     """A sparse representation of a set of tensor slices at given indices.
 
     ``dense[indices[i], ...] = values[i, ...]`` (repeated indices add up when densified).
@@ -111,8 +112,11 @@ class IndexedSlices:
         return unsorted_segment_sum(self._values, self._indices, self._dense_shape[0])
 
 
-class IndexedSlicesSpec:
+class IndexedSlicesSpec(TypeSpec):
     """The type of an IndexedSlices: dense shape, dtype, index dtypes, indices' shape."""
+
+    __slots__ = ("_shape", "_values_dtype", "_indices_dtype", "_dense_shape_dtype",
+                 "_indices_shape")
 
     def __init__(self, shape=None, dtype=D.float32, indices_dtype=D.int64,
                  dense_shape_dtype=None, indices_shape=None):
@@ -139,6 +143,7 @@ class IndexedSlicesSpec:
         return (self._shape, self._values_dtype, self._indices_dtype, self._dense_shape_dtype,
                 self._indices_shape)
 
+    @property
     def _component_specs(self):
         values = TensorSpec(self._indices_shape[:1].concatenate(self._shape[1:]),
                             self._values_dtype)
@@ -149,20 +154,18 @@ class IndexedSlicesSpec:
 
     def _to_components(self, value):
         if value.dense_shape is None:
-            return (value.values, value.indices)
-        return (value.values, value.indices, value.dense_shape)
+            return [value.values, value.indices]
+        return [value.values, value.indices, value.dense_shape]
 
     def _from_components(self, components):
         return IndexedSlices(*components)
 
-    def __eq__(self, other):
-        return type(other) is type(self) and self._serialize() == other._serialize()
+    def _grad_components(self, value):
+        return [value.values]
 
-    def __hash__(self):
-        return hash((type(self), repr(self._serialize())))
-
-    def __repr__(self):
-        return f"IndexedSlicesSpec({', '.join(map(repr, self._serialize()))})"
+    def _from_grad_components(self, value, grads):
+        return None if grads[0] is None else \
+            IndexedSlices(grads[0], value.indices, value.dense_shape)
 
 
 def is_indexed_slices(x):

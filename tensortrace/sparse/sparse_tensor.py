@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .._export import export_value
+from ..composite import CompositeTensor, TypeSpec
 from ..context import bind
 from ..convert import convert_to_tensor
 from ..ops._args import shape_values
@@ -23,7 +24,7 @@ def _int64(value, what):
     return convert_to_tensor(value, D.int64)
 
 
-class SparseTensor:
+class SparseTensor(CompositeTensor):
     """A sparse tensor: ``values[i]`` at ``indices[i]`` of a dense tensor of shape
     ``dense_shape``, zero elsewhere.
 
@@ -140,8 +141,11 @@ def _compatible(a, b):
         raise ValueError(f"Dimensions {a} and {b} are not compatible")
 
 
-class SparseTensorSpec:
-    """The type of a SparseTensor: its dense shape (possibly partial) and dtype."""
+class SparseTensorSpec(TypeSpec):
+    """The type of a SparseTensor: its dense shape (possibly partial) and dtype; its components
+    are the indices, values and dense shape."""
+
+    __slots__ = ("_shape", "_dtype")
 
     def __init__(self, shape=None, dtype=D.float32):
         self._shape = as_shape(shape)
@@ -176,7 +180,7 @@ class SparseTensorSpec:
                 TensorSpec([rank], D.int64))
 
     def _to_components(self, value):
-        return (value.indices, value.values, value.dense_shape)
+        return [value.indices, value.values, value.dense_shape]
 
     def _from_components(self, components):
         indices, values, dense_shape = components
@@ -185,23 +189,47 @@ class SparseTensorSpec:
             out._dense_shape_default = out._dense_shape_default.merge_with(self._shape)
         return out
 
-    def is_compatible_with(self, other):
-        if isinstance(other, SparseTensor):
-            other = other._type_spec
-        return (type(other) is type(self) and self._dtype == other._dtype
-                and self._shape.is_compatible_with(other._shape))
+    def _grad_components(self, value):
+        return [value.values]  # indices and shape are integers: no gradient
 
-    def __eq__(self, other):
-        return type(other) is type(self) and self._serialize() == other._serialize()
+    # --- tf.data: batching (TF's: entries stacked under a new first index, the dense shape
+    # the largest of the elements') -------------------------------------------------------
+    def _batch(self, batch_size):
+        return SparseTensorSpec(TensorShape([batch_size]).concatenate(self._shape), self._dtype)
 
-    def __ne__(self, other):
-        return not self == other
+    def _unbatch(self):
+        if self._shape.rank == 0:
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        return SparseTensorSpec(self._shape[1:] if self._shape.rank is not None else None,
+                                self._dtype)
 
-    def __hash__(self):
-        return hash((SparseTensorSpec, repr(self._shape), self._dtype))
+    def _batch_values(self, values):
+        """Eager SparseTensors of one rank as one SparseTensor with a new first dimension."""
+        parts = [[np.asarray(v.indices), np.asarray(v.values), np.asarray(v.dense_shape)]
+                 for v in values]
+        rank = parts[0][2].size
+        indices = [np.concatenate([np.full((len(i), 1), k, np.int64), i], 1)
+                   for k, (i, _, _) in enumerate(parts)]
+        shape = np.max([p[2] for p in parts], axis=0) if parts else np.zeros(rank, np.int64)
+        return SparseTensor(np.concatenate(indices).reshape(-1, rank + 1),
+                            np.concatenate([p[1] for p in parts]).astype(self._dtype._np),
+                            np.concatenate([[len(parts)], shape]).astype(np.int64))
 
-    def __repr__(self):
-        return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
+    def _unbatch_values(self, value):
+        """The rows of an eager SparseTensor along its first dimension."""
+        indices, values = np.asarray(value.indices), np.asarray(value.values)
+        shape = np.asarray(value.dense_shape)
+        if shape.size == 0:
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        rows = []
+        for i in range(int(shape[0])):
+            keep = indices[:, 0] == i
+            rows.append(SparseTensor(indices[keep][:, 1:], values[keep], shape[1:]))
+        return rows
+
+    def _from_grad_components(self, value, grads):
+        return None if grads[0] is None else \
+            SparseTensor(value.indices, grads[0], value.dense_shape)
 
 
 export_value(SparseTensor, "SparseTensor", "sparse.SparseTensor")
