@@ -62,6 +62,8 @@ EXPORTS = {
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
         'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec type_spec_from_value',
+        'sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
+        'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
     },
     'autograph': {
@@ -201,6 +203,13 @@ EXPORTS = {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
                    'contains_saved_model load save'),
     },
+    'sparse': {
+        'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
+                             'map_values mask maximum minimum reduce_max reduce_sum reorder '
+                             'reset_shape reshape retain slice softmax sparse_dense_matmul split '
+                             'to_dense to_indicator transpose'),
+        'sparse.sparse_tensor': 'SparseTensor',
+    },
     'strings': {
         'ops.io': 'format',
         'ops.strings.elementwise': 'length lower strip substr upper',
@@ -226,6 +235,9 @@ COPIES = {
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
              'TextLineDataset UNKNOWN_CARDINALITY'),
     'ragged': '',
+    'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
+               'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
+               'retain slice softmax sparse_dense_matmul split to_dense to_indicator transpose'),
 }
 
 # The package's modules that are its attributes (tf.ops ...).
@@ -294,6 +306,14 @@ OPS = {
                              'StatelessRandomUniformInt StatelessTruncatedNormal'),
     'ops.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp EuclideanNorm Max '
                    'Mean Min Prod Sum'),
+    'ops.sparse.arithmetic': ('DenseCountSparseOutput SparseAdd SparseAddGrad '
+                              'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
+                              'SparseDenseCwiseMul SparseReduceMax SparseReduceMaxSparse '
+                              'SparseReduceSum SparseReduceSumSparse SparseSoftmax '
+                              'SparseSparseMaximum SparseSparseMinimum SparseTensorDenseAdd '
+                              'SparseTensorDenseMatMul'),
+    'ops.sparse.reorganize': ('SparseConcat SparseFillEmptyRows SparseReorder SparseReshape '
+                              'SparseSlice SparseSliceGrad SparseSplit SparseToDense'),
     'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
                   'InitializeVariableOnce ReadVariableOp ResourceScatterNdAdd '
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
@@ -345,6 +365,12 @@ GRADS = {
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),
+    'autodiff.rules.sparse': ('DenseCountSparseOutput SparseAdd SparseAddGrad SparseConcat '
+                              'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
+                              'SparseDenseCwiseMul SparseFillEmptyRows SparseReduceSum '
+                              'SparseReorder SparseSlice SparseSliceGrad SparseSoftmax '
+                              'SparseSparseMaximum SparseSparseMinimum SparseTensorDenseAdd '
+                              'SparseTensorDenseMatMul SparseToDense'),
     'autodiff.rules.tensor_array': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
                                     'TensorListGetItem TensorListLength TensorListReserve '
                                     'TensorListScatterIntoExistingList TensorListSetItem '
