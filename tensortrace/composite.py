@@ -107,6 +107,11 @@ class TypeSpec(metaclass=_TypeSpecMeta):
 
     __slots__ = ("__weakref__",)
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        package = cls.__module__.split(".")[1] if cls.__module__.count(".") >= 1 else ""
+        SPEC_CLASSES[(package, cls.__name__)] = cls
+
     # --- what a subclass defines ------------------------------------------------------------
     @property
     def value_type(self):
@@ -344,3 +349,27 @@ def map_values(fn, value, **kwargs):
         if out is not NotImplemented:
             return out
     raise TypeError(f"{getattr(fn, '__name__', fn)} does not support {type(value).__name__}")
+
+
+
+#: (package, class name) -> TypeSpec subclass, for formats that save specs by name
+SPEC_CLASSES = {}
+#: the packages that define composite types (the only ones a saved name may load)
+PACKAGES = ("ragged", "sparse")
+
+
+def spec_class(package, name):
+    """The TypeSpec subclass saved as ``(package, name)``, loading its package on first use;
+    None for an unknown one."""
+    cls = SPEC_CLASSES.get((package, name))
+    if cls is None and package in PACKAGES and _registry._loader is not None:
+        _registry._loader("composite", package)
+        cls = SPEC_CLASSES.get((package, name))
+    return cls
+
+
+def spec_key(spec):
+    """``(package, class name)`` of a TypeSpec, as ``spec_class`` finds it again."""
+    cls = type(spec)
+    return (cls.__module__.split(".")[1] if cls.__module__.count(".") >= 1 else "",
+            cls.__name__)

@@ -170,3 +170,21 @@ def test_ragged_namespace_functions():
     assert tf.ragged.map_flat_values(tf.ones_like, rt).to_list() == [[1, 1, 1], [1], [1, 1]]
     assert tf.ragged.row_splits_to_segment_ids([0, 2, 2, 3]).numpy().tolist() == [0, 0, 2]
     assert tf.ragged.segment_ids_to_row_splits([0, 0, 2]).numpy().tolist() == [0, 2, 2, 3]
+
+
+def test_sparse_conversions():  # TF 2.21's values and errors
+    st = tf.ragged.constant([[[1, 2], [3]], [[4]]]).to_sparse()
+    assert st.indices.numpy().tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0]]
+    assert st.values.numpy().tolist() == [1, 2, 3, 4] and st.dense_shape.numpy().tolist() == [
+        2, 2, 2]
+    inner = R.from_row_splits([[1, 2], [3, 4], [5, 6]], [0, 2, 3]).to_sparse()
+    assert inner.indices.numpy().tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1],
+                                              [1, 0, 0], [1, 0, 1]]
+    sparse = tf.sparse.SparseTensor([[0, 0], [0, 1], [2, 0]], [1, 2, 3], [4, 3])
+    assert repr(R.from_sparse(sparse)) == "<tf.RaggedTensor [[1, 2], [], [3], []]>"
+    with pytest.raises(E, match=re.escape(
+            "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: "
+            "b'SparseTensor is not right-ragged'\nb'SparseTensor.indices ='\n0, 1")):
+        R.from_sparse(tf.sparse.SparseTensor([[0, 1]], [1], [2, 3]))
+    with pytest.raises(ValueError, match=r"^rank\(st_input\) must be 2.$"):
+        R.from_sparse(tf.sparse.SparseTensor([[0, 1, 1]], [1], [2, 3, 3]))
