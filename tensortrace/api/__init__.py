@@ -245,6 +245,8 @@ def _load_for_registry(kind, name):
         if _grad_modules is None:
             _grad_modules = _inverted(_table.GRADS)
         module = _grad_modules.get(name)
+    elif kind == "composite":  # a composite type's package ("ragged"), asked for by an op
+        module = name
     else:
         module = None
     if module is not None:

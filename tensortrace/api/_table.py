@@ -119,6 +119,7 @@ EXPORTS = {
     },
     'experimental': {
         'data.iterator': 'Optional',
+        'ragged.shape': 'DynamicRaggedShape',
     },
     'linalg': {
         'ops.array.creation': 'eye',

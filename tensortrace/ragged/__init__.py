@@ -2,4 +2,4 @@
 package is the ``tf.ragged`` namespace). Loading any of its modules loads them all, so a ragged
 tensor always has its indexing and the op overrides registered."""
 
-from . import ragged_tensor, ragged_ops, indexing  # noqa: F401
+from . import ragged_tensor, ragged_ops, indexing, shape, dispatch  # noqa: F401

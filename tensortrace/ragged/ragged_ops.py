@@ -17,6 +17,7 @@ from ..ops.math.select import where
 from ..tensor import Tensor
 from . import _util as U
 from ._util import concat, gather, reshape, stack, subtract, tensor, tf_range, tf_shape
+from . import ragged_tensor as ragged_tensor_module
 from .ragged_tensor import RaggedTensor
 
 
@@ -376,3 +377,11 @@ def map_flat_values(op, *args, **kwargs):
     if not isinstance(result, Tensor):
         result = convert_to_tensor(result)
     return first.with_flat_values(result)
+
+
+def _batch_values(values, splits_dtype):
+    """tf.data's batch of ragged (or ragged-rank-0) elements: each value one row."""
+    return _stack_rows(list(values), splits_dtype)
+
+
+ragged_tensor_module.batch_values = _batch_values

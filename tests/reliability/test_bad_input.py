@@ -443,7 +443,6 @@ NO_MUST = {
 # Inputs TF accepts that tensortrace does not support: a deliberate NotImplementedError naming
 # the missing feature is the answer there (these are gaps, not bad input).
 UNSUPPORTED = {
-    ("tf.strings.split", "input"): "rank >= 1 gives a RaggedTensor",
     ("tf.strings.bytes_split", "input"): "rank >= 1 gives a RaggedTensor",
     ("tf.linalg.matrix_set_diag", "k"): "k != 0",
     ("tf.nn.pool", "dilations"): "dilations > 1",

@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind, executing_eagerly
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -82,7 +83,10 @@ class ZerosLike:
 @tf_export("zeros_like")
 def zeros_like(input, dtype=None, name=None, layout=None):
     """Zeros with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
-    return _like(ZerosLike, zeros, input, dtype)
+    try:
+        return _like(ZerosLike, zeros, input, dtype)
+    except (TypeError, ValueError):  # a composite (ragged) keeps its row partition
+        return fallback(zeros_like, (input,), {"dtype": dtype})
 
 
 ONES_LIKE = unary("OnesLike", np.ones_like, dtypes_named(  # ones (True) like x
@@ -93,7 +97,10 @@ ONES_LIKE = unary("OnesLike", np.ones_like, dtypes_named(  # ones (True) like x
 @tf_export("ones_like")
 def ones_like(input, dtype=None, name=None, layout=None):
     """Ones with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
-    return _like(ONES_LIKE, ones, input, dtype)
+    try:
+        return _like(ONES_LIKE, ones, input, dtype)
+    except (TypeError, ValueError):  # a composite (ragged) keeps its row partition
+        return fallback(ones_like, (input,), {"dtype": dtype})
 
 
 def _filled(shape, dtype, value):
