@@ -34,7 +34,7 @@ from .ops.math.operands import operand
 from .ops.reduce import cumprod
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
-from .sparse.indexed_slices import IndexedSlices
+from .ops.sparse.indexed_slices import IndexedSlices
 from .tensor import EagerTensor, Reference, Tensor, TensorSpec
 
 _READ = get_op("ReadVariableOp")

@@ -54,6 +54,7 @@ EXPORTS = {
                                     'sin sinh sqrt tan tanh'),
         'ops.reduce': ('argmax argmin cumsum reduce_all reduce_any reduce_logsumexp reduce_max '
                        'reduce_mean reduce_min reduce_prod reduce_sum'),
+        'ops.sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
         'ops.strings.numbers': 'as_string',
         'ops.tensor_array.tensor_arrays': 'TensorArray',
         'ops.utility.basic': ('bitcast device ensure_shape get_logger get_static_value is_tensor '
@@ -62,7 +63,6 @@ EXPORTS = {
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
         'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec type_spec_from_value',
-        'sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
         'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
     },
@@ -206,8 +206,9 @@ EXPORTS = {
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
                              'map_values mask maximum minimum reduce_max reduce_sum reorder '
-                             'reset_shape reshape retain slice softmax sparse_dense_matmul split '
-                             'to_dense to_indicator transpose'),
+                             'reset_shape reshape retain segment_mean segment_sqrt_n segment_sum '
+                             'slice softmax sparse_dense_matmul split to_dense to_indicator '
+                             'transpose'),
         'sparse.sparse_tensor': 'SparseTensor',
     },
     'strings': {
@@ -237,7 +238,8 @@ COPIES = {
     'ragged': '',
     'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
                'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
-               'retain slice softmax sparse_dense_matmul split to_dense to_indicator transpose'),
+               'retain segment_mean segment_sqrt_n segment_sum slice softmax sparse_dense_matmul '
+               'split to_dense to_indicator transpose'),
 }
 
 # The package's modules that are its attributes (tf.ops ...).
@@ -314,6 +316,9 @@ OPS = {
                               'SparseTensorDenseMatMul'),
     'ops.sparse.reorganize': ('SparseConcat SparseFillEmptyRows SparseReorder SparseReshape '
                               'SparseSlice SparseSliceGrad SparseSplit SparseToDense'),
+    'ops.sparse.segments': ('SparseSegmentMean SparseSegmentMeanWithNumSegments '
+                            'SparseSegmentSqrtN SparseSegmentSqrtNWithNumSegments '
+                            'SparseSegmentSum SparseSegmentSumWithNumSegments'),
     'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
                   'InitializeVariableOnce ReadVariableOp ResourceScatterNdAdd '
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
@@ -367,10 +372,14 @@ GRADS = {
                               'EuclideanNorm Max Mean Min Prod Sum'),
     'autodiff.rules.sparse': ('DenseCountSparseOutput SparseAdd SparseAddGrad SparseConcat '
                               'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
-                              'SparseDenseCwiseMul SparseFillEmptyRows SparseReduceSum '
-                              'SparseReorder SparseSlice SparseSliceGrad SparseSoftmax '
-                              'SparseSparseMaximum SparseSparseMinimum SparseTensorDenseAdd '
-                              'SparseTensorDenseMatMul SparseToDense'),
+                              'SparseDenseCwiseMul SparseFillEmptyRows SparseReduceMax '
+                              'SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse '
+                              'SparseReorder SparseReshape SparseSegmentMean '
+                              'SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
+                              'SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
+                              'SparseSegmentSumWithNumSegments SparseSlice SparseSliceGrad '
+                              'SparseSoftmax SparseSparseMaximum SparseSparseMinimum SparseSplit '
+                              'SparseTensorDenseAdd SparseTensorDenseMatMul SparseToDense'),
     'autodiff.rules.tensor_array': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
                                     'TensorListGetItem TensorListLength TensorListReserve '
                                     'TensorListScatterIntoExistingList TensorListSetItem '

@@ -20,7 +20,7 @@ from ..ops.math.clip import add_n
 from ..ops.tensor_array.list_math import add_lists
 from ..ops.tensor_array.tensor_arrays import TensorArray
 from ..registry import NON_DIFFERENTIABLE
-from ..sparse.indexed_slices import IndexedSlices
+from ..ops.sparse.indexed_slices import IndexedSlices
 
 
 def differentiable(t):

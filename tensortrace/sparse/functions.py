@@ -23,8 +23,9 @@ from ..ops.math.select import where
 from ..ops.reduce import reduce_any, reduce_max as dense_reduce_max
 from ..ops.sparse import arithmetic as A
 from ..ops.sparse import reorganize as R
+from ..ops.sparse import segments as G
 from ..tensor import Tensor, static_value
-from .indexed_slices import IndexedSlices
+from ..ops.sparse.indexed_slices import IndexedSlices
 from .sparse_tensor import SparseTensor
 
 
@@ -62,7 +63,8 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     sp_input = _sparse(sp_input)
     if default_value is None:
         default_value = zeros([], sp_input.dtype)
-    default_value = convert_to_tensor(default_value, sp_input.dtype)
+    if not isinstance(default_value, Tensor):
+        default_value = convert_to_tensor(default_value, sp_input.dtype)
     return bind(R.SparseToDense, sp_input.indices, sp_input.dense_shape, sp_input.values,
                 default_value, validate_indices=bool(validate_indices))
 
@@ -436,3 +438,35 @@ def _sparse_weights(values, weights):
                          f"SparseTensor. Received weights={weights} of type: "
                          f"{type(weights).__name__}")
     return weights.values
+
+
+def _segment(kind, data, indices, segment_ids, num_segments):
+    data = convert_to_tensor(data)
+    indices, segment_ids = convert_to_tensor(indices), convert_to_tensor(segment_ids)
+    if num_segments is None:
+        return bind(getattr(G, f"SparseSegment{kind}"), data, indices, segment_ids,
+                    sparse_gradient=False)
+    return bind(getattr(G, f"SparseSegment{kind}WithNumSegments"), data, indices, segment_ids,
+                convert_to_tensor(num_segments, dtype_hint=segment_ids.dtype),
+                sparse_gradient=False)
+
+
+@tf_export("sparse.segment_sum")
+def segment_sum(data, indices, segment_ids, num_segments=None, name=None,
+                sparse_gradient=False):
+    """Sums of ``data[indices]`` rows per (sorted) segment id."""
+    return _segment("Sum", data, indices, segment_ids, num_segments)
+
+
+@tf_export("sparse.segment_mean")
+def segment_mean(data, indices, segment_ids, num_segments=None, name=None,
+                 sparse_gradient=False):
+    """Means of ``data[indices]`` rows per (sorted) segment id (0 for an empty segment)."""
+    return _segment("Mean", data, indices, segment_ids, num_segments)
+
+
+@tf_export("sparse.segment_sqrt_n")
+def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None,
+                   sparse_gradient=False):
+    """Sums of ``data[indices]`` rows per segment divided by the sqrt of the segment's size."""
+    return _segment("SqrtN", data, indices, segment_ids, num_segments)

@@ -12,7 +12,7 @@ from ..ops._args import shape_values
 from ..ops.math.casting import cast
 from ..ops.sparse import arithmetic
 from ..shapes import TensorShape, as_shape
-from ..tensor import Tensor, TensorSpec
+from ..tensor import EagerTensor, Tensor, TensorSpec
 
 
 def _int64(value, what):
@@ -94,6 +94,10 @@ class SparseTensor(CompositeTensor):
     @property
     def graph(self):
         return self._indices.graph
+
+    def _is_eager(self):
+        return all(isinstance(t, EagerTensor) for t in
+                   (self._indices, self._values, self._dense_shape))
 
     def with_values(self, new_values):
         """The same indices and dense shape with ``new_values`` (of the same length)."""

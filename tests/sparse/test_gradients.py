@@ -5,12 +5,21 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
+from tensortrace.context import bind
+from tensortrace.ops.sparse.arithmetic import SparseDenseCwiseAdd
 
 S = tf.sparse.SparseTensor
 RNG = np.random.default_rng(7)
 IDX = [[0, 1], [1, 0], [2, 3]]
 VALS = RNG.normal(size=3)
 WEIGHTS = RNG.normal(size=(3, 4))
+
+
+def _cwise_add(a, b):
+    """SparseDenseCwiseAdd (only TF's softmax gradient uses it): a + dense(b) at a's entries."""
+    values = bind(SparseDenseCwiseAdd, a.indices, a.values, a.dense_shape,
+                  tf.sparse.to_dense(b))
+    return S(a.indices, values, a.dense_shape)
 
 
 def numeric(f, x, eps=1e-6):
@@ -83,6 +92,19 @@ def test_values_gradient(name, make):
     check(_weighted(make), VALS)
 
 
+@pytest.mark.parametrize("fn", [tf.sparse.segment_sum, tf.sparse.segment_mean,
+                                tf.sparse.segment_sqrt_n])
+@pytest.mark.parametrize("num_segments", [None, 4])
+def test_segment_reductions_gradient(fn, num_segments):
+    w = RNG.normal(size=(4 if num_segments else 3, 2))
+
+    def f(data):
+        out = fn(data, [2, 0, 2, 1], [0, 0, 2, 2], num_segments=num_segments)
+        return tf.reduce_sum(out * w)
+
+    check(f, RNG.normal(size=(3, 2)))
+
+
 @pytest.mark.parametrize("divide", [False, True])
 def test_cwise_dense_operand_gradient(divide):
     def f(d):
@@ -102,14 +124,31 @@ def test_fill_empty_rows_default_value_gradient():
     check(f, np.float64(0.25))
 
 
-def test_sparse_maximum_has_no_gradient_as_in_tf():
+@pytest.mark.parametrize("op,name", [(tf.sparse.maximum, "SparseSparseMaximum"),
+                                     (tf.sparse.minimum, "SparseSparseMinimum"),
+                                     (_cwise_add, "SparseDenseCwiseAdd")])
+def test_ops_without_gradient_raise_as_in_tf(op, name):
     v = tf.constant([1., 2.])
     with tf.GradientTape() as tape:
         tape.watch(v)
-        y = tf.sparse.maximum(S([[0, 0], [1, 1]], v, [2, 2]), S([[0, 1]], [3.], [2, 2]))
+        y = op(S([[0, 0], [1, 1]], v, [2, 2]), S([[0, 1]], [3.], [2, 2]))
         total = tf.reduce_sum(y.values)
-    with pytest.raises(NotImplementedError, match="Gradient for SparseSparseMaximum is not "
-                                                  "implemented."):
+    with pytest.raises(NotImplementedError, match=f"Gradient for {name} is not implemented."):
+        tape.gradient(total, v)
+
+
+@pytest.mark.parametrize("op", [
+    lambda st: tf.sparse.reduce_max(st, axis=1),
+    lambda st: tf.sparse.reduce_max(st, axis=1, output_is_sparse=True).values,
+    lambda st: tf.sparse.reduce_sum(st, axis=1, output_is_sparse=True).values,
+    lambda st: tf.sparse.split(sp_input=st, num_split=2, axis=1)[0].values,
+])
+def test_ops_tf_gives_no_gradient_raise_lookup_error(op):
+    v = tf.constant([1., 2.])
+    with tf.GradientTape() as tape:
+        tape.watch(v)
+        total = tf.reduce_sum(op(S([[0, 0], [1, 1]], v, [2, 2])))
+    with pytest.raises(LookupError, match="gradient registry has no entry for: Sparse"):
         tape.gradient(total, v)
 
 

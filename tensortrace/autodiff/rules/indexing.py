@@ -26,7 +26,7 @@ from ...ops.math.compare import equal, greater, greater_equal, logical_and
 from ...ops.math.complex_numbers import conj
 from ...ops.math.select import where
 from ...ops.reduce import reduce_prod, reduce_sum
-from ...sparse.indexed_slices import IndexedSlices
+from ...ops.sparse.indexed_slices import IndexedSlices
 from ...tensor import static_value
 from ..grad_util import (no_gradient, not_differentiable, register_gradients, shape_of, static_dims,
                          unbroadcast)

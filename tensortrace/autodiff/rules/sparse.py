@@ -12,8 +12,10 @@ from ...ops.array.shapes import shape as tf_shape
 from ...ops.array.shapes import size
 from ...ops.indexing.gathering import gather, gather_nd
 from ...ops.indexing.scatter import scatter_nd
+from ...ops.indexing.segment import unsorted_segment_sum
 from ...ops.linalg.products import matmul
-from ...ops.math.arithmetic import floordiv, square
+from ...ops.math.arithmetic import floordiv, maximum, square
+from ...ops.math.transcendental import sqrt
 from ...ops.math.casting import cast
 from ...ops.math.compare import equal
 from ...ops.math.complex_numbers import conj
@@ -23,7 +25,7 @@ from ...ops.sparse import arithmetic as A
 from ...ops.sparse import reorganize as R
 from ...sparse.functions import add as sparse_add
 from ...sparse.sparse_tensor import SparseTensor
-from ..grad_util import not_differentiable, register_gradients
+from ..grad_util import no_gradient, not_differentiable, register_gradients
 
 
 def _kept_shape(shape, axes):
@@ -141,6 +143,23 @@ def _to_dense_grad(op, dy):
             reduce_sum(dy) - reduce_sum(values_grad))
 
 
+def _segment_grad(kind):
+    """d(data): each segment's gradient (scaled by 1/n or 1/sqrt(n)) added back at the rows
+    its indices picked."""
+    def rule(op, dy):
+        data, indices, ids = op.inputs[:3]
+        rows = gather(dy, ids)
+        if kind != "Sum":
+            n = tf_shape(dy)[0]
+            counts = unsorted_segment_sum(ones_like(ids, dtype=dy.dtype), ids, n)
+            scale = counts if kind == "Mean" else sqrt(counts)
+            scale = gather(1.0 / maximum(scale, ones_like(scale)), ids)
+            rows = rows * reshape(scale, concat([[-1], ones_like(tf_shape(dy))[1:]], 0))
+        dx = unsorted_segment_sum(rows, indices, tf_shape(data)[0])
+        return (dx, None, None) + (None,) * (len(op.inputs) - 3)
+    return rule
+
+
 register_gradients({
     "SparseReorder":           _reorder_grad,
     "SparseAdd":               _add_grad,
@@ -156,6 +175,11 @@ register_gradients({
     "SparseSparseMinimum":     _not_implemented("SparseSparseMinimum"),
     "SparseFillEmptyRows":     _fill_empty_rows_grad,
     "SparseToDense":           _to_dense_grad,
+    # TF registers none: differentiating through them raises LookupError
+    **dict.fromkeys(("SparseReduceMax", "SparseReduceMaxSparse", "SparseReduceSumSparse",
+                     "SparseReshape", "SparseSplit"), no_gradient),
+    **{f"SparseSegment{kind}{suffix}": _segment_grad(kind)
+       for kind in ("Sum", "Mean", "SqrtN") for suffix in ("", "WithNumSegments")},
 })
 
 not_differentiable("SparseAddGrad", "SparseConcat", "SparseSliceGrad",

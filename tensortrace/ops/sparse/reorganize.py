@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ... import errors
+from ...messages import input_dtype_error
 from ...registry import define_op
 from ...tensor import TensorSpec
 from .._args import shape_values, static_int
@@ -28,8 +29,15 @@ class SparseToDense:
     """``dense[sparse_indices[i]] = sparse_values[i]`` (a scalar value for all), the rest
     ``default_value``; ``validate_indices`` checks TF's order, bounds and repeats."""
 
+    def check(arrays):
+        if len(arrays) == 4 and arrays[3].dtype != arrays[2].dtype:
+            raise input_dtype_error("SparseToDense", 3, D.as_dtype(arrays[2].dtype),
+                                    arrays[3].dtype)
+
     def infer(sparse_indices, output_shape, sparse_values, default_value, validate_indices=True):
         check_dtypes("SparseToDense", (sparse_indices,), INDEX, ("sparse_indices",))
+        check_dtypes("SparseToDense", (sparse_values, default_value), None,
+                     ("sparse_values", "default_value"))
         return TensorSpec(shape_values(output_shape), sparse_values.dtype)
 
     def kernel(sparse_indices, output_shape, sparse_values, default_value,

@@ -5,13 +5,13 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes as D
-from .._export import export_value
-from ..composite import CompositeTensor, TypeSpec
-from ..context import state
-from ..ops.indexing.segment import unsorted_segment_sum
-from ..shapes import TensorShape
-from ..tensor import Tensor, TensorSpec, static_value
+from ... import dtypes as D
+from ..._export import export_value
+from ...composite import CompositeTensor, TypeSpec
+from ...context import state
+from ...shapes import TensorShape
+from ...tensor import Tensor, TensorSpec, static_value
+from ..indexing.segment import unsorted_segment_sum
 
 #: TF warns when a traced conversion makes a dense tensor of at least this many elements.
 _LARGE_SPARSE_NUM_ELEMENTS = 100000000
