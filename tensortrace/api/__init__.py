@@ -29,8 +29,8 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "image", "sets", "signal", "experimental", "compat", "config",
               "config.experimental", "config.threading", "config.optimizer", "autograph",
               "autograph.experimental", "saved_model", "data", "summary", "summary.experimental",
-              "train", "train.experimental",
-              "types", "types.experimental", "version")
+              "train", "train.experimental", "ragged",
+              "types", "types.experimental", "version", "sparse")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {
@@ -200,6 +200,16 @@ def _namespace(ns):
     return module
 
 
+def _is_engine_module(root, ns):
+    """Whether ``tensortrace.<ns>`` is a module of the package (tf.sparse is the sparse
+    package). The table says so; this asks the files too, so that a table generated before
+    such a package existed cannot shadow it while the table is made again."""
+    if "." in ns:
+        return False
+    path = os.path.join(root, ns)
+    return os.path.isfile(path + ".py") or os.path.isfile(os.path.join(path, "__init__.py"))
+
+
 def _adopt(ns):
     """The action after engine module ``tensortrace.<ns>`` (tensortrace.data ...) executes: it
     is the namespace ``tf.<ns>``, so it shows the namespace's names (its public classes and
@@ -220,8 +230,9 @@ def install(package):
     if _ALIASES not in sys.meta_path:
         sys.meta_path.insert(0, _ALIASES)
     module = sys.modules[package]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for ns in NAMESPACES:
-        if ns not in _table.COPIES:
+        if ns not in _table.COPIES and not _is_engine_module(root, ns):
             _namespaces[ns] = _namespace(ns)
     for ns, made in _namespaces.items():  # nested ones (tf.config.experimental) are found
         if "." not in ns:  # through their parent's __getattr__
@@ -255,6 +266,8 @@ def _load_for_registry(kind, name):
         if _grad_modules is None:
             _grad_modules = _inverted(_table.GRADS)
         module = _grad_modules.get(name)
+    elif kind == "composite":  # a composite type's package ("ragged"), asked for by an op
+        module = name
     else:
         module = None
     if module is not None:

@@ -1,6 +1,7 @@
 """The backward walk: visit tape records in reverse, call each op's ``grad`` rule (written with
 public ops, so it runs eagerly, while tracing, and under outer tapes for higher orders) and sum
-the gradients flowing into each tensor."""
+the gradients flowing into each tensor. A gather's gradient is an IndexedSlices, as in TF: rules
+that only pass it on (Identity, variable reads) keep it, every other rule gets it densified."""
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from ..ops.math.clip import add_n
 from ..ops.tensor_array.list_math import add_lists
 from ..ops.tensor_array.tensor_arrays import TensorArray
 from ..registry import NON_DIFFERENTIABLE
+from ..ops.sparse.indexed_slices import IndexedSlices
 
 
 def differentiable(t):
@@ -38,15 +40,29 @@ def _bfloat16():
 _BFLOAT16 = _bfloat16()
 
 
+#: Ops whose gradient rule passes an IndexedSlices on unchanged (TF's _IdGrad, _ReadGrad).
+_PASS_SLICES = frozenset(("Identity", "ReadVariableOp"))
+
+
+def densify(g):
+    """A gradient as a dense tensor (an IndexedSlices summed into its dense shape)."""
+    return g._as_graph_or_eager_tensor() if isinstance(g, IndexedSlices) else g
+
+
 def _sum(grads):
     if len(grads) == 1:
         return grads[0]
+    if any(isinstance(g, IndexedSlices) for g in grads):
+        if all(isinstance(g, IndexedSlices) for g in grads):  # TF keeps them sparse
+            return IndexedSlices(concat([g.values for g in grads], 0),
+                                 concat([g.indices for g in grads], 0), grads[0].dense_shape)
+        grads = [densify(g) for g in grads]
     if grads[0].dtype.name == "variant":  # TensorList gradients add element by element
         return add_lists(grads)
     return add_n(grads)
 
 
-def backward(records, targets, sources, output_gradients=None, watched=None):
+def backward(records, targets, sources, output_gradients=None, watched=None, slices=False):
     """Gradients of ``targets`` with respect to ``sources`` (None where unconnected).
 
     Args:
@@ -61,8 +77,10 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
     """
     pending = {}  # id(tensor) -> gradients not yet summed
     keep = []  # tensors whose ids key ``pending`` stay alive until the walk ends
+    slices_from = {}  # id(tensor) -> the records its IndexedSlices gradients came from
+    tf_rank = []  # TF's processing order of the records, worked out when first needed
 
-    def accumulate(t, g):
+    def accumulate(t, g, record=None):
         key = id(t)
         got = pending.get(key)
         if got is None:
@@ -70,12 +88,22 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
             keep.append(t)
         else:
             got.append(g)
+        if isinstance(g, IndexedSlices):
+            slices_from.setdefault(key, []).append(record)
 
     def total(t):
         got = pending.get(id(t))
         if got is None:
             return None
         if len(got) > 1:
+            origins = slices_from.get(id(t))
+            if origins is not None and len(origins) == len(got):
+                # IndexedSlices concatenate in the order TF's tape meets their consumers
+                if not tf_rank:
+                    tf_rank.append(_tf_order(records, needed))
+                rank = tf_rank[0]
+                got[:] = [g for _, g in sorted(zip(origins, got), key=lambda p: rank.get(
+                    id(p[0]), -1))]
             got[:] = [_sum(got)]
         return got[0]
 
@@ -100,6 +128,8 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
             raise LookupError(f"gradient registry has no entry for: {record.opdef.name}")
         dys = [d if d is not None or o.dtype.name == "variant" else zeros_like(o)
                for d, o in zip(dys, record.outputs)]  # a list's missing gradient stays None
+        if slices_from and record.opdef.name not in _PASS_SLICES:
+            dys = [densify(d) for d in dys]
         record.skip_input_indices = tuple(
             i for i, x in enumerate(record.inputs)
             if id(x) not in reached or not differentiable(x))
@@ -108,8 +138,38 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
             dxs = (dxs,)
         for x, dx in zip(record.inputs, dxs):
             if dx is not None and id(x) in reached and differentiable(x):
-                accumulate(x, dx)
-    return [total(s) for s in sources]
+                accumulate(x, dx, record)
+    grads = [total(s) for s in sources]
+    return grads if slices or not slices_from else [densify(g) for g in grads]
+
+
+def _tf_order(records, needed):
+    """{id(record): n}: the order TF's eager tape runs the needed records' gradients in (a
+    queue: a record joins it once every gradient flowing into its outputs is in), which is
+    the order a tensor's gradients are summed in."""
+    chosen = [r for r in records if id(r) in needed]
+    producer = {id(o): r for r in chosen for o in r.outputs}
+    uses = {}
+    for r in chosen:
+        for x in r.inputs:
+            if id(x) in producer:
+                uses[id(x)] = uses.get(id(x), 0) + 1
+    missing = {id(r): sum(1 for o in r.outputs if id(o) in uses) for r in chosen}
+    queue = [r for r in chosen if not missing[id(r)]]
+    rank = {}
+    while queue:
+        r = queue.pop()
+        rank[id(r)] = len(rank)
+        for x in r.inputs:
+            k = id(x)
+            if k in uses:
+                uses[k] -= 1
+                if not uses[k]:
+                    p = producer[k]
+                    missing[id(p)] -= 1
+                    if not missing[id(p)]:
+                        queue.insert(0, p)
+    return rank
 
 
 def _ones(t):
@@ -157,7 +217,7 @@ def jacobian(tape, target, sources, unconnected_gradients):
             grads = tape.gradient(target, flat_sources, output_gradients=[seed],
                                   unconnected_gradients=unconnected_gradients)
             for row, g in zip(rows, grads):
-                row.append(g)
+                row.append(densify(g))
     out = []
     for src, row in zip(flat_sources, rows):
         full = target.shape.concatenate(src.shape)
@@ -179,8 +239,9 @@ def _dynamic_jacobian(tape, target, flat_sources, unconnected_gradients):
 
     def body(i, rows):
         seed = reshape(one_hot(i, n, dtype=target.dtype), target_shape)
-        grads = tape.gradient(target, flat_sources, output_gradients=[seed],
-                              unconnected_gradients=unconnected_gradients)
+        grads = [densify(g) for g in tape.gradient(
+            target, flat_sources, output_gradients=[seed],
+            unconnected_gradients=unconnected_gradients)]
         written = []
         for k, (src, g, ta) in enumerate(zip(flat_sources, grads, rows)):
             if g is None:
@@ -227,8 +288,8 @@ def batch_jacobian(tape, target, source, unconnected_gradients):
             hot = reshape(one_hot(j, m, dtype=target.dtype),
                                     [1] + inner.as_list())
             seed = broadcast_to(hot, tf_shape(target))
-            g = tape.gradient(target, source, output_gradients=[seed],
-                              unconnected_gradients=unconnected_gradients)
+            g = densify(tape.gradient(target, source, output_gradients=[seed],
+                                      unconnected_gradients=unconnected_gradients))
             if g is None:  # TF gives zeros (of the target's dtype) whatever is asked
                 columns = None
                 break

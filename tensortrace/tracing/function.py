@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import config
 from .._logging import logger
+from ..composite import CompositeTensor, TypeSpec, flat_components
 from ..convert import convert_to_tensor
 from ..tensor import TensorSpec
 from . import signature
@@ -294,6 +295,11 @@ class PolymorphicFunction:
             return type(spec)(self._fit(s, v, args, kwargs) for s, v in zip(spec, value))
         if isinstance(spec, dict):
             return value
+        if isinstance(value, CompositeTensor) and type(value._type_spec) is type(spec):
+            # TF fits a composite by its components (and names the one that does not fit)
+            for part, component in zip(spec._flat_tensor_specs, flat_components(value)):
+                self._fit(part, component, args, kwargs)
+            return value
         if not signature.is_subtype(signature.spec_of(value), spec):
             raise InputSignatureError(self._binding_message(
                 f"Can not cast {value!r} to {signature.describe(spec)}", args, kwargs))
@@ -441,7 +447,7 @@ class PolymorphicFunction:
 def _check_input_signature(input_signature, binder):
     sig = tuple(input_signature)
     invalid = [leaf for s in sig for leaf in signature.leaves(s)
-               if not isinstance(leaf, TensorSpec)]
+               if not isinstance(leaf, (TensorSpec, TypeSpec))]
     if invalid:
         raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec "
                         f"objects, got invalid args {invalid} with types "

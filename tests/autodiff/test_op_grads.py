@@ -286,7 +286,16 @@ COVERED_ELSEWHERE = {"ReadVariableOp", "SumToShape", "StridedSliceGrad", "Trunca
                      # TF gives the others no gradient (their rules raise LookupError)
                      "ResizeBilinear", "ResizeBicubic", "ResizeNearestNeighbor",
                      "ExtractImagePatches", "RGBToHSV", "AdjustContrastv2", "AdjustHue",
-                     "AdjustSaturation", "ResizeNearestNeighborGrad"}
+                     "AdjustSaturation", "ResizeNearestNeighborGrad",
+                     # tests/sparse/test_gradients.py: finite differences, or TF's raising rule
+                     "SparseReorder", "SparseAdd", "SparseTensorDenseAdd", "SparseReduceSum",
+                     "SparseSlice", "SparseTensorDenseMatMul", "SparseDenseCwiseMul",
+                     "SparseDenseCwiseDiv", "SparseDenseCwiseAdd", "SparseSoftmax",
+                     "SparseSparseMaximum", "SparseSparseMinimum", "SparseFillEmptyRows",
+                     "SparseToDense", "SparseReduceMax", "SparseReduceMaxSparse",
+                     "SparseReduceSumSparse", "SparseReshape", "SparseSplit",
+                     *(f"SparseSegment{k}{s}" for k in ("Sum", "Mean", "SqrtN")
+                                        for s in ("", "WithNumSegments"))}
 
 
 def test_every_op_with_a_rule_is_checked_against_finite_differences():
