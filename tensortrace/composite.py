@@ -373,3 +373,13 @@ def spec_key(spec):
     cls = type(spec)
     return (cls.__module__.split(".")[1] if cls.__module__.count(".") >= 1 else "",
             cls.__name__)
+
+
+def fallback_call(fn, args, kwargs):
+    """``OVERRIDES[fn](*args, **kwargs)``: an op function given a composite argument it tests
+    for directly (a DynamicRaggedShape as a shape)."""
+    handler = OVERRIDES.get(fn)
+    if handler is None:
+        raise TypeError(f"{getattr(fn, '__name__', fn)} does not support "
+                        f"{', '.join(type(a).__name__ for a in args)}")
+    return handler(*args, **kwargs)

@@ -119,7 +119,7 @@ EXPORTS = {
     },
     'experimental': {
         'data.iterator': 'Optional',
-        'ragged.shape': 'DynamicRaggedShape',
+        'ragged.shape': 'DynamicRaggedShape RowPartition',
     },
     'linalg': {
         'ops.array.creation': 'eye',

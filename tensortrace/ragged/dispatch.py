@@ -7,17 +7,19 @@ from .. import composite
 from .. import dtypes as D
 from .. import errors
 from ..ops import reduce as R
-from ..ops.array import creation, joining, shapes
+from ..ops import functional
+from ..ops.array import creation, joining, padding, reshaping, sequences, shapes
 from ..ops.array.broadcasting import broadcast_to
 from ..ops.debugging import assert_equal
 from ..ops.indexing import gathering
 from ..ops.indexing.segment import (unsorted_segment_max, unsorted_segment_min,
                                     unsorted_segment_prod, unsorted_segment_sum)
 from ..ops.math import arithmetic, casting, compare, select
-from ..tensor import Tensor
+from ..ops.strings import join_split
+from ..tensor import Tensor, TensorSpec
 from . import _util as U
 from ._util import cast, concat, gather, reshape, tensor, tf_shape
-from .ragged_ops import concat_ragged, gather_rows, stack_ragged
+from .ragged_ops import concat_ragged, gather_rows, ragged_range, stack_ragged
 from .ragged_tensor import RaggedTensor
 from .shape import DynamicRaggedShape
 
@@ -318,9 +320,115 @@ def _like(fn):
     return handler
 
 
+def _reverse(tensor, axis):
+    """Rows reversed (axis 0) or each row's items reversed (a ragged axis); inner axes on the
+    flat values."""
+    rank = tensor.shape.rank
+    axes = _axes(axis, rank) if not isinstance(axis, Tensor) else _axes(
+        [int(a) for a in U.static(axis)], rank)
+    result = tensor
+    for a in axes:
+        result = _reverse_axis(result, a)
+    return result
+
+
+def _reverse_axis(rt, axis):
+    if not isinstance(rt, RaggedTensor):
+        return sequences.reverse(rt, [axis])
+    if axis > rt.ragged_rank:
+        return rt.with_flat_values(sequences.reverse(rt.flat_values, [axis - rt.ragged_rank]))
+    if axis == 0:
+        n = rt.nrows()
+        order = U.subtract(n - 1, U.tf_range(U.convert_to_tensor(0, n.dtype), n, dtype=n.dtype))
+        return gather_rows(rt, order)
+    if axis == 1:
+        splits = rt.row_splits
+        rowids = rt.value_rowids()
+        position = U.tf_range(U.convert_to_tensor(0, splits.dtype), splits[-1],
+                              dtype=splits.dtype)
+        mirrored = gather(splits[1:], rowids) - 1 - (position - gather(splits[:-1], rowids))
+        return rt.with_values(gather_rows(rt.values, mirrored))
+    return rt.with_values(_reverse_axis(rt.values, axis - 1))
+
+
+def _tile(input, multiples):
+    """Rows repeated (axis 0), each row's items repeated (the ragged axis of a ragged-rank-1
+    tensor), inner axes tiled on the flat values."""
+    m = U.static(tensor(multiples, D.int64))
+    if m is None:
+        raise ValueError("tf.tile of a RaggedTensor needs known multiples")
+    m = [int(v) for v in m]
+    rt = input
+    if len(m) != rt.shape.rank:
+        raise ValueError(f"multiples must have {rt.shape.rank} elements, got {len(m)}")
+    if rt.ragged_rank != 1:
+        raise ValueError("tf.tile of a RaggedTensor supports ragged_rank 1")
+    values = rt.values
+    if any(v != 1 for v in m[2:]):
+        values = padding.tile(values, [1] + m[2:])
+    splits = rt.row_splits
+    if m[1] != 1:
+        lengths = rt.row_lengths()
+        ranges = ragged_range(lengths * 0, lengths * m[1], row_splits_dtype=splits.dtype)
+        rowids = ranges.value_rowids()
+        picks = gather(splits[:-1], rowids) + arithmetic.floormod(
+            ranges.values, arithmetic.maximum(gather(lengths, rowids), 1))
+        rt = RaggedTensor.from_row_splits(gather_rows(values, picks), ranges.row_splits,
+                                          validate=False)
+    else:
+        rt = rt.with_values(values)
+    if m[0] != 1:
+        rt = concat_ragged([rt] * m[0], 0)
+    return rt
+
+
+def _map_fn(fn, elems, fn_output_signature=None):
+    """``fn`` over the rows of a RaggedTensor (eager, or with a known number of rows); the
+    results stacked as the rows of a RaggedTensor (or a tensor, for dense results of one
+    shape and a TensorSpec signature)."""
+    n = U.static(elems.nrows())
+    if n is None:
+        raise ValueError("tf.map_fn over a RaggedTensor needs a known number of rows")
+    rows = [fn(elems[i]) for i in range(int(n))]
+    if isinstance(fn_output_signature, TensorSpec) or (
+            fn_output_signature is not None and not hasattr(fn_output_signature, "_batch")
+            and not isinstance(fn_output_signature, D.DType)):
+        return joining.stack(rows)
+    if not rows:
+        return RaggedTensor.from_row_lengths(U.zeros([0], elems.dtype),
+                                             U.zeros([0], D.int64), validate=False)
+    return stack_ragged(rows, 0)
+
+
+def _like_shape(make):
+    def handler(shape, dtype=D.float32):
+        values = make(R.reduce_prod(shape.inner_shape), dtype=dtype)
+        return shape._with_values(values)
+
+    return handler
+
+
+def _fill(dims, value):
+    return dims._with_values(creation.fill(U.reshape(R.reduce_prod(dims.inner_shape), [1]),
+                                           value))
+
+
+def _reshape(tensor_, shape):
+    return shape._with_values(U.reshape(tensor(tensor_), [-1]))
+
+
+def _string_join(inputs, separator=""):
+    """tf.strings.join of ragged (and dense or scalar) inputs: the values joined elementwise."""
+    return elementwise(lambda *xs: join_split.join(list(xs), separator), tuple(inputs), {})
+
+
 composite.OVERRIDES.update({
     joining.concat: _concat, joining.stack: _stack, gathering.gather: _gather,
     select.where: _where, shapes.shape: _shape, shapes.size: _size, shapes.rank: _rank,
     casting.cast: _cast, creation.ones_like: _like(creation.ones_like),
-    creation.zeros_like: _like(creation.zeros_like)})
+    creation.zeros_like: _like(creation.zeros_like), sequences.reverse: _reverse,
+    padding.tile: _tile, functional.map_fn: _map_fn,
+    creation.zeros: _like_shape(lambda n, dtype: creation.zeros(U.reshape(n, [1]), dtype)),
+    creation.ones: _like_shape(lambda n, dtype: creation.ones(U.reshape(n, [1]), dtype)),
+    creation.fill: _fill, reshaping.reshape: _reshape, join_split.join: _string_join})
 composite.CLASSES["ragged"] = RaggedTensor

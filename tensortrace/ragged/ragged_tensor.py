@@ -482,12 +482,16 @@ class RaggedTensor(CompositeTensor):
         rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
         if not rows:
             return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
-        if all(len(r) == len(rows[0]) for r in rows) and values.dtype != object:
-            return np.array(rows)
-        out = np.empty(len(rows), dtype=object)  # one row per element, as TF gives them
-        for i, r in enumerate(rows):
-            out[i] = r
-        return out
+        # as TF builds it: rows of one length combine into one array (of row arrays, for a
+        # ragged inner dimension), rows of several lengths are an object array of rows
+        variable = any(len(r) != len(rows[0]) for r in rows)
+        try:
+            return np.array(rows, dtype=object if variable else None)
+        except ValueError:  # rows NumPy cannot combine: one object per row
+            out = np.empty(len(rows), dtype=object)
+            for i, r in enumerate(rows):
+                out[i] = r
+            return out
 
     def _eager_value(self, what):
         if not self._is_eager():

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
-from ...composite import fallback
+from ...composite import CompositeTensor, fallback, fallback_call
 from ...context import bind, executing_eagerly
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -64,6 +64,8 @@ class Fill:
 @tf_export("fill")
 def fill(dims, value, name=None, layout=None):
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
+    if isinstance(dims, CompositeTensor):  # a DynamicRaggedShape: a ragged result
+        return fallback_call(fill, (dims, value), {})
     return bind(Fill, int_input(dims, hint=D.int32), convert_to_tensor(value))
 
 
@@ -127,6 +129,8 @@ def _filled(shape, dtype, value):
 def zeros(shape, dtype=D.float32, name=None, layout=None):
     """A tensor of ``shape`` filled with zeros (False, empty strings)."""
     dtype = D.as_dtype(dtype)
+    if isinstance(shape, CompositeTensor):  # a DynamicRaggedShape: a ragged result
+        return fallback_call(zeros, (shape,), {"dtype": dtype})
     return _filled(shape, dtype, "" if dtype is D.string else False if dtype is D.bool else 0)
 
 
@@ -134,6 +138,8 @@ def zeros(shape, dtype=D.float32, name=None, layout=None):
 def ones(shape, dtype=D.float32, name=None, layout=None):
     """A tensor of ``shape`` filled with ones (True)."""
     dtype = D.as_dtype(dtype)
+    if isinstance(shape, CompositeTensor):  # a DynamicRaggedShape: a ragged result
+        return fallback_call(ones, (shape,), {"dtype": dtype})
     return _filled(shape, dtype, True if dtype is D.bool else 1)
 
 

@@ -161,5 +161,7 @@ def substr(input, pos, len, unit="BYTE", name=None):
     Raises:
         InvalidArgumentError: when ``pos`` is outside a string.
     """
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(substr, input, pos=pos, len=len, unit=unit)
     pos, len = binary_operands(pos, len)
     return bind(Substr, strings(input), pos, len, unit=unit)
