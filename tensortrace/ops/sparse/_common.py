@@ -87,8 +87,3 @@ def unlinear(positions, shape):
             rest, out[:, d] = np.divmod(rest, shape[d])
     return out
 
-
-def check_shape_vector(shape, what):
-    if np.ndim(shape) != 1:
-        raise errors.invalid_argument(f"{what} should be a vector but received shape "
-                                      f"{list(np.shape(shape))}")

@@ -8,7 +8,7 @@ from ... import errors
 from ...messages import input_dtype_error
 from ...registry import define_op
 from ...tensor import TensorSpec
-from .._args import shape_values, static_int
+from .._args import shape_values
 from .._base import INDEX, check_dtypes
 from ._common import as_matrix, check_indices, index_text, linear, row_order, unlinear
 
@@ -57,7 +57,7 @@ class SparseToDense:
                 f"sparse_indices[{idx.shape[0]},{idx.shape[1]}] has incorrect shape; should be "
                 f"[*,{shape.size}]")
         if np.any(shape < 0):
-            raise errors.invalid_argument(f"Dimension -1 must be >= 0")
+            raise errors.invalid_argument("Dimension -1 must be >= 0")
         if validate_indices:
             check_indices(idx, shape)
         elif idx.size and np.any((idx < 0) | (idx >= shape)):

@@ -31,7 +31,7 @@ def _reduce(data, indices, segment_ids, num_segments, kind):
         raise errors.invalid_argument("segment ids are not increasing")
     n = (int(ids[-1]) + 1 if ids.size else 0) if num_segments is None else int(num_segments)
     if ids.size and ids[-1] >= n:
-        raise errors.invalid_argument(f"segment ids must be < num_segments")
+        raise errors.invalid_argument("segment ids must be < num_segments")
     out = np.zeros((n,) + data.shape[1:], np.float64 if data.dtype.kind == "f" else data.dtype)
     np.add.at(out, ids, data[indices])
     if kind != "Sum":
