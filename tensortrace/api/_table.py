@@ -200,6 +200,9 @@ EXPORTS = {
         'ops.strings.join_split': 'bytes_split join reduce_join split',
         'ops.strings.numbers': 'as_string to_number',
         'ops.strings.regex': 'regex_full_match regex_replace',
+        'ops.strings.unicode': ('unicode_decode unicode_decode_with_offsets unicode_encode '
+                                'unicode_script unicode_split unicode_split_with_offsets '
+                                'unicode_transcode'),
     },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',
@@ -294,6 +297,8 @@ OPS = {
     'ops.strings.join_split': 'ReduceJoin StringBytesSplit StringJoin StringSplitV2',
     'ops.strings.numbers': 'AsString StringToNumber',
     'ops.strings.regex': 'RegexFullMatch RegexReplace StaticRegexFullMatch StaticRegexReplace',
+    'ops.strings.unicode': ('UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript '
+                            'UnicodeTranscode'),
     'ops.tensor_array.list_ops': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
                                   'TensorListGetItem TensorListLength TensorListReserve '
                                   'TensorListScatterIntoExistingList TensorListSetItem '
