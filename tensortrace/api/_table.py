@@ -198,6 +198,7 @@ EXPORTS = {
         'ops.io': 'format',
         'ops.strings.elementwise': 'length lower strip substr upper',
         'ops.strings.join_split': 'bytes_split join reduce_join split',
+        'ops.strings.ngrams': 'ngrams unsorted_segment_join',
         'ops.strings.numbers': 'as_string to_number',
         'ops.strings.regex': 'regex_full_match regex_replace',
         'ops.strings.unicode': ('unicode_decode unicode_decode_with_offsets unicode_encode '
@@ -295,6 +296,7 @@ OPS = {
                   'ResourceScatterNdUpdate VarIsInitializedOp'),
     'ops.strings.elementwise': 'StringLength StringLower StringStrip StringUpper Substr',
     'ops.strings.join_split': 'ReduceJoin StringBytesSplit StringJoin StringSplitV2',
+    'ops.strings.ngrams': 'StringNGrams UnsortedSegmentJoin',
     'ops.strings.numbers': 'AsString StringToNumber',
     'ops.strings.regex': 'RegexFullMatch RegexReplace StaticRegexFullMatch StaticRegexReplace',
     'ops.strings.unicode': ('UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript '
