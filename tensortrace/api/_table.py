@@ -116,6 +116,10 @@ EXPORTS = {
     'experimental': {
         'data.iterator': 'Optional',
     },
+    'io': {
+        'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
+                         'serialize_tensor'),
+    },
     'linalg': {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
@@ -256,6 +260,8 @@ OPS = {
     'ops.indexing.sorting': 'LowerBound TopKV2 Unique UniqueWithCounts UpperBound',
     'ops.internal': 'IndexAxis0',
     'ops.io': 'EagerPyFunc PrintV2 StringFormat',
+    'ops.io_bytes': ('DecodeBase64 DecodeCSV DecodePaddedRaw DecodeRaw EncodeBase64 ParseTensor '
+                     'SerializeTensor'),
     'ops.linalg.decompositions': ('Cholesky LogMatrixDeterminant MatrixDeterminant MatrixInverse '
                                   'MatrixSolve Qr SelfAdjointEigV2'),
     'ops.linalg.diagonals': ('Diag DiagPart MatrixBandPart MatrixDiagPartV3 MatrixDiagV3 '
