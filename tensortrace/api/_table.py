@@ -119,6 +119,11 @@ EXPORTS = {
     'io': {
         'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
                          'serialize_tensor'),
+        'ops.io_files': 'read_file write_file',
+    },
+    'io.gfile': {
+        'ops.io_files': ('GFile copy exists glob isdir join listdir makedirs mkdir remove rename '
+                         'rmtree stat walk'),
     },
     'linalg': {
         'ops.array.creation': 'eye',
@@ -262,6 +267,7 @@ OPS = {
     'ops.io': 'EagerPyFunc PrintV2 StringFormat',
     'ops.io_bytes': ('DecodeBase64 DecodeCSV DecodePaddedRaw DecodeRaw EncodeBase64 ParseTensor '
                      'SerializeTensor'),
+    'ops.io_files': 'ReadFile WriteFile',
     'ops.linalg.decompositions': ('Cholesky LogMatrixDeterminant MatrixDeterminant MatrixInverse '
                                   'MatrixSolve Qr SelfAdjointEigV2'),
     'ops.linalg.diagonals': ('Diag DiagPart MatrixBandPart MatrixDiagPartV3 MatrixDiagV3 '
