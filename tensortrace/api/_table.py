@@ -129,7 +129,7 @@ EXPORTS = {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
         'ops.linalg.composites': 'cross logdet lstsq matrix_set_diag set_diag triangular_solve',
-        'ops.linalg.decompositions': 'cholesky det eigh eigvalsh inv qr slogdet solve',
+        'ops.linalg.decompositions': 'cholesky det eigh eigvalsh inv qr slogdet solve svd',
         'ops.linalg.diagonals': ('adjoint band_part diag diag_part matrix_transpose tensor_diag '
                                  'tensor_diag_part trace'),
         'ops.linalg.norms': 'l2_normalize norm',
@@ -269,7 +269,7 @@ OPS = {
                      'SerializeTensor'),
     'ops.io_files': 'ReadFile WriteFile',
     'ops.linalg.decompositions': ('Cholesky LogMatrixDeterminant MatrixDeterminant MatrixInverse '
-                                  'MatrixSolve Qr SelfAdjointEigV2'),
+                                  'MatrixSolve Qr SelfAdjointEigV2 Svd'),
     'ops.linalg.diagonals': ('Diag DiagPart MatrixBandPart MatrixDiagPartV3 MatrixDiagV3 '
                              'MatrixTranspose Trace'),
     'ops.linalg.norms': 'L2Normalize Norm',
@@ -338,7 +338,7 @@ GRADS = {
     'autodiff.rules.linalg': ('BatchMatMulV2 Cholesky Diag DiagPart L2Normalize '
                               'LogMatrixDeterminant MatMul MatrixBandPart MatrixDeterminant '
                               'MatrixDiagPartV3 MatrixDiagV3 MatrixInverse MatrixSolve '
-                              'MatrixTranspose Norm Qr SelfAdjointEigV2 Tensordot Trace'),
+                              'MatrixTranspose Norm Qr SelfAdjointEigV2 Svd Tensordot Trace'),
     'autodiff.rules.math': ('Abs Acos Acosh Add AddN AddV2 Angle Asin Asinh Atan Atan2 Atanh '
                             'BitwiseAnd BitwiseOr BitwiseXor Cast Ceil ClipByValue Complex '
                             'ComplexAbs Conj Cos Cosh Digamma DivNoNan Equal Erf Erfc Exp Expm1 '
