@@ -8,7 +8,8 @@ Dicts flatten in sorted-key order, as in TensorFlow.
 
 import collections
 
-from .tensor import Tensor
+from .composite import CompositeTensor, TypeSpec
+from .tensor import Tensor, TensorSpec
 
 
 def is_nested(x):
@@ -26,18 +27,38 @@ def _sort_key(k):
 
 
 def flatten(structure, expand_composites=False):
-    """The leaves of ``structure`` in order (a leaf is anything not a list/tuple/dict)."""
+    """The leaves of ``structure`` in order (a leaf is anything not a list/tuple/dict; with
+    ``expand_composites``, composite tensors and their specs give their components)."""
     out = []
-    _flatten_into(structure, out)
+    _flatten_into(structure, out, expand_composites)
     return out
 
 
-def _flatten_into(x, out):
+def _flatten_into(x, out, expand=False):
     if isinstance(x, (list, tuple, dict)):
         for c in _children(x):
-            _flatten_into(c, out)
+            _flatten_into(c, out, expand)
+    elif expand and _expandable(x):
+        for c in _components(x):
+            _flatten_into(c, out, True)
     else:
         out.append(x)
+
+
+def _expandable(x):
+    """A composite value, or the spec of one (TensorSpecs are leaves)."""
+    return isinstance(x, CompositeTensor) or (isinstance(x, TypeSpec)
+                                              and not isinstance(x, TensorSpec))
+
+
+def _components(x):
+    if isinstance(x, CompositeTensor):
+        return list(x._type_spec._to_components(x))
+    return list(x._component_specs)
+
+
+def _spec(x):
+    return x._type_spec if isinstance(x, CompositeTensor) else x
 
 
 def _rebuild(template, children):
@@ -60,6 +81,8 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
         ValueError: if the number of leaves differs.
     """
     flat = list(flat_sequence)
+    if expand_composites:
+        return _pack_expanded(structure, flat, flat_sequence)
     if not is_nested(structure):
         if len(flat) != 1:
             raise ValueError(f"The target structure is of type `{type(structure)}`\n  "
@@ -83,6 +106,25 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     return build(structure)
 
 
+def _pack_expanded(structure, flat, flat_sequence):
+    """pack_sequence_as with composites (and specs) rebuilt from their components."""
+    count = len(flatten(structure, True))
+    if count != len(flat):
+        raise ValueError(f"Could not pack sequence. Structure had {count} atoms, but "
+                         f"flat_sequence had {len(flat)} items.  Structure: {structure}, "
+                         f"flat_sequence: {flat_sequence}.")
+    it = iter(flat)
+
+    def build(x):
+        if isinstance(x, (list, tuple, dict)):
+            return _rebuild(x, [build(c) for c in _children(x)])
+        if _expandable(x):
+            return _spec(x)._from_components([build(c) for c in _components(x)])
+        return next(it)
+
+    return build(structure)
+
+
 def map_structure(func, *structures, **kwargs):
     """Apply ``func`` leafwise across structures of the same shape."""
     if not callable(func):
@@ -90,14 +132,16 @@ def map_structure(func, *structures, **kwargs):
     if not structures:
         raise ValueError("Must provide at least one structure")
     check_types = kwargs.pop("check_types", True)
-    kwargs.pop("expand_composites", None)
+    expand = kwargs.pop("expand_composites", False)
     if kwargs:
         raise ValueError(f"Only valid keyword arguments are `check_types` and "
                          f"`expand_composites`, not: `{'`, `'.join(kwargs)}`")
     for s in structures[1:]:
-        assert_same_structure(structures[0], s, check_types=check_types)
-    flats = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
+        assert_same_structure(structures[0], s, check_types=check_types,
+                              expand_composites=expand)
+    flats = [flatten(s, expand) for s in structures]
+    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)],
+                            expand_composites=expand)
 
 
 class _Dot:
@@ -135,6 +179,8 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
             fail(ValueError, f'Substructure "{_describe(seq)}" is a sequence, while substructure '
                              f'"{_describe(other)}" is not')
         if not is_nested(a):
+            if expand_composites and (_expandable(a) or _expandable(b)):
+                _composites_alike(a, b, fail)
             return
         if check_types and not _same_sequence_type(a, b):
             fail(TypeError, f"The two namedtuples don't have the same sequence type. First "
@@ -152,6 +198,16 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
             walk(x, y)
 
     walk(nest1, nest2)
+
+
+def _composites_alike(a, b, fail):
+    """Composites (or their specs) match if their specs are compatible, as in TF."""
+    sa = _spec(a) if _expandable(a) else None
+    sb = _spec(b) if _expandable(b) else None
+    if sa is None or sb is None or type(sa) is not type(sb) or not (
+            sa.is_compatible_with(sb) or sa.most_specific_common_supertype([sb])):
+        fail(ValueError, f"Incompatible CompositeTensor TypeSpecs: {sa if sa else a}, "
+                         f"{sb if sb else b}")
 
 
 def contains_tensor(structure):

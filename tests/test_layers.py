@@ -18,13 +18,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / PACKAGE
 LAYERS = {
     0: ("errors", "dtypes", "shapes", "config", "registry", "_export", "_logging", "numerics",
         "messages", "_version", "_protos"),
-    1: ("tensor", "nest"),
+    1: ("tensor", "nest", "composite"),
     2: ("context",),
     3: ("graph",),
     4: ("passes", "executor"),
     5: ("convert",),
     6: ("ops", "xla"),  # xla lowers op records (and reuses ops' shape helpers)
-    7: ("variables", "module", "random_generator"),
+    7: ("variables", "module", "random_generator", "ragged"),
     8: ("autodiff",),
     9: ("tracing",),
     10: ("autograph",),

@@ -10,6 +10,7 @@ EXPORTS = {
         'autodiff.custom_gradient': 'custom_gradient',
         'autodiff.gradients': 'gradients hessians recompute_grad',
         'autodiff.tape': 'GradientTape UnconnectedGradients',
+        'composite': 'TypeSpec type_spec_from_value',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),
         'module': 'Module name_scope',
@@ -60,6 +61,7 @@ EXPORTS = {
         'ops.utility.clipping': 'clip_by_global_norm clip_by_norm',
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
+        'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
     },
     'autograph': {
@@ -231,12 +233,13 @@ COPIES = {
     'autograph': 'convert',
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
              'TextLineDataset UNKNOWN_CARDINALITY'),
+    'ragged': '',
 }
 
 # The package's modules that are its attributes (tf.ops ...).
-ENGINE = ('api autodiff context convert errors executor graph initializers messages module nest '
-          'numerics ops passes random_generator registry saving shapes tensor tracing variables '
-          'xla')
+ENGINE = ('api autodiff composite context convert errors executor graph initializers messages '
+          'module nest numerics ops passes random_generator registry saving shapes tensor tracing '
+          'variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {

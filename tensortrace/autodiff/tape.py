@@ -13,6 +13,7 @@ import enum
 from .. import nest
 from .._export import tf_export
 from .._logging import logger
+from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
 from ..ops.array.creation import ones, zeros
@@ -103,7 +104,7 @@ class GradientTape:
     # --- watching ---------------------------------------------------------------------------
     def watch(self, tensor):
         """Track ``tensor`` (a tensor, variable, or nested structure of them)."""
-        for t in nest.flatten(tensor):
+        for t in _grad_flat(nest.flatten(tensor)):
             if isinstance(t, Variable):
                 self._watch_variable(t)
             elif isinstance(t, Tensor):
@@ -190,14 +191,16 @@ class GradientTape:
             raise TypeError("Argument `sources` should be a list or nested structure of Tensors "
                             "or Variables, but received None.")
         unconnected = _unconnected(unconnected_gradients)
-        flat_sources = nest.flatten(sources)
+        nested_sources = nest.flatten(sources)
+        flat_sources = _grad_flat(nested_sources)  # a composite: its components with gradients
         keys = [_source_key(s) for s in flat_sources]
-        flat_targets = nest.flatten(target)
+        flat_targets = _grad_flat(nest.flatten(target))
         if any(t is None for t in flat_targets):
             raise TypeError(_NONE_DTYPE)
         # A variable target stands for its handle, as in TF: d(v)/d(v) is ones, not None.
         targets = [_graph_handle(t) if isinstance(t, Variable) else t for t in flat_targets]
-        given = nest.flatten(output_gradients) if output_gradients is not None else None
+        given = _grad_flat(nest.flatten(output_gradients)) \
+            if output_gradients is not None else None
         grads_out = [None if given is None or given[i] is None else given[i]
                      if isinstance(given[i], Tensor) else _convert(given[i], t.dtype)
                      for i, t in enumerate(flat_targets)]
@@ -222,7 +225,7 @@ class GradientTape:
                 g = zeros(shape.as_list() if shape.is_fully_defined()
                                     else tf_shape(src), src.dtype)
             result.append(g)
-        return nest.pack_sequence_as(sources, result)
+        return nest.pack_sequence_as(sources, _grad_regroup(nested_sources, result))
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -256,6 +259,35 @@ def _unconnected(value):
         return UnconnectedGradients(value)
     except ValueError:
         raise ValueError(f"Unknown value for unconnected_gradients: {value!r}") from None
+
+
+def _grad_flat(flat):
+    """``flat`` with each composite replaced by its components that carry gradients."""
+    if not any(isinstance(x, CompositeTensor) for x in flat):
+        return flat
+    out = []
+    for x in flat:
+        if isinstance(x, CompositeTensor):
+            out.extend(x._type_spec._grad_components(x))
+        else:
+            out.append(x)
+    return out
+
+
+def _grad_regroup(nested, grads):
+    """The gradients of ``_grad_flat(nested)`` regrouped: one per element of ``nested``."""
+    if not any(isinstance(x, CompositeTensor) for x in nested):
+        return grads
+    out, i = [], 0
+    for x in nested:
+        if isinstance(x, CompositeTensor):
+            n = len(x._type_spec._grad_components(x))
+            out.append(x._type_spec._from_grad_components(x, grads[i:i + n]))
+            i += n
+        else:
+            out.append(grads[i])
+            i += 1
+    return out
 
 
 def _source_key(source):

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import errors, nest
 from ..autodiff.replay import replay
+from ..composite import CompositeTensor
 from ..context import record, state
 from ..convert import convert_to_tensor
 from ..executor.compiled import compile_graph
@@ -307,9 +308,14 @@ class _BindingError(TypeError):
 
 
 def _pack(structure, values):
+    """The structured outputs with their tensors replaced by ``values``; composites are rebuilt
+    from their components."""
     it = iter(values)
-    flat = [next(it) if isinstance(x, Tensor) else x for x in nest.flatten(structure)]
-    return nest.pack_sequence_as(structure, flat) if nest.is_nested(structure) else flat[0]
+    flat = [next(it) if isinstance(x, Tensor) else x
+            for x in nest.flatten(structure, expand_composites=True)]
+    if nest.is_nested(structure) or isinstance(structure, CompositeTensor):
+        return nest.pack_sequence_as(structure, flat, expand_composites=True)
+    return flat[0]
 
 
 def _named(spec, name):
@@ -330,11 +336,14 @@ def _named(spec, name):
 def _describe_output(structure):
     if isinstance(structure, Tensor):
         return repr(TensorSpec(structure.shape, structure.dtype))
+    if isinstance(structure, CompositeTensor):
+        return repr(structure._type_spec)
     if structure is None:
         return "Literal[None]"
     if nest.is_nested(structure):
         return signature.describe(nest.map_structure(
-            lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, structure))
+            lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor)
+            else t._type_spec if isinstance(t, CompositeTensor) else t, structure))
     return signature.describe(structure)
 
 

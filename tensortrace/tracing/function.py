@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import config
 from .._logging import logger
+from ..composite import TypeSpec
 from ..convert import convert_to_tensor
 from ..tensor import TensorSpec
 from . import signature
@@ -435,7 +436,7 @@ class PolymorphicFunction:
 def _check_input_signature(input_signature, binder):
     sig = tuple(input_signature)
     invalid = [leaf for s in sig for leaf in signature.leaves(s)
-               if not isinstance(leaf, TensorSpec)]
+               if not isinstance(leaf, (TensorSpec, TypeSpec))]
     if invalid:
         raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec "
                         f"objects, got invalid args {invalid} with types "

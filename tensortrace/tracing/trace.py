@@ -7,6 +7,7 @@ makes a graph the current context), and collect its outputs.
 import numpy as np
 
 from .. import nest
+from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
 from ..graph.ir import Graph
@@ -103,14 +104,18 @@ def trace(python_function, binder, specs, name, allow_variable_creation=True, au
         args, kwargs = binder.split(values)
         result = fn(*args, **kwargs)
         graph.structured_outputs = _collect_outputs(graph, result)
-    graph.outputs = [t for t in nest.flatten(graph.structured_outputs) if isinstance(t, Tensor)]
+    graph.outputs = [t for t in nest.flatten(graph.structured_outputs, expand_composites=True)
+                     if isinstance(t, Tensor)]
     return graph
 
 
 def _collect_outputs(graph, result):
     """Outputs as graph tensors: variables are read, eager tensors captured, and each output
-    passes through its own Identity op, as in TF (``Identity:0``, ``Identity_1:0`` ...)."""
+    passes through its own Identity op, as in TF (``Identity:0``, ``Identity_1:0`` ...); a
+    composite's components do, and it is rebuilt from them."""
     def convert(x):
+        if isinstance(x, CompositeTensor):
+            return nest.map_structure(convert, x, expand_composites=True)
         if isinstance(x, Variable):
             x = x.value()
         elif isinstance(x, (bool, int, float, str, bytes, np.generic, np.ndarray)):

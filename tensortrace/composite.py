@@ -1,0 +1,276 @@
+"""Composite tensors: values made of several tensors (ragged, sparse), described by a ``TypeSpec``.
+
+A ``TypeSpec`` says how a value splits into component tensors (``_to_components``) and is rebuilt
+from them (``_from_components``). ``tf.nest`` (``expand_composites=True``), ``tf.function``
+(a spec is the argument's trace type; results are rebuilt from their components on each call),
+``tf.data`` and ``GradientTape`` work on the components, so each composite type only describes
+itself here.
+"""
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from ._export import tf_export
+from .shapes import TensorShape
+from .tensor import EagerTensor, Tensor, TensorSpec
+
+
+class CompositeTensor:
+    """A value made of component tensors; its ``_type_spec`` says how."""
+
+    __slots__ = ()
+
+    @property
+    def _type_spec(self):
+        raise NotImplementedError(f"{type(self).__name__}._type_spec")
+
+    def _shape_invariant_to_type_spec(self, shape):
+        raise NotImplementedError(f"{type(self).__name__}._shape_invariant_to_type_spec")
+
+    def _consumers(self):
+        return []
+
+    def __tf_tracing_type__(self, context):
+        """A composite argument of a tf.function is traced by its spec."""
+        return self._type_spec
+
+
+def _is_shape(x):
+    return isinstance(x, TensorShape)
+
+
+def _compatible(a, b):
+    """Serialized spec fields compatible with each other (shapes loosely, the rest exactly)."""
+    if _is_shape(a) and _is_shape(b):
+        return a.is_compatible_with(b)
+    if isinstance(a, TypeSpec) and isinstance(b, TypeSpec):
+        return a.is_compatible_with(b)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_compatible(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _subtype(a, b):
+    if _is_shape(a) and _is_shape(b):
+        return a.is_subtype_of(b)
+    if isinstance(a, TypeSpec) and isinstance(b, TypeSpec):
+        return a.is_subtype_of(b)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_subtype(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+_NO_SUPERTYPE = object()
+
+
+def _supertype(a, b):
+    if _is_shape(a) and _is_shape(b):
+        return a.most_specific_compatible_shape(b) if a.rank == b.rank else TensorShape(None)
+    if isinstance(a, TypeSpec) and isinstance(b, TypeSpec):
+        found = a.most_specific_common_supertype([b])
+        return _NO_SUPERTYPE if found is None else found
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
+        parts = [_supertype(x, y) for x, y in zip(a, b)]
+        return _NO_SUPERTYPE if any(p is _NO_SUPERTYPE for p in parts) else type(a)(parts)
+    return a if type(a) is type(b) and a == b else _NO_SUPERTYPE
+
+
+def _hashable(x):
+    if isinstance(x, list):
+        return tuple(_hashable(v) for v in x)
+    if isinstance(x, tuple):
+        return tuple(_hashable(v) for v in x)
+    if isinstance(x, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in x.items()))
+    return x
+
+
+class _TypeSpecMeta(type):
+    """TF's TensorSpec is a TypeSpec: ``isinstance(tf.TensorSpec(...), tf.TypeSpec)`` holds."""
+
+    def __instancecheck__(cls, instance):
+        return type.__instancecheck__(cls, instance) or (
+            cls is TypeSpec and isinstance(instance, TensorSpec))
+
+    def __subclasscheck__(cls, subclass):
+        return type.__subclasscheck__(cls, subclass) or (
+            cls is TypeSpec and issubclass(subclass, TensorSpec))
+
+
+@tf_export("TypeSpec")
+class TypeSpec(metaclass=_TypeSpecMeta):
+    """Describes a kind of value (TF's ``tf.TypeSpec``): a subclass gives ``value_type``,
+    ``_component_specs``, ``_to_components``, ``_from_components`` and ``_serialize`` (the
+    constructor arguments, which also decide equality, hashing and printing)."""
+
+    __slots__ = ("__weakref__",)
+
+    # --- what a subclass defines ------------------------------------------------------------
+    @property
+    def value_type(self):
+        raise NotImplementedError(f"{type(self).__name__}.value_type")
+
+    @property
+    def _component_specs(self):
+        raise NotImplementedError(f"{type(self).__name__}._component_specs")
+
+    def _to_components(self, value):
+        raise NotImplementedError(f"{type(self).__name__}._to_components")
+
+    def _from_components(self, components):
+        raise NotImplementedError(f"{type(self).__name__}._from_components")
+
+    def _serialize(self):
+        raise NotImplementedError(f"{type(self).__name__}._serialize")
+
+    @classmethod
+    def _deserialize(cls, serialization):
+        return cls(*serialization)
+
+    # --- gradients: which components carry them (all, unless a subclass says otherwise) -----
+    def _grad_components(self, value):
+        return flat_components(value)
+
+    def _from_grad_components(self, value, grads):
+        """``value``'s gradient from its components' ones (None when none has one)."""
+        if all(g is None for g in grads):
+            return None
+        return self._from_flat([g if g is not None else c
+                                for g, c in zip(grads, flat_components(value))])
+
+    # --- derived ------------------------------------------------------------------------------
+    @property
+    def _flat_tensor_specs(self):
+        """The TensorSpecs of the flat components (nested composites expanded)."""
+        out = []
+        for spec in self._component_specs:
+            if isinstance(spec, TypeSpec) and not isinstance(spec, TensorSpec):
+                out.extend(spec._flat_tensor_specs)
+            else:
+                out.append(spec)
+        return out
+
+    def _to_tensor_list(self, value):
+        return flat_components(value)
+
+    def _from_tensor_list(self, tensors):
+        return self._from_flat(list(tensors))
+
+    def _from_flat(self, flat):
+        """Rebuild a value from its flat components (as ``_flat_tensor_specs`` lists them)."""
+        parts, i = [], 0
+        for spec in self._component_specs:
+            if isinstance(spec, TypeSpec) and not isinstance(spec, TensorSpec):
+                n = len(spec._flat_tensor_specs)
+                parts.append(spec._from_flat(flat[i:i + n]))
+                i += n
+            else:
+                parts.append(flat[i])
+                i += 1
+        return self._from_components(parts)
+
+    def flatten(self):
+        return list(self._flat_tensor_specs)
+
+    def from_tensors(self, tensors):
+        return self._from_flat(list(tensors))
+
+    def is_compatible_with(self, spec_or_value):
+        """True if ``spec_or_value`` (a spec or a value) could be described by this spec."""
+        other = spec_or_value
+        if not isinstance(other, TypeSpec):
+            try:
+                other = type_spec_from_value(other)
+            except TypeError:
+                return False
+        return type(other) is type(self) and _compatible(self._serialize(), other._serialize())
+
+    def is_subtype_of(self, other):
+        return type(other) is type(self) and _subtype(self._serialize(), other._serialize())
+
+    def most_specific_common_supertype(self, others):
+        """The most specific spec ``self`` and every one of ``others`` are subtypes of, or
+        None."""
+        fields = self._serialize()
+        for o in others:
+            if type(o) is not type(self):
+                return None
+            fields = _supertype(fields, o._serialize())
+            if fields is _NO_SUPERTYPE:
+                return None
+        return self._deserialize(fields)
+
+    def most_specific_compatible_type(self, other):
+        found = self.most_specific_common_supertype([other])
+        if found is None:
+            raise ValueError(f"No TypeSpec is compatible with both {self} and {other}")
+        return found
+
+    # --- the trace-type protocol of tracing.signature -------------------------------------
+    def placeholder_value(self, context):
+        """The value a traced function receives: built from one placeholder per component."""
+        return self._from_flat([context.graph.placeholder(s, context.name)
+                                for s in self._flat_tensor_specs])
+
+    def to_tensors(self, value):
+        """What a call feeds to this spec's placeholders: the flat components."""
+        return flat_components(value)
+
+    def __tf_tracing_type__(self, context):
+        return self
+
+    # --- value semantics ----------------------------------------------------------------------
+    def __eq__(self, other):
+        return type(other) is type(self) and self._serialize() == other._serialize()
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((type(self).__name__, _hashable(self._serialize())))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(map(repr, self._serialize()))})"
+
+    def __reduce__(self):
+        return self._deserialize, (self._serialize(),)
+
+
+def flat_components(value):
+    """The flat component tensors of a composite value (nested composites expanded)."""
+    out = []
+    for c in value._type_spec._to_components(value):
+        if isinstance(c, CompositeTensor):
+            out.extend(flat_components(c))
+        else:
+            out.append(c)
+    return out
+
+
+def is_composite(value):
+    return isinstance(value, CompositeTensor)
+
+
+@tf_export("type_spec_from_value")
+def type_spec_from_value(value):
+    """The spec of ``value``: a composite's ``_type_spec``, a TensorSpec for tensors and NumPy
+    values.
+
+    Raises:
+        TypeError: for a value no spec describes.
+    """
+    if isinstance(value, CompositeTensor):
+        return value._type_spec
+    if isinstance(value, Tensor):
+        return TensorSpec(value.shape, value.dtype)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return TensorSpec(value.shape, _dtypes.from_numpy(value.dtype))
+    if isinstance(value, TypeSpec):
+        return value
+    raise TypeError(f"Could not build a TypeSpec for {value!r} of unsupported type "
+                    f"{type(value)}.")
+
+
+def eager(value):
+    """True if every component of a composite value is an eager tensor."""
+    return all(isinstance(c, EagerTensor) for c in flat_components(value))

@@ -1,0 +1,1 @@
+"""Ragged tensors: ``tf.RaggedTensor``, ``tf.RaggedTensorSpec`` and the ``tf.ragged`` ops."""
