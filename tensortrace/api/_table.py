@@ -209,12 +209,12 @@ EXPORTS = {
         'ops.io': 'format',
         'ops.strings.elementwise': 'length lower strip substr upper',
         'ops.strings.join_split': 'bytes_split join reduce_join split',
-        'ops.strings.ngrams': 'ngrams unsorted_segment_join',
+        'ops.strings.ngrams': 'unsorted_segment_join',
         'ops.strings.numbers': 'as_string to_number',
         'ops.strings.regex': 'regex_full_match regex_replace',
-        'ops.strings.unicode': ('unicode_decode unicode_decode_with_offsets unicode_encode '
-                                'unicode_script unicode_split unicode_split_with_offsets '
-                                'unicode_transcode'),
+        'ops.strings.unicode': 'unicode_transcode',
+        'ragged.string_ops': ('ngrams unicode_decode unicode_decode_with_offsets unicode_encode '
+                              'unicode_script unicode_split unicode_split_with_offsets'),
     },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',

@@ -1,5 +1,5 @@
-"""Joining strings into n-grams (``tf.strings.ngrams``) and by segment
-(``tf.strings.unsorted_segment_join``)."""
+"""Joining strings into n-grams (the StringNGrams op; ``tf.strings.ngrams`` is in the ragged
+layer) and by segment (``tf.strings.unsorted_segment_join``)."""
 
 import numpy as np
 
@@ -130,11 +130,9 @@ def ngrams_rows(values, splits, ngram_width, separator=" ", pad_values=None, pad
                 pad_width=width, preserve_short_sequences=bool(preserve_short_sequences))
 
 
-@tf_export("strings.ngrams")
-def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
-           preserve_short_sequences=False, name=None):
-    """The n-grams of the innermost dimension of ``data`` (rank >= 1): for each width, every
-    run of that many items joined by ``separator``, padded with ``pad_values`` when given."""
+def ngrams_dense(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
+                 preserve_short_sequences=False):
+    """The n-grams of the innermost dimension of a dense ``data`` (rank >= 1): a dense result."""
     _pads(pad_values, padding_width)
     data = strings(data)
     rank = data.shape.rank

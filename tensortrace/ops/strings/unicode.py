@@ -302,31 +302,12 @@ def string_input(input):
     return input
 
 
-def _dense_only(input, fn):
-    if input.shape.rank != 0:
-        raise NotImplementedError(f"tf.strings.{fn} of a tensor of rank >= 1 returns a "
-                                  "RaggedTensor; this build decodes scalars only.")
-
-
-@tf_export("strings.unicode_decode")
-def unicode_decode(input, input_encoding, errors="replace", replacement_char=0xFFFD,
-                   replace_control_characters=False, name=None):
-    """The code points (int32) of a scalar string decoded from ``input_encoding``."""
-    input = string_input(input)
-    _dense_only(input, "unicode_decode")
-    return decode_flat(input, input_encoding, errors, replacement_char,
-                       replace_control_characters, False)[1]
-
-
-@tf_export("strings.unicode_decode_with_offsets")
-def unicode_decode_with_offsets(input, input_encoding, errors="replace", replacement_char=0xFFFD,
-                                replace_control_characters=False, name=None):
-    """(code points, start byte offsets) of a scalar string."""
-    input = string_input(input)
-    _dense_only(input, "unicode_decode_with_offsets")
-    _, values, offsets = decode_flat(input, input_encoding, errors, replacement_char,
-                                     replace_control_characters, True)
-    return values, offsets
+def decode_scalar(input, input_encoding, errors, replacement_char, replace_control_characters,
+                  with_offsets):
+    """Code points (and offsets) of a scalar string: dense 1-D tensors."""
+    out = decode_flat(input, input_encoding, errors, replacement_char,
+                      replace_control_characters, with_offsets)
+    return (out[1], out[2]) if with_offsets else out[1]
 
 
 def _row_splits(rows, width):
@@ -340,29 +321,8 @@ def split_chars(values, input_encoding, errors, replacement_char):
     return encode_rows(values, splits, input_encoding, errors, replacement_char)
 
 
-@tf_export("strings.unicode_split")
-def unicode_split(input, input_encoding, errors="replace", replacement_char=0xFFFD, name=None):
-    """The characters of a scalar string, each a string in ``input_encoding``."""
-    input = string_input(input)
-    _dense_only(input, "unicode_split")
-    values = decode_flat(input, input_encoding, errors, replacement_char, False, False)[1]
-    return split_chars(values, input_encoding, errors, replacement_char)
-
-
-@tf_export("strings.unicode_split_with_offsets")
-def unicode_split_with_offsets(input, input_encoding, errors="replace", replacement_char=0xFFFD,
-                               name=None):
-    """(characters, start byte offsets) of a scalar string."""
-    input = string_input(input)
-    _dense_only(input, "unicode_split_with_offsets")
-    _, values, offsets = decode_flat(input, input_encoding, errors, replacement_char, False,
-                                     True)
-    return split_chars(values, input_encoding, errors, replacement_char), offsets
-
-
-@tf_export("strings.unicode_encode")
-def unicode_encode(input, output_encoding, errors="replace", replacement_char=0xFFFD, name=None):
-    """The strings whose code points are the innermost rows of ``input`` (rank >= 1)."""
+def encode_dense(input, output_encoding, errors="replace", replacement_char=0xFFFD):
+    """The strings whose code points are the innermost rows of a dense ``input`` (rank >= 1)."""
     if not isinstance(input, Tensor):
         input = convert_to_tensor(input)
     rank = input.shape.rank
@@ -390,9 +350,8 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace",
                 replace_control_characters=bool(replace_control_characters))
 
 
-@tf_export("strings.unicode_script")
-def unicode_script(input, name=None):
-    """ICU's script code (UScriptCode) of each int32 code point."""
+def script_dense(input):
+    """ICU's script code (UScriptCode) of each int32 code point of a dense tensor."""
     if not isinstance(input, Tensor):
         input = convert_to_tensor(input, dtype_hint=D.int32)
     return bind(UnicodeScript, input)
