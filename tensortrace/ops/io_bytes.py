@@ -33,7 +33,7 @@ _CSV_T = dtypes_named("float32 float64 int32 int64 string")
 def _check_out_type(op_name, out_type, allowed, eager):
     if out_type not in allowed:
         if eager:
-            raise attr_dtype_error(op_name, "out_type", out_type, allowed)
+            raise attr_dtype_error(None, "out_type", out_type, allowed)  # bind tags the op
         check_out_type(op_name, out_type, allowed)
 
 
@@ -74,7 +74,7 @@ class DecodeRaw:
         for i, s in enumerate(flat):
             if len(s) != n:
                 raise invalid_argument("DecodeRaw requires input strings to all be the same "
-                                       f"size, but element {i} has size {len(s)} != {n}")
+                                       f"size, but element {i} has size {n} != {len(s)}")
         return _from_bytes(flat, out_type, little_endian, a.shape + (n // size,))
 
 
@@ -357,9 +357,10 @@ class DecodeCSV:
         for rec, record in enumerate(a.ravel().tolist()):
             fields = _csv_fields(record, delim, use_quote_delim)
             if select_cols:
-                if len(fields) <= wanted[-1]:
-                    raise invalid_argument(f"Expect {len(defaults)} fields but have "
-                                           f"{len(fields)} in record {rec}")
+                if len(fields) <= wanted[-1]:  # TF counts the selected columns it found
+                    found = sum(c < len(fields) for c in wanted)
+                    raise invalid_argument(f"Expect {len(defaults)} fields but have {found} in "
+                                           f"record {rec}")
             elif len(fields) != len(defaults):
                 raise invalid_argument(f"Expect {len(defaults)} fields but have {len(fields)} "
                                        f"in record {rec}")

@@ -184,8 +184,9 @@ class UnsortedSegmentJoin:
                                    "rank")
         for i, d in enumerate(ids.shape):
             if d != x.shape[i]:
-                raise invalid_argument(f"Segment dimension is {d} while input dimension is {d} "
-                                       f"in rank {i}")
+                # TF's text names the input's rank where its dimension would be
+                raise invalid_argument(f"Segment dimension is {d} while input dimension is "
+                                       f"{x.ndim} in rank {i}")
         if ids.size and (ids.min() < 0 or ids.max() >= n):
             raise invalid_argument("segment_ids are not allowed to exceed num_segments or to "
                                    "have negative values.")

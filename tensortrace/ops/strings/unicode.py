@@ -95,16 +95,30 @@ def _decode_one(data, codec, errors, rc, control, offsets):
             starts += _starts(chunk, data, pos, codec)
         if bad is None:
             break
-        if errors == "strict":
-            raise invalid_argument("Invalid formatting on input string")
-        if errors == "replace":
-            cps.append(rc)
-            if offsets:
-                starts.append(bad[0])
+        _on_error(errors, cps, starts, rc, bad[0])
         pos = bad[1]
-    if control:
-        cps = [rc if c < 0x20 else c for c in cps]
+    if control and any(c < 0x20 for c in cps):
+        # C0 controls are replaced, or dropped under errors="ignore" (never an error, as TF)
+        old_cps, old_starts = cps, starts or [None] * len(cps)
+        cps, starts = [], [] if offsets else None
+        for c, st in zip(old_cps, old_starts):
+            if c < 0x20:
+                _on_error("ignore" if errors == "ignore" else "replace", cps, starts, rc, st)
+            else:
+                cps.append(c)
+                if offsets:
+                    starts.append(st)
     return cps, starts
+
+
+def _on_error(errors, cps, starts, rc, start):
+    """An ill-formed sequence at byte ``start``: fail, or append the replacement (or nothing)."""
+    if errors == "strict":
+        raise invalid_argument("Invalid formatting on input string")
+    if errors == "replace":
+        cps.append(rc)
+        if starts is not None:
+            starts.append(start)
 
 
 def _decode_all(strings_, input_encoding, errors, replacement_char, replace_control_characters,
