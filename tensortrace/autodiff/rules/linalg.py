@@ -209,7 +209,7 @@ def _svd(op, dy_s, dy_u, dy_v):
     if transposed:
         m, n, u, v, dy_u, dy_v = n, m, v, u, dy_v, dy_u
     full = op.attrs.get("full_matrices", False)
-    if full and abs(m - n) > 1:
+    if full and max(m, n) - min(m, n) > 1:  # (abs here is the tensor op)
         raise NotImplementedError(f"svd gradient is not implemented for abs(m - n) > 1 when "
                                   f"full_matrices is True. Received: m={m} and n={n} from op "
                                   f"input={a} with shape={a.shape}.")
