@@ -364,19 +364,23 @@ GRADS = {
                                     'TensorListScatterIntoExistingList TensorListSetItem '
                                     'TensorListSplit TensorListStack'),
     'autodiff.rules.utility': ('AsString AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
-                               'Bitcast CheckNumerics Const DenseBincount EagerPyFunc EnsureShape '
-                               'HistogramFixedWidth IndexAxis0 InitializeVariableOnce Multinomial '
-                               'NoOp Placeholder PrintV2 RandomGamma RandomPoissonV2 '
-                               'RandomShuffle RandomStandardNormal RandomUniform RandomUniformInt '
-                               'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
-                               'ResourceScatterNdAdd ResourceScatterNdMax ResourceScatterNdMin '
-                               'ResourceScatterNdSub ResourceScatterNdUpdate RngReadAndSkip '
+                               'Bitcast CheckNumerics Const DecodeBase64 DecodeCSV '
+                               'DecodePaddedRaw DecodeRaw DenseBincount EagerPyFunc EncodeBase64 '
+                               'EnsureShape HistogramFixedWidth IndexAxis0 InitializeVariableOnce '
+                               'Multinomial NoOp ParseTensor Placeholder PrintV2 RandomGamma '
+                               'RandomPoissonV2 RandomShuffle RandomStandardNormal RandomUniform '
+                               'RandomUniformInt ReadFile ReadVariableOp ReduceJoin '
+                               'RegexFullMatch RegexReplace ResourceScatterNdAdd '
+                               'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
+                               'ResourceScatterNdUpdate RngReadAndSkip SerializeTensor '
                                'StatelessMultinomial StatelessRandomNormal StatelessRandomUniform '
                                'StatelessRandomUniformFullInt StatelessRandomUniformInt '
                                'StatelessTruncatedNormal StaticRegexFullMatch StaticRegexReplace '
                                'StringBytesSplit StringFormat StringJoin StringLength StringLower '
-                               'StringSplitV2 StringStrip StringToNumber StringUpper Substr '
-                               'Timestamp TruncatedNormal VarIsInitializedOp'),
+                               'StringNGrams StringSplitV2 StringStrip StringToNumber StringUpper '
+                               'Substr Timestamp TruncatedNormal UnicodeDecode '
+                               'UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript '
+                               'UnicodeTranscode UnsortedSegmentJoin VarIsInitializedOp WriteFile'),
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
 }
