@@ -11,6 +11,7 @@ from ...errors import invalid_argument
 from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import Tensor, TensorSpec, static_value
+from .._args import int_arg
 from .._base import INDEX, check_index, check_out_type
 from ..array.joining import concat
 from ..array.ranges import range as range_
@@ -106,6 +107,8 @@ def _pads(pad_values, padding_width):
         left = right = pad_values
     else:
         raise TypeError("pad_values must be a string, tuple of strings, or None.")
+    if padding_width is not None:
+        padding_width = int_arg(padding_width, "padding_width")
     if padding_width is not None and padding_width < 1:
         raise ValueError("padding_width must be greater than 0.")
     if padding_width is not None and pad_values is None:
@@ -122,6 +125,7 @@ def ngrams_rows(values, splits, ngram_width, separator=" ", pad_values=None, pad
     """StringNGrams over a flat vector cut by ``splits``: (n-grams, their row splits)."""
     left, right, width = _pads(pad_values, padding_width)
     widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+    widths = [int_arg(w, "ngram_width") for w in widths]
     for w in widths:
         if w < 1:
             raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")

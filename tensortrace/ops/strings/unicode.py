@@ -19,6 +19,7 @@ from ...convert import convert_to_tensor
 from ...errors import invalid_argument
 from ...registry import DtypeCheck, define_op
 from ...tensor import Tensor, TensorSpec
+from .._args import int_arg
 from .._base import INDEX, check_fixed, check_out_type
 from ..array.joining import concat
 from ..array.ranges import range as range_
@@ -286,26 +287,20 @@ class UnicodeScript:
 
 
 # --- public functions ----------------------------------------------------------------------------
-def _int_attr(value, what):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"Expected int for argument '{what}' not {value!r}.")
-    return int(value)
-
-
 def decode_flat(input, input_encoding, errors, replacement_char, replace_control_characters,
                 with_offsets):
     """The decode op over ``input`` flattened: (row_splits, char_values[, offsets]) tensors."""
     op = UnicodeDecodeWithOffsets if with_offsets else UnicodeDecode
     flat = reshape(input, [-1]) if input.shape.rank != 1 else input
     return bind(op, flat, input_encoding=text(input_encoding), errors=errors,
-                replacement_char=_int_attr(replacement_char, "replacement_char"),
+                replacement_char=int_arg(replacement_char, "replacement_char"),
                 replace_control_characters=bool(replace_control_characters), Tsplits=D.int64)
 
 
 def encode_rows(values, splits, output_encoding, errors, replacement_char):
     """The encode op: one string per row of ``values`` cut by ``splits``."""
     return bind(UnicodeEncode, values, splits, output_encoding=text(output_encoding),
-                errors=errors, replacement_char=_int_attr(replacement_char, "replacement_char"))
+                errors=errors, replacement_char=int_arg(replacement_char, "replacement_char"))
 
 
 def string_input(input):
@@ -360,7 +355,7 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace",
     """Each string re-encoded from ``input_encoding`` into ``output_encoding``."""
     return bind(UnicodeTranscode, strings(input), input_encoding=text(input_encoding),
                 output_encoding=text(output_encoding), errors=errors,
-                replacement_char=_int_attr(replacement_char, "replacement_char"),
+                replacement_char=int_arg(replacement_char, "replacement_char"),
                 replace_control_characters=bool(replace_control_characters))
 
 
