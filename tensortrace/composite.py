@@ -10,6 +10,8 @@ itself here.
 import numpy as np
 
 from . import dtypes as _dtypes
+from . import registry as _registry
+from . import tensor as _tensor
 from ._export import tf_export
 from .shapes import TensorShape
 from .tensor import EagerTensor, Tensor, TensorSpec
@@ -104,6 +106,11 @@ class TypeSpec(metaclass=_TypeSpecMeta):
     constructor arguments, which also decide equality, hashing and printing)."""
 
     __slots__ = ("__weakref__",)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        package = cls.__module__.split(".")[1] if cls.__module__.count(".") >= 1 else ""
+        SPEC_CLASSES[(package, cls.__name__)] = cls
 
     # --- what a subclass defines ------------------------------------------------------------
     @property
@@ -251,7 +258,6 @@ def is_composite(value):
     return isinstance(value, CompositeTensor)
 
 
-@tf_export("type_spec_from_value")
 def type_spec_from_value(value):
     """The spec of ``value``: a composite's ``_type_spec``, a TensorSpec for tensors and NumPy
     values.
@@ -267,10 +273,113 @@ def type_spec_from_value(value):
         return TensorSpec(value.shape, _dtypes.from_numpy(value.dtype))
     if isinstance(value, TypeSpec):
         return value
-    raise TypeError(f"Could not build a TypeSpec for {value!r} of unsupported type "
+    try:  # what TF converts to a tensor (Python lists and numbers)
+        converted = _tensor.convert(value)
+    except (TypeError, ValueError, RecursionError, NotImplementedError):
+        converted = None  # NotImplementedError: nothing converts before convert is loaded
+    if isinstance(converted, Tensor):
+        return TensorSpec(converted.shape, converted.dtype)
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = object.__repr__(value)
+    raise TypeError(f"Could not build a TypeSpec for {text} of unsupported type "
                     f"{type(value)}.")
 
 
 def eager(value):
     """True if every component of a composite value is an eager tensor."""
     return all(isinstance(c, EagerTensor) for c in flat_components(value))
+
+
+# --- ops on composite arguments -------------------------------------------------------------
+#: public op function -> handler(*args, **kwargs) for calls with a composite argument; filled
+#: by the composite types' packages when they load (ragged registers tf.concat's ragged form).
+OVERRIDES = {}
+#: handlers(fn, args, kwargs) of elementwise op functions (one per composite package); each
+#: returns NotImplemented for arguments it does not handle.
+ELEMENTWISE = []
+
+
+def _has_composite(args, kwargs):
+    for a in args:
+        if isinstance(a, CompositeTensor) or (
+                isinstance(a, (list, tuple)) and any(isinstance(x, CompositeTensor) for x in a)):
+            return True
+    return any(isinstance(v, CompositeTensor) for v in kwargs.values())
+
+
+def fallback(fn, args, kwargs, elementwise=False):
+    """The call ``fn(*args, **kwargs)`` for composite arguments, from the ``except`` block of an
+    op function whose argument conversion failed: the plain-tensor path pays nothing. Without a
+    composite argument or a handler, the conversion error being handled propagates."""
+    if _has_composite(args, kwargs):
+        handler = OVERRIDES.get(fn)
+        if handler is not None:
+            return handler(*args, **kwargs)
+        if elementwise:
+            for handler in ELEMENTWISE:
+                out = handler(fn, args, kwargs)
+                if out is not NotImplemented:
+                    return out
+    raise  # noqa: PLE0704 - re-raises the conversion error the caller is handling
+
+
+#: composite classes by name ("ragged": RaggedTensor), registered by their packages; ops below
+#: their layer build composite results through ``composite_class`` (which loads the package).
+CLASSES = {}
+
+
+def composite_class(name):
+    """The composite class registered as ``name``, loading its package on first use."""
+    cls = CLASSES.get(name)
+    if cls is None and _registry._loader is not None:
+        _registry._loader("composite", name)
+        cls = CLASSES.get(name)
+    if cls is None:
+        raise NotImplementedError(f"composite type {name!r} is not available")
+    return cls
+
+
+def map_values(fn, value, **kwargs):
+    """``fn(value, **kwargs)`` for a composite ``value``, through the elementwise handlers (ops
+    on one value whose argument conversion would fail call this first)."""
+    for handler in ELEMENTWISE:
+        out = handler(fn, (value,), kwargs)
+        if out is not NotImplemented:
+            return out
+    raise TypeError(f"{getattr(fn, '__name__', fn)} does not support {type(value).__name__}")
+
+
+
+#: (package, class name) -> TypeSpec subclass, for formats that save specs by name
+SPEC_CLASSES = {}
+#: the packages that define composite types (the only ones a saved name may load)
+PACKAGES = ("ragged", "sparse")
+
+
+def spec_class(package, name):
+    """The TypeSpec subclass saved as ``(package, name)``, loading its package on first use;
+    None for an unknown one."""
+    cls = SPEC_CLASSES.get((package, name))
+    if cls is None and package in PACKAGES and _registry._loader is not None:
+        _registry._loader("composite", package)
+        cls = SPEC_CLASSES.get((package, name))
+    return cls
+
+
+def spec_key(spec):
+    """``(package, class name)`` of a TypeSpec, as ``spec_class`` finds it again."""
+    cls = type(spec)
+    return (cls.__module__.split(".")[1] if cls.__module__.count(".") >= 1 else "",
+            cls.__name__)
+
+
+def fallback_call(fn, args, kwargs):
+    """``OVERRIDES[fn](*args, **kwargs)``: an op function given a composite argument it tests
+    for directly (a DynamicRaggedShape as a shape)."""
+    handler = OVERRIDES.get(fn)
+    if handler is None:
+        raise TypeError(f"{getattr(fn, '__name__', fn)} does not support "
+                        f"{', '.join(type(a).__name__ for a in args)}")
+    return handler(*args, **kwargs)

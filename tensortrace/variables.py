@@ -34,6 +34,7 @@ from .ops.math.operands import operand
 from .ops.reduce import cumprod
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
+from .ops.sparse.indexed_slices import IndexedSlices
 from .tensor import EagerTensor, Reference, Tensor, TensorSpec
 
 _READ = get_op("ReadVariableOp")
@@ -272,6 +273,9 @@ class Variable(metaclass=_VariableMetaclass):
         return _UnreadVariable(self) if state.graph is None else self.value()
 
     def _scatter(self, kind, sparse_delta, read_value=True):
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received "
+                            f"arg: {sparse_delta}")
         indices = convert_to_tensor(sparse_delta.indices)
         values = sparse_delta.values
         if indices.shape.rank == 0:  # one slice: as a batch of one

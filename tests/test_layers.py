@@ -24,7 +24,7 @@ LAYERS = {
     4: ("passes", "executor"),
     5: ("convert",),
     6: ("ops", "xla"),  # xla lowers op records (and reuses ops' shape helpers)
-    7: ("variables", "module", "random_generator", "ragged"),
+    7: ("variables", "module", "random_generator", "ragged", "sparse"),
     8: ("autodiff",),
     9: ("tracing",),
     10: ("autograph",),

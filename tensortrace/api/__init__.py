@@ -29,7 +29,7 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "image", "sets", "signal", "experimental", "compat", "config",
               "config.experimental", "config.threading", "config.optimizer", "autograph",
               "autograph.experimental", "saved_model", "data", "ragged", "io", "io.gfile",
-              "types", "types.experimental", "version")
+              "types", "types.experimental", "version", "sparse")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {
@@ -245,6 +245,8 @@ def _load_for_registry(kind, name):
         if _grad_modules is None:
             _grad_modules = _inverted(_table.GRADS)
         module = _grad_modules.get(name)
+    elif kind == "composite":  # a composite type's package ("ragged"), asked for by an op
+        module = name
     else:
         module = None
     if module is not None:

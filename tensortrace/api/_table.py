@@ -10,7 +10,7 @@ EXPORTS = {
         'autodiff.custom_gradient': 'custom_gradient',
         'autodiff.gradients': 'gradients hessians recompute_grad',
         'autodiff.tape': 'GradientTape UnconnectedGradients',
-        'composite': 'TypeSpec type_spec_from_value',
+        'composite': 'TypeSpec',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),
         'module': 'Module name_scope',
@@ -54,6 +54,7 @@ EXPORTS = {
                                     'sin sinh sqrt tan tanh'),
         'ops.reduce': ('argmax argmin cumsum reduce_all reduce_any reduce_logsumexp reduce_max '
                        'reduce_mean reduce_min reduce_prod reduce_sum'),
+        'ops.sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
         'ops.strings.numbers': 'as_string',
         'ops.tensor_array.tensor_arrays': 'TensorArray',
         'ops.utility.basic': ('bitcast device ensure_shape get_logger get_static_value is_tensor '
@@ -61,7 +62,8 @@ EXPORTS = {
         'ops.utility.clipping': 'clip_by_global_norm clip_by_norm',
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
-        'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec',
+        'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec type_spec_from_value',
+        'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
     },
     'autograph': {
@@ -117,6 +119,7 @@ EXPORTS = {
     },
     'experimental': {
         'data.iterator': 'Optional',
+        'ragged.shape': 'DynamicRaggedShape RowPartition',
     },
     'io': {
         'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
@@ -188,6 +191,10 @@ EXPORTS = {
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
     },
+    'ragged': {
+        'ragged.ragged_ops': ('boolean_mask constant map_flat_values range '
+                              'row_splits_to_segment_ids segment_ids_to_row_splits stack'),
+    },
     'random': {
         'ops.random.seeds': 'set_seed',
         'ops.random.stateful': ('categorical gamma normal poisson shuffle truncated_normal '
@@ -204,6 +211,14 @@ EXPORTS = {
     'saved_model': {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
                    'contains_saved_model load save'),
+    },
+    'sparse': {
+        'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
+                             'map_values mask maximum minimum reduce_max reduce_sum reorder '
+                             'reset_shape reshape retain segment_mean segment_sqrt_n segment_sum '
+                             'slice softmax sparse_dense_matmul split to_dense to_indicator '
+                             'transpose'),
+        'sparse.sparse_tensor': 'SparseTensor',
     },
     'strings': {
         'ops.io': 'format',
@@ -234,6 +249,10 @@ COPIES = {
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
              'TextLineDataset UNKNOWN_CARDINALITY'),
     'ragged': '',
+    'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
+               'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
+               'retain segment_mean segment_sqrt_n segment_sum slice softmax sparse_dense_matmul '
+               'split to_dense to_indicator transpose'),
 }
 
 # The package's modules that are its attributes (tf.ops ...).
@@ -305,6 +324,17 @@ OPS = {
                              'StatelessRandomUniformInt StatelessTruncatedNormal'),
     'ops.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp EuclideanNorm Max '
                    'Mean Min Prod Sum'),
+    'ops.sparse.arithmetic': ('DenseCountSparseOutput SparseAdd SparseAddGrad '
+                              'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
+                              'SparseDenseCwiseMul SparseReduceMax SparseReduceMaxSparse '
+                              'SparseReduceSum SparseReduceSumSparse SparseSoftmax '
+                              'SparseSparseMaximum SparseSparseMinimum SparseTensorDenseAdd '
+                              'SparseTensorDenseMatMul'),
+    'ops.sparse.reorganize': ('SparseConcat SparseFillEmptyRows SparseReorder SparseReshape '
+                              'SparseSlice SparseSliceGrad SparseSplit SparseToDense'),
+    'ops.sparse.segments': ('SparseSegmentMean SparseSegmentMeanWithNumSegments '
+                            'SparseSegmentSqrtN SparseSegmentSqrtNWithNumSegments '
+                            'SparseSegmentSum SparseSegmentSumWithNumSegments'),
     'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
                   'InitializeVariableOnce ReadVariableOp ResourceScatterNdAdd '
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
@@ -359,6 +389,16 @@ GRADS = {
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),
+    'autodiff.rules.sparse': ('DenseCountSparseOutput SparseAdd SparseAddGrad SparseConcat '
+                              'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
+                              'SparseDenseCwiseMul SparseFillEmptyRows SparseReduceMax '
+                              'SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse '
+                              'SparseReorder SparseReshape SparseSegmentMean '
+                              'SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
+                              'SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
+                              'SparseSegmentSumWithNumSegments SparseSlice SparseSliceGrad '
+                              'SparseSoftmax SparseSparseMaximum SparseSparseMinimum SparseSplit '
+                              'SparseTensorDenseAdd SparseTensorDenseMatMul SparseToDense'),
     'autodiff.rules.tensor_array': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
                                     'TensorListGetItem TensorListLength TensorListReserve '
                                     'TensorListScatterIntoExistingList TensorListSetItem '

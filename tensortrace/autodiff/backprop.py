@@ -1,6 +1,7 @@
 """The backward walk: visit tape records in reverse, call each op's ``grad`` rule (written with
 public ops, so it runs eagerly, while tracing, and under outer tapes for higher orders) and sum
-the gradients flowing into each tensor."""
+the gradients flowing into each tensor. A gather's gradient is an IndexedSlices, as in TF: rules
+that only pass it on (Identity, variable reads) keep it, every other rule gets it densified."""
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from ..ops.math.clip import add_n
 from ..ops.tensor_array.list_math import add_lists
 from ..ops.tensor_array.tensor_arrays import TensorArray
 from ..registry import NON_DIFFERENTIABLE
+from ..ops.sparse.indexed_slices import IndexedSlices
 
 
 def differentiable(t):
@@ -38,15 +40,32 @@ def _bfloat16():
 _BFLOAT16 = _bfloat16()
 
 
+#: Ops whose gradient rule passes an IndexedSlices on unchanged (TF's _IdGrad, _ReadGrad).
+_PASS_SLICES = frozenset(("Identity", "ReadVariableOp"))
+
+
+def densify(g):
+    """A gradient as a dense tensor (an IndexedSlices summed into its dense shape)."""
+    return g._as_graph_or_eager_tensor() if isinstance(g, IndexedSlices) else g
+
+
 def _sum(grads):
     if len(grads) == 1:
         return grads[0]
+    if any(isinstance(g, IndexedSlices) for g in grads):
+        if all(isinstance(g, IndexedSlices) for g in grads):
+            # TF keeps them sparse: rows concatenated in the consumers' program order (the
+            # walk meets them last first), as TF's tape gives them for parallel branches
+            grads = grads[::-1]
+            return IndexedSlices(concat([g.values for g in grads], 0),
+                                 concat([g.indices for g in grads], 0), grads[0].dense_shape)
+        grads = [densify(g) for g in grads]
     if grads[0].dtype.name == "variant":  # TensorList gradients add element by element
         return add_lists(grads)
     return add_n(grads)
 
 
-def backward(records, targets, sources, output_gradients=None, watched=None):
+def backward(records, targets, sources, output_gradients=None, watched=None, slices=False):
     """Gradients of ``targets`` with respect to ``sources`` (None where unconnected).
 
     Args:
@@ -100,6 +119,8 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
             raise LookupError(f"gradient registry has no entry for: {record.opdef.name}")
         dys = [d if d is not None or o.dtype.name == "variant" else zeros_like(o)
                for d, o in zip(dys, record.outputs)]  # a list's missing gradient stays None
+        if record.opdef.name not in _PASS_SLICES:
+            dys = [densify(d) for d in dys]
         record.skip_input_indices = tuple(
             i for i, x in enumerate(record.inputs)
             if id(x) not in reached or not differentiable(x))
@@ -109,7 +130,8 @@ def backward(records, targets, sources, output_gradients=None, watched=None):
         for x, dx in zip(record.inputs, dxs):
             if dx is not None and id(x) in reached and differentiable(x):
                 accumulate(x, dx)
-    return [total(s) for s in sources]
+    grads = [total(s) for s in sources]
+    return grads if slices else [densify(g) for g in grads]
 
 
 def _ones(t):
@@ -157,7 +179,7 @@ def jacobian(tape, target, sources, unconnected_gradients):
             grads = tape.gradient(target, flat_sources, output_gradients=[seed],
                                   unconnected_gradients=unconnected_gradients)
             for row, g in zip(rows, grads):
-                row.append(g)
+                row.append(densify(g))
     out = []
     for src, row in zip(flat_sources, rows):
         full = target.shape.concatenate(src.shape)
@@ -179,8 +201,9 @@ def _dynamic_jacobian(tape, target, flat_sources, unconnected_gradients):
 
     def body(i, rows):
         seed = reshape(one_hot(i, n, dtype=target.dtype), target_shape)
-        grads = tape.gradient(target, flat_sources, output_gradients=[seed],
-                              unconnected_gradients=unconnected_gradients)
+        grads = [densify(g) for g in tape.gradient(
+            target, flat_sources, output_gradients=[seed],
+            unconnected_gradients=unconnected_gradients)]
         written = []
         for k, (src, g, ta) in enumerate(zip(flat_sources, grads, rows)):
             if g is None:
@@ -227,8 +250,8 @@ def batch_jacobian(tape, target, source, unconnected_gradients):
             hot = reshape(one_hot(j, m, dtype=target.dtype),
                                     [1] + inner.as_list())
             seed = broadcast_to(hot, tf_shape(target))
-            g = tape.gradient(target, source, output_gradients=[seed],
-                              unconnected_gradients=unconnected_gradients)
+            g = densify(tape.gradient(target, source, output_gradients=[seed],
+                                      unconnected_gradients=unconnected_gradients))
             if g is None:  # TF gives zeros (of the target's dtype) whatever is asked
                 columns = None
                 break

@@ -60,7 +60,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
         seeds = [None if g is None else convert_to_tensor(g, dtype=y.dtype)
                  for g, y in zip(given, flat_ys)]
     stop = {id(_source_key(t)) for t in nest.flatten(stop_gradients or [])}
-    grads = backward(_graph_records(graph, stop), flat_ys, keys, seeds)
+    grads = backward(_graph_records(graph, stop), flat_ys, keys, seeds, slices=True)
     out = []
     for x, g in zip(flat_xs, grads):
         if g is None and unconnected is UnconnectedGradients.ZERO:

@@ -212,7 +212,7 @@ class GradientTape:
         was_recording = self._recording
         self._recording = False  # the backward pass is recorded only by outer tapes
         try:
-            grads = backward(self._records, targets, keys, grads_out, self._watched)
+            grads = backward(self._records, targets, keys, grads_out, self._watched, slices=True)
         finally:
             self._recording = was_recording
         if not self._persistent:  # TF drops a used tape's records

@@ -5,6 +5,8 @@
 
 import types as _types
 
+from .. import dtypes as _dtypes
+from .._logging import logger as _logger
 from .._export import export_value as _export_value
 from .._export import tf_export as _tf_export
 from . import methods as _methods  # noqa: F401  (gives Dataset its map, batch ...)
@@ -31,6 +33,17 @@ experimental.INFINITE_CARDINALITY = INFINITE_CARDINALITY
 experimental.UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 experimental.cardinality = _cardinality
 experimental.Optional = _Optional
+
+
+def _dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64):
+    """Deprecated (TF): use ``tf.data.Dataset.ragged_batch``; a function for ``apply``."""
+    _logger.warning("dense_to_ragged_batch (from tensorflow.python.data.experimental.ops."
+                    "batching) is deprecated and will be removed in a future version.\n"
+                    "Instructions for updating:\nUse `tf.data.Dataset.ragged_batch` instead.")
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+experimental.dense_to_ragged_batch = _dense_to_ragged_batch
 
 for _name in ("AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"):
     _export_value(globals()[_name], "data." + _name)

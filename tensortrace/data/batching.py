@@ -8,8 +8,9 @@ import numpy as np
 from .. import errors
 from ..convert import convert_to_tensor
 from ..messages import shape_text
+from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from ..shapes import as_shape
-from ..tensor import Tensor, TensorSpec
+from ..tensor import EagerTensor, Tensor, TensorSpec
 from . import structure
 from .dataset import UnaryDataset, int_arg, int_value, positive, tensors_of
 from .mapping import _MapDataset
@@ -25,6 +26,7 @@ class _BatchDataset(UnaryDataset):
         self._drop = bool(drop_remainder)
         self._tensors = tensors_of(self._size)
         known = self._size if self._drop and isinstance(self._size, int) else None
+        self._groups = structure.composite_groups(input_dataset.element_spec)
         super().__init__(input_dataset, self._batched_spec(input_dataset.element_spec, known))
 
     def _batched_spec(self, spec, size):
@@ -40,6 +42,8 @@ class _BatchDataset(UnaryDataset):
             yield self._stack(chunk)
 
     def _stack(self, chunk):
+        if self._groups is not None:
+            return _stack_composites(self._groups, chunk)
         # TF fuses map + batch (MapAndBatchDataset) when the map's output ranks are known; its
         # check compares element counts first
         fused = isinstance(self._input, _MapDataset)
@@ -63,6 +67,20 @@ def _chunks(gen, size):
         yield chunk
         if len(chunk) < size:
             return
+
+
+def _stack_composites(groups, chunk):
+    """A batch of elements with composite leaves: those batch through their spec (ragged rows
+    stack into a RaggedTensor), the others stack as arrays."""
+    elements = [structure.split_groups(groups, e) for e in chunk]
+    out = []
+    for i, (leaf, _) in enumerate(groups):
+        values = [e[i] for e in elements]
+        if structure.is_composite_spec(leaf):
+            out.extend(structure.composite_arrays(leaf._batch_values(values)))
+        else:
+            out.append(_stack_component(i, values))
+    return tuple(out)
 
 
 def _stack_component(i, values, fused=False):
@@ -179,9 +197,13 @@ class _UnbatchDataset(UnaryDataset):
             raise ValueError("`unbatch()` is only supported for datasets of elements whose "
                              "components have a matching leading dimension. Encountered both "
                              f"{a} and {b}.")
+        self._groups = structure.composite_groups(spec)
         super().__init__(input_dataset, structure.unbatched(spec))
 
     def _iterate(self, env):
+        if self._groups is not None:
+            yield from _unbatch_composites(self._groups, self._input._iterate(env))
+            return
         row = structure.row
         for element in self._input._iterate(env):
             arrays = [np.asarray(c) for c in element]
@@ -196,3 +218,60 @@ class _UnbatchDataset(UnaryDataset):
 
     def _cardinality(self, env=None):
         return UNKNOWN
+
+
+def _unbatch_composites(groups, elements):
+    """The rows of elements with composite leaves (a RaggedTensor's rows through its spec)."""
+    for element in elements:
+        leaves = structure.split_groups(groups, element)
+        rows = [leaf._unbatch_values(v) if structure.is_composite_spec(leaf)
+                else [structure.row(np.asarray(v), i) for i in range(len(np.asarray(v)))]
+                for (leaf, _), v in zip(groups, leaves)]
+        sizes = {len(r) for r in rows}
+        if len(sizes) > 1:
+            raise errors.invalid_argument("Input element must have the same batch size in each "
+                                          "component.")
+        for i in range(sizes.pop() if sizes else 0):
+            out = []
+            for r in rows:
+                v = r[i]
+                out.extend(structure.composite_arrays(v) if not isinstance(v, np.ndarray)
+                           and not np.isscalar(v) else [v])
+            yield tuple(out)
+
+
+class _DenseToRaggedDataset(UnaryDataset):
+    """Elements whose tensors of partly unknown shape become ragged (ragged rank: the last
+    unknown dimension), so that ``batch`` stacks them as rows of a RaggedTensor (TF's
+    ``ragged_batch``); other components are left as they are."""
+
+    def __init__(self, input_dataset, row_splits_dtype):
+        self._splits_dtype = row_splits_dtype
+
+        def to_ragged(spec):
+            if (type(spec) is not TensorSpec or spec.shape.rank is None
+                    or spec.shape.is_fully_defined()):
+                return spec
+            rank = max(i for i, d in enumerate(spec.shape.as_list()) if d is None)
+            return RaggedTensorSpec(spec.shape, spec.dtype, rank, row_splits_dtype)
+
+        spec = structure.map_structure(to_ragged, input_dataset.element_spec)
+        self._from = structure.leaves(input_dataset.element_spec)
+        self._to = structure.leaves(spec)
+        super().__init__(input_dataset, spec)
+
+    def _iterate(self, env):
+        for element in self._input._iterate(env):
+            out, i = [], 0
+            for old, new in zip(self._from, self._to):
+                n = len(old._flat_tensor_specs) if structure.is_composite_spec(old) else 1
+                part = element[i:i + n]
+                i += n
+                if old is not new and new.ragged_rank > 0:
+                    value = RaggedTensor.from_tensor(EagerTensor._wrap(part[0]),
+                                                     ragged_rank=new.ragged_rank,
+                                                     row_splits_dtype=self._splits_dtype)
+                    out.extend(structure.composite_arrays(value))
+                else:
+                    out.extend(part)
+            yield tuple(out)

@@ -3,7 +3,9 @@ then run compiled on each element's NumPy components."""
 
 import itertools
 
+from .. import nest
 from ..autograph.api import convert
+from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
 from ..executor.compiled import compile_graph
@@ -15,6 +17,8 @@ _uid = itertools.count(1)
 
 
 def _output(graph, x):
+    if isinstance(x, CompositeTensor):  # a ragged result: its components are the outputs
+        return nest.map_structure(lambda c: _output(graph, c), x, expand_composites=True)
     if isinstance(x, Tensor):
         return x if getattr(x, "graph", None) is graph else graph.capture(x)
     return convert_to_tensor(x)

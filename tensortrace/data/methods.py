@@ -3,7 +3,7 @@ TF's order. The datasets they make subclass Dataset, so Dataset's own module can
 the methods join the class here, when the ``data`` package loads."""
 
 from .. import dtypes as D
-from .batching import _BatchDataset, _PaddedBatchDataset, _UnbatchDataset
+from .batching import _BatchDataset, _DenseToRaggedDataset, _PaddedBatchDataset, _UnbatchDataset
 from .combining import _ConcatenateDataset, _DirectedInterleaveDataset, _SampleDataset, _ZipDataset
 from .dataset import Dataset
 from .mapping import (_FilterDataset, _FlatMapDataset, _InterleaveDataset, _MapDataset,
@@ -86,6 +86,12 @@ class _DatasetMethods:
               deterministic=None, name=None):
         """Consecutive elements stacked into batches of ``batch_size``."""
         return _BatchDataset(self, batch_size, drop_remainder)
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=D.int64,
+                     name=None):
+        """Batches whose elements of varying shape stack as the rows of RaggedTensors."""
+        return _BatchDataset(_DenseToRaggedDataset(self, D.as_dtype(row_splits_dtype)),
+                             batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):

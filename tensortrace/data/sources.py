@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .. import errors
+from ..composite import CompositeTensor
 from ..convert import convert_to_tensor
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -20,6 +21,9 @@ class _TensorSliceDataset(Dataset):
 
     def __init__(self, tensors):
         tensors = structure.normalize(tensors)
+        self._groups = structure.composite_groups(structure.spec_of(tensors))
+        if self._groups is not None:
+            return self._init_composite(tensors)
         flat = structure.flatten(tensors)
         if not flat:
             raise ValueError("Invalid `element`. `element` should not be empty.")
@@ -40,7 +44,44 @@ class _TensorSliceDataset(Dataset):
             tensors)
         super().__init__(spec)
 
+    def _init_composite(self, tensors):
+        """Slices of elements with composite leaves: a RaggedTensor's rows (through its spec,
+        which gives the rows' spec)."""
+        self._leaves = structure.leaves(tensors)
+        rows = set()
+        for leaf in self._leaves:
+            if leaf.shape.rank == 0:
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+            if not getattr(leaf, "_is_eager", lambda: isinstance(leaf, EagerTensor))():
+                raise TypeError("Dataset.from_tensor_slices of a RaggedTensor needs eager "
+                                "values")
+            if leaf.shape[0] is not None:
+                rows.add(leaf.shape[0])
+        if len(rows) > 1:
+            a, b = sorted(rows)[:2]
+            raise ValueError(f"Dimensions {a} and {b} are not compatible")
+        self._rows = rows.pop() if rows else None
+        super().__init__(structure.unbatched(structure.spec_of(tensors)))
+
+    def _iterate_composite(self):
+        rows = []
+        for leaf in self._leaves:
+            if isinstance(leaf, CompositeTensor):
+                rows.append(leaf._type_spec._unbatch_values(leaf))
+            else:
+                a = leaf._value
+                rows.append([structure.row(a, i) for i in range(len(a))])
+        for i in range(len(rows[0])):
+            out = []
+            for r in rows:
+                out.extend(structure.composite_arrays(r[i])
+                           if isinstance(r[i], (Tensor, CompositeTensor)) else [r[i]])
+            yield tuple(out)
+
     def _iterate(self, env):
+        if self._groups is not None:
+            yield from self._iterate_composite()
+            return
         arrays = [np.asarray(value_of(t, env)) for t in self._tensors]
         n = len(arrays[0])
         if any(len(a) != n for a in arrays):
@@ -58,6 +99,8 @@ class _TensorSliceDataset(Dataset):
     def _cardinality(self, env=None):
         if self._rows is not None:
             return self._rows
+        if self._groups is not None:
+            return len(self._leaves[0]._value)
         return len(np.asarray(value_of(self._tensors[0], env)))
 
 

@@ -1,10 +1,13 @@
 """Element structures of tf.data: tuples, dicts and namedtuples of tensors, with tf.data's rules
-(a list is one tensor, not a structure) and flat component lists in ``tf.nest`` order."""
+(a list is one tensor, not a structure) and flat component lists in ``tf.nest`` order. A
+composite leaf (a RaggedTensor, or its spec) flattens into its component tensors and is rebuilt
+from them; ``map_structure`` and the spec helpers treat it as one leaf."""
 
 import numpy as np
 
 from .. import dtypes as D
 from .. import nest
+from ..composite import CompositeTensor, TypeSpec, flat_components
 from ..convert import convert_to_tensor
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -25,8 +28,11 @@ def _sorted_keys(d):
     return sorted(d, key=nest._sort_key)
 
 
-def flatten(structure):
-    """The leaves in ``tf.nest`` order (dicts by sorted key); lists are leaves."""
+def is_composite_spec(x):
+    return isinstance(x, TypeSpec) and not isinstance(x, TensorSpec)
+
+
+def _leaves(structure, components):
     out = []
 
     def walk(x):
@@ -36,6 +42,10 @@ def flatten(structure):
         elif isinstance(x, tuple):
             for c in x:
                 walk(c)
+        elif components and isinstance(x, CompositeTensor):
+            out.extend(flat_components(x))
+        elif components and is_composite_spec(x):
+            out.extend(x._flat_tensor_specs)
         else:
             out.append(x)
 
@@ -43,8 +53,18 @@ def flatten(structure):
     return out
 
 
-def pack(structure, flat):
-    """``structure`` with its leaves replaced by ``flat`` (dicts keep their key order)."""
+def flatten(structure):
+    """The flat components in ``tf.nest`` order (dicts by sorted key); lists are leaves, and a
+    composite leaf gives its component tensors (a composite spec its component specs)."""
+    return _leaves(structure, True)
+
+
+def leaves(structure):
+    """The leaves in ``tf.nest`` order, composites (and their specs) as single leaves."""
+    return _leaves(structure, False)
+
+
+def _pack(structure, flat, components):
     it = iter(flat)
 
     def build(x):
@@ -55,9 +75,18 @@ def pack(structure, flat):
             return type(x)(*[build(c) for c in x])
         if isinstance(x, tuple):
             return tuple(build(c) for c in x)
+        if components and (is_composite_spec(x) or isinstance(x, CompositeTensor)):
+            spec = x if is_composite_spec(x) else x._type_spec
+            return spec._from_flat([next(it) for _ in spec._flat_tensor_specs])
         return next(it)
 
     return build(structure)
+
+
+def pack(structure, flat):
+    """``structure`` with its components replaced by ``flat`` (dicts keep their key order;
+    composite leaves are rebuilt from their components)."""
+    return _pack(structure, flat, True)
 
 
 def same_structure(a, b):
@@ -72,13 +101,14 @@ def same_structure(a, b):
 
 
 def map_structure(fn, structure):
-    return pack(structure, [fn(x) for x in flatten(structure)])
+    """``fn`` over the leaves (a composite or composite spec is one leaf)."""
+    return _pack(structure, [fn(x) for x in leaves(structure)], False)
 
 
 def normalize(value, name="component"):
     """A user structure with every leaf a tensor (lists and arrays become one tensor)."""
     def leaf(x):
-        if isinstance(x, Tensor):
+        if isinstance(x, (Tensor, CompositeTensor)):
             return x
         if hasattr(x, "_as_graph_or_eager_tensor") or hasattr(x, "read_value"):
             return convert_to_tensor(x)
@@ -90,8 +120,9 @@ def normalize(value, name="component"):
 
 
 def spec_of(structure):
-    """The TensorSpec structure describing a structure of tensors."""
-    return map_structure(lambda t: TensorSpec(t.shape, t.dtype), structure)
+    """The spec structure describing a structure of tensors (and composites)."""
+    return map_structure(lambda t: t._type_spec if isinstance(t, CompositeTensor)
+                         else TensorSpec(t.shape, t.dtype), structure)
 
 
 def is_single(spec):
@@ -109,12 +140,20 @@ def shapes_of(spec):
 
 def batched(spec, size):
     """``spec`` with a leading dimension of ``size`` (None for unknown)."""
-    return map_structure(lambda s: TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype),
-                         spec)
+    return map_structure(lambda s: _batchable(s)._batch(size) if is_composite_spec(s) else
+                         TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype), spec)
+
+
+def _batchable(spec):
+    if not hasattr(spec, "_batch"):
+        raise TypeError(f"{type(spec).__name__} does not support batching")
+    return spec
 
 
 def unbatched(spec):
     def one(s):
+        if is_composite_spec(s):
+            return _batchable(s)._unbatch()
         if s.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         if s.shape.rank is None:
@@ -126,9 +165,10 @@ def unbatched(spec):
 
 def relaxed(a, b):
     """The most specific spec structure compatible with both (same structure and dtypes)."""
-    flat = [TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
-            for x, y in zip(flatten(a), flatten(b))]
-    return pack(a, flat)
+    flat = [x.most_specific_common_supertype([y]) or x if is_composite_spec(x) else
+            TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
+            for x, y in zip(leaves(a), leaves(b))]
+    return _pack(a, flat, False)
 
 
 def structure_text(spec):
@@ -147,6 +187,33 @@ def structure_text(spec):
 def row(arr, i):
     """Row ``i`` of a component: a NumPy scalar, or an array (0-d for strings, never bytes)."""
     return arr[i, ...] if arr.dtype == object else arr[i]
+
+
+def composite_groups(spec):
+    """``[(leaf spec, number of components)]`` for an element spec holding a composite leaf,
+    else None (the plain path)."""
+    found = leaves(spec)
+    if not any(is_composite_spec(x) for x in found):
+        return None
+    return [(x, len(x._flat_tensor_specs) if is_composite_spec(x) else 1) for x in found]
+
+
+def split_groups(groups, components):
+    """Flat components regrouped per leaf: composite leaves as eager values."""
+    out, i = [], 0
+    for leaf, n in groups:
+        part = components[i:i + n]
+        i += n
+        out.append(leaf._from_flat([_wrap(c) for c in part]) if is_composite_spec(leaf)
+                   else part[0])
+    return out
+
+
+def composite_arrays(value):
+    """The NumPy components of an eager composite value (or tensor)."""
+    if isinstance(value, CompositeTensor):
+        return [c._value for c in flat_components(value)]
+    return [value._value if isinstance(value, Tensor) else value]
 
 
 def wrap_element(spec, components):

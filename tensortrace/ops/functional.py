@@ -6,6 +6,7 @@ theirs)."""
 from .. import dtypes as D
 from .. import nest
 from .._export import tf_export
+from ..composite import CompositeTensor, fallback_call
 from ..context import state
 from ..convert import convert_to_tensor
 from ..graph.ir import Graph
@@ -80,6 +81,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     if fn_output_signature is None:
         fn_output_signature = dtype
     _check_callable(fn)
+    if isinstance(elems, CompositeTensor):  # ragged rows: mapped one by one
+        return fallback_call(map_fn, (fn, elems), {"fn_output_signature": fn_output_signature})
     elems = read_variables(check_nesting(elems, "elems"))
     elems_flat = nest.flatten(elems)
     if not elems_flat:

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .._export import export_function, tf_export
+from ..composite import fallback
 from ..context import bind
 from ..convert import convert_to_tensor
 from ..errors import invalid_argument
@@ -167,8 +168,11 @@ def _reduction(op_name, kernel, allowed, *names, doc):
     opdef = register(OpDef(op_name, infer, run, check=check))
 
     def fn(input_tensor, axis=None, keepdims=False, name=None):
-        return bind(opdef, convert_to_tensor(input_tensor), axis=axis_attr(axis),
-                    keep_dims=bool(keepdims))
+        try:
+            x = convert_to_tensor(input_tensor)
+        except (TypeError, ValueError):  # a composite argument (ragged) has its own form
+            return fallback(fn, (input_tensor,), {"axis": axis, "keepdims": keepdims})
+        return bind(opdef, x, axis=axis_attr(axis), keep_dims=bool(keepdims))
 
     return opdef, export_function(fn, *names, doc=doc)
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import dtypes as D
 from .._export import tf_export
-from ..composite import CompositeTensor, TypeSpec
+from .. import errors
+from ..composite import CompositeTensor, TypeSpec, type_spec_from_value
 from ..convert import convert_to_tensor
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -21,6 +22,8 @@ from ..ops.array.padding import pad
 from ..ops.indexing.slicing import slice_ as tf_slice
 from ..ops.reduce import cumprod, reduce_all, reduce_prod, reduce_sum
 from ..ops.math.compare import equal
+from ..ops.math.select import where
+from ..sparse.sparse_tensor import SparseTensor
 from . import _util as U
 from ._util import cast, concat, gather, reshape, stack, subtract, tensor, tf_range, tf_shape
 
@@ -257,8 +260,8 @@ class RaggedTensor(CompositeTensor):
     def ragged_rank(self):
         return len(self.nested_row_splits)
 
-    def uniform_row_length(self):
-        return self._uniform_row_length
+    uniform_row_length = property(lambda self: self._uniform_row_length,
+                                  doc="The length of every row, when they are uniform; else None.")
 
     @property
     def shape(self):
@@ -366,16 +369,28 @@ class RaggedTensor(CompositeTensor):
                              f"inner_axis ({inner_axis})")
         if outer == inner:
             return self
-        if outer == 0:
-            if inner <= self.ragged_rank:  # drop `inner` ragged partitions
-                values = self
-                for _ in range(inner):
-                    values = values._values
-                return values
-            flat = self.flat_values
-            merged = _merge_dense(flat, 0, inner - self.ragged_rank)
-            return merged
-        return self.with_values(_merge(self._values, outer - 1, inner - 1))
+        if outer == 0:  # the rows dissolve: what remains is the values, merged further
+            values = self
+            for _ in range(min(inner, self.ragged_rank)):
+                values = values._values
+            if inner > self.ragged_rank:
+                values = _merge_dense(values, 0, inner - self.ragged_rank)
+            return values
+        if outer > 1:
+            return self.with_values(self._values.merge_dims(outer - 1, inner - 1)
+                                    if isinstance(self._values, RaggedTensor)
+                                    else _merge_dense(self._values, outer - 1, inner - 1))
+        # dims 1..inner merge into the rows' one: the row splits compose through each level
+        splits, values = self._row_splits, self._values
+        for level in range(inner - outer):
+            if isinstance(values, RaggedTensor):
+                splits, values = gather(values.row_splits, splits), values.values
+            else:
+                rest = inner - outer - level
+                width = reduce_prod(tf_shape(values, out_type=splits.dtype)[1:rest + 1])
+                splits, values = splits * width, _merge_dense(values, 0, rest)
+                break
+        return RaggedTensor.from_row_splits(values, splits, validate=False)
 
     def bounding_shape(self, axis=None, name=None, out_type=None):
         """The smallest dense shape holding this ragged tensor."""
@@ -414,6 +429,48 @@ class RaggedTensor(CompositeTensor):
         dense = tensor_scatter_nd_update(dense, stack([rowids, cols], 1), values)
         return dense if shape is None else _fit_shape(dense, shape, default)
 
+    def to_sparse(self, name=None):
+        """A SparseTensor of the values: one index per value (ragged and inner dimensions)."""
+        dtype = D.int64
+        levels = [cast(s, dtype) for s in self.nested_row_splits]
+        flat = self.flat_values
+        element = tf_range(convert_to_tensor(0, dtype), levels[-1][-1], dtype=dtype)
+        columns = []
+        for splits in reversed(levels):  # from the innermost partition outwards
+            rowids = gather(U.rowids_of(splits), element)
+            columns.append(subtract(element, gather(splits, rowids)))
+            element = rowids
+        columns.append(element)
+        prefix = stack(columns[::-1], 1)
+        shape = cast(self.bounding_shape(), dtype)
+        if flat.shape.rank == 1:
+            return SparseTensor(prefix, flat, shape)
+        inner = cast(where(U.fill(tf_shape(flat), True)), dtype)  # every inner position
+        indices = concat([gather(prefix, inner[:, 0]), inner[:, 1:]], 1)
+        return SparseTensor(indices, reshape(flat, [-1]), shape)
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=D.int64):
+        """The rows of a 2-D SparseTensor whose indices are "ragged right" (each row's columns
+        are 0, 1, ... in order)."""
+        if not isinstance(st_input, SparseTensor):
+            raise TypeError(f"st_input must be a SparseTensor, got {st_input!r}")
+        if st_input.indices.shape[1] is not None and st_input.indices.shape[1] != 2:
+            raise ValueError("rank(st_input) must be 2.")
+        dtype = D.as_dtype(row_splits_dtype)
+        indices = U.static(st_input.indices)
+        if indices is not None and len(indices):
+            rows, cols = indices[:, 0], indices[:, 1]
+            expected = np.arange(len(rows)) - np.searchsorted(rows, rows, side="left")
+            if (np.diff(rows) < 0).any() or (cols != expected).any():
+                raise errors.InvalidArgumentError(
+                    None, None, "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
+                    "Summarized data: b'SparseTensor is not right-ragged'\nb'SparseTensor."
+                    "indices ='\n" + ", ".join(str(int(v)) for v in indices.ravel()[:3]))
+        rowids = cast(st_input.indices[:, 0], dtype)
+        nrows = cast(st_input.dense_shape[0], dtype)
+        return cls.from_value_rowids(st_input.values, rowids, nrows, validate=False)
+
     def to_list(self):
         """The rows as nested Python lists."""
         return _tolist(self._eager_value("to_list"))
@@ -425,12 +482,16 @@ class RaggedTensor(CompositeTensor):
         rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
         if not rows:
             return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
-        if all(len(r) == len(rows[0]) for r in rows) and values.dtype != object:
-            return np.array(rows)
-        out = np.empty(len(rows), dtype=object)  # one row per element, as TF gives them
-        for i, r in enumerate(rows):
-            out[i] = r
-        return out
+        # as TF builds it: rows of one length combine into one array (of row arrays, for a
+        # ragged inner dimension), rows of several lengths are an object array of rows
+        variable = any(len(r) != len(rows[0]) for r in rows)
+        try:
+            return np.array(rows, dtype=object if variable else None)
+        except ValueError:  # rows NumPy cannot combine: one object per row
+            out = np.empty(len(rows), dtype=object)
+            for i, r in enumerate(rows):
+                out[i] = r
+            return out
 
     def _eager_value(self, what):
         if not self._is_eager():
@@ -455,9 +516,6 @@ class RaggedTensor(CompositeTensor):
 
     def __bool__(self):
         raise TypeError("RaggedTensor may not be used as a boolean.")
-
-    def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.numpy(), dtype=dtype)
 
     # --- the composite protocol ---------------------------------------------------------------
     @property
@@ -517,10 +575,8 @@ def _merge_dense(t, outer, inner):
     return reshape(t, concat([shape[:outer], reshape(merged, [1]), shape[inner + 1:]], 0))
 
 
-def _merge(values, outer, inner):
-    if isinstance(values, RaggedTensor):
-        return values.merge_dims(outer, inner)
-    return _merge_dense(values, outer, inner)
+#: stacks values as the rows of a RaggedTensor (set by ragged_ops, which holds the stacking)
+batch_values = None
 
 
 class RaggedTensorSpec(TypeSpec):
@@ -598,6 +654,26 @@ class RaggedTensorSpec(TypeSpec):
             result._nrows_hint = self._shape[0]
         return result
 
+    # --- batching (tf.data): a batch of values is one more ragged dimension -------------------
+    def _batch(self, batch_size):
+        return RaggedTensorSpec(TensorShape([batch_size]).concatenate(self._shape), self._dtype,
+                                self._ragged_rank + 1, self._row_splits_dtype)
+
+    def _unbatch(self):
+        if self._shape.rank == 0:
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        return RaggedTensorSpec(self._shape[1:], self._dtype, max(self._ragged_rank - 1, 0),
+                                self._row_splits_dtype)
+
+    def _batch_values(self, values):
+        """Eager values of this spec stacked as the rows of one RaggedTensor."""
+        return batch_values(values, self._row_splits_dtype)
+
+    def _unbatch_values(self, value):
+        """The rows of an eager value of this spec (of the unbatched spec's type)."""
+        n = int(U.static(value.nrows()) if isinstance(value, RaggedTensor) else len(value._value))
+        return [value[i] for i in range(n)]
+
     # the gradient flows through the flat values only (splits are integers)
     def _grad_components(self, value):
         return [value.flat_values]
@@ -611,3 +687,5 @@ class RaggedTensorSpec(TypeSpec):
 
 
 tf_export("RaggedTensorSpec")(RaggedTensorSpec)
+# exported here, where TF's conversion (for Python values) is loaded with it
+tf_export("type_spec_from_value")(type_spec_from_value)

@@ -33,7 +33,8 @@ def check_function(graph, specs, where):
     Raises:
         FormatError: naming ``where`` and what does not fit.
     """
-    flat = [s for s in nest.flatten(specs) if isinstance(s, (TensorSpec, VariableSpec))]
+    flat = [s for s in nest.flatten(specs, expand_composites=True)  # composites: components
+            if isinstance(s, (TensorSpec, VariableSpec))]
     if len(flat) != len(graph.inputs):
         raise FormatError(f"{where}: its signature has {len(flat)} tensor inputs, its graph "
                           f"{len(graph.inputs)}")
@@ -50,7 +51,8 @@ def check_graph(graph, where):
     """Check ``graph``'s outputs and every op in it and in its sub-graphs."""
     if len({id(t) for t in graph.inputs}) != len(graph.inputs):
         raise FormatError(f"{where}: graph {graph.name!r} lists an input twice")
-    flat = [t for t in nest.flatten(graph.structured_outputs) if isinstance(t, Tensor)]
+    flat = [t for t in nest.flatten(graph.structured_outputs, expand_composites=True)
+            if isinstance(t, Tensor)]
     if len(flat) != len(graph.outputs) or any(a is not b for a, b in zip(flat, graph.outputs)):
         raise FormatError(f"{where}: graph {graph.name!r} has outputs "
                           f"{[t.name for t in graph.outputs]}, its structured outputs hold "

@@ -20,6 +20,7 @@ import unicodedata
 import numpy as np
 
 from .. import dtypes as D
+from ..composite import CompositeTensor, TypeSpec, spec_class, spec_key
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
 from ..variables import VariableSpec
@@ -200,6 +201,14 @@ def encode(x, arrays, leaf=None):
     if t is TensorSpec or t is VariableSpec:
         kind = "tensor_spec" if t is TensorSpec else "variable_spec"
         return {kind: {"shape": encode(x.shape, arrays), "dtype": x.dtype.name, "name": x.name}}
+    if isinstance(x, TypeSpec) and t is not TensorSpec:  # a composite's spec (ragged, sparse)
+        package, name = spec_key(x)
+        return {"type_spec": {"package": package, "name": name,
+                              "fields": encode(x._serialize(), arrays, leaf)}}
+    if isinstance(x, CompositeTensor):  # its spec and its components (graph tensors)
+        spec = x._type_spec
+        return {"composite": [encode(spec, arrays, leaf),
+                              [encode(c, arrays, leaf) for c in spec._to_components(x)]]}
     if isinstance(x, np.ndarray):
         return {"array": arrays.encode(x)}
     if isinstance(x, np.generic):
@@ -287,6 +296,21 @@ def decode(doc, arrays, leaf=None):
         if kind == "tensor_spec":
             return TensorSpec(shape, dtype, name)
         return VariableSpec(shape, dtype)
+    if kind == "composite":
+        pair = expect(payload, list, kind)
+        if len(pair) != 2:
+            raise FormatError("a composite is [spec, components]")
+        spec = decode(pair[0], arrays, leaf)
+        components = pair[1]
+        if not isinstance(spec, TypeSpec) or isinstance(spec, TensorSpec):
+            raise FormatError(f"invalid composite spec {_short(spec)}")
+        parts = [decode(c, arrays, leaf) for c in expect(components, list, "components")]
+        try:
+            return spec._from_components(parts)
+        except (TypeError, ValueError, IndexError) as e:
+            raise FormatError(f"invalid {type(spec).__name__} components: {e}") from None
+    if kind == "type_spec":
+        return _decode_type_spec(expect(payload, dict, kind), arrays, leaf)
     if kind == "array":
         return arrays.decode(payload)
     if kind == "scalar":
@@ -299,6 +323,19 @@ def decode(doc, arrays, leaf=None):
         if out is not None:
             return out
     raise FormatError(f"unknown value kind {kind!r}")
+
+
+def _decode_type_spec(payload, arrays, leaf):
+    cls = spec_class(payload.get("package"), payload.get("name"))
+    if cls is None:
+        raise FormatError(f"unknown type spec {payload.get('name')!r}")
+    fields = decode(payload.get("fields"), arrays, leaf)
+    if not isinstance(fields, tuple):
+        raise FormatError(f"invalid {cls.__name__} fields {_short(fields)}")
+    try:
+        return cls._deserialize(fields)
+    except (TypeError, ValueError) as e:
+        raise FormatError(f"invalid {cls.__name__}: {e}") from None
 
 
 def _hashable(key):

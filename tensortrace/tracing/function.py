@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import config
 from .._logging import logger
-from ..composite import TypeSpec
+from ..composite import CompositeTensor, TypeSpec, flat_components
 from ..convert import convert_to_tensor
 from ..tensor import TensorSpec
 from . import signature
@@ -288,6 +288,11 @@ class PolymorphicFunction:
                     f"Can not cast {value!r} to {spec!r}", args, kwargs))
             return type(spec)(self._fit(s, v, args, kwargs) for s, v in zip(spec, value))
         if isinstance(spec, dict):
+            return value
+        if isinstance(value, CompositeTensor) and type(value._type_spec) is type(spec):
+            # TF fits a composite by its components (and names the one that does not fit)
+            for part, component in zip(spec._flat_tensor_specs, flat_components(value)):
+                self._fit(part, component, args, kwargs)
             return value
         if not signature.is_subtype(signature.spec_of(value), spec):
             raise InputSignatureError(self._binding_message(

@@ -5,6 +5,7 @@ The backward graph replays the forward graph under a tape and asks that tape for
 so it uses the same grad rules as everything else (and can itself be differentiated).
 """
 
+from ..autodiff.backprop import densify
 from ..autodiff.replay import replay
 from ..autodiff.tape import GradientTape
 from ..registry import OpDef
@@ -70,7 +71,7 @@ def _trace_backward(function):
             tape.watch(inputs)
             n = len(forward.inputs)
             outs = _replay(forward, inputs[:n], inputs[n:], graph)
-        grads = tape.gradient(outs, inputs, output_gradients=dys)
+        grads = [densify(g) for g in tape.gradient(outs, inputs, output_gradients=dys)]
     connected = [g is not None for g in grads]
     graph.inputs = inputs + dys
     graph.outputs = [g for g in grads if g is not None]

@@ -79,7 +79,9 @@ def _vjp(case, tensors, seeds):
     with tf.GradientTape() as tape:
         tape.watch(wrt)
         ys = _float_outputs(_call(case, tensors))
-    return tape.gradient(ys, wrt, output_gradients=[tf.constant(u) for u in seeds])
+    grads = tape.gradient(ys, wrt, output_gradients=[tf.constant(u) for u in seeds])
+    # an axis-0 gather's gradient is an IndexedSlices (as in TF): compared densified
+    return [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in grads]
 
 
 def _hvp(case, tensors, seeds, vs):

@@ -281,7 +281,16 @@ COVERED_ELSEWHERE = {"ReadVariableOp", "SumToShape", "StridedSliceGrad", "Trunca
                      "Unique", "UniqueWithCounts", "Add", "Dropout",
                      # tests/utility/test_ops.py checks these two against finite differences;
                      # the other two raise LookupError, as in TF
-                     "EnsureShape", "CheckNumerics", "Bitcast", "DenseBincount"}
+                     "EnsureShape", "CheckNumerics", "Bitcast", "DenseBincount",
+                     # tests/sparse/test_gradients.py: finite differences, or TF's raising rule
+                     "SparseReorder", "SparseAdd", "SparseTensorDenseAdd", "SparseReduceSum",
+                     "SparseSlice", "SparseTensorDenseMatMul", "SparseDenseCwiseMul",
+                     "SparseDenseCwiseDiv", "SparseDenseCwiseAdd", "SparseSoftmax",
+                     "SparseSparseMaximum", "SparseSparseMinimum", "SparseFillEmptyRows",
+                     "SparseToDense", "SparseReduceMax", "SparseReduceMaxSparse",
+                     "SparseReduceSumSparse", "SparseReshape", "SparseSplit",
+                     *(f"SparseSegment{k}{s}" for k in ("Sum", "Mean", "SqrtN")
+                                        for s in ("", "WithNumSegments"))}
 
 
 def test_every_op_with_a_rule_is_checked_against_finite_differences():

@@ -60,6 +60,8 @@ NOT_OPS = {
     "tf.debugging.enable_check_numerics", "tf.debugging.disable_check_numerics",
     "tf.debugging.set_log_device_placement", "tf.debugging.enable_traceback_filtering",
     "tf.debugging.disable_traceback_filtering", "tf.debugging.is_traceback_filtering_enabled",
+    # containers of tensors and their specs: TF stores any shape without checking it
+    "tf.IndexedSlices", "tf.IndexedSlicesSpec", "tf.SparseTensor", "tf.SparseTensorSpec",
 }
 # (op, argument) -> the Python exception TF itself raises there for wrong input, which
 # tensortrace raises deliberately too (its innermost frame a ``raise`` in tensortrace).
@@ -441,7 +443,6 @@ NO_MUST = {
 # Inputs TF accepts that tensortrace does not support: a deliberate NotImplementedError naming
 # the missing feature is the answer there (these are gaps, not bad input).
 UNSUPPORTED = {
-    ("tf.strings.split", "input"): "rank >= 1 gives a RaggedTensor",
     ("tf.strings.bytes_split", "input"): "rank >= 1 gives a RaggedTensor",
     ("tf.linalg.matrix_set_diag", "k"): "k != 0",
     ("tf.nn.pool", "dilations"): "dilations > 1",

@@ -1,6 +1,6 @@
 """Gradients of the indexing ops (slicing, gather/scatter, top-k, segment reductions, roll and
-einsum), after TF's array_grad.py and math_grad.py, except that gather's gradient is a dense
-tensor (TF's is IndexedSlices)."""
+einsum), after TF's array_grad.py and math_grad.py; an axis-0 gather's gradient is an
+IndexedSlices, as in TF."""
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from ...ops.math.compare import equal, greater, greater_equal, logical_and
 from ...ops.math.complex_numbers import conj
 from ...ops.math.select import where
 from ...ops.reduce import reduce_prod, reduce_sum
+from ...ops.sparse.indexed_slices import IndexedSlices
 from ...tensor import static_value
 from ..grad_util import (no_gradient, not_differentiable, register_gradients, shape_of, static_dims,
                          unbroadcast)
@@ -89,9 +90,12 @@ def _strided_slice_grad_grad(op, dy):
 
 # --- gather and scatter --------------------------------------------------------------------------
 def _gather_grad(op, dy):
-    """A dense scatter-add of dy into params' shape: move the gathered dims first, sum the rows
-    per index (per batch entry with ``batch_dims``), move the axis back."""
+    """Axis 0: TF's IndexedSlices of dy's rows at the indices. Otherwise a dense scatter-add of
+    dy into params' shape: move the gathered dims first, sum the rows per index (per batch
+    entry with ``batch_dims``), move the axis back."""
     params, indices = op.inputs
+    if op.attrs["axis"] == 0:
+        return _gather_slices(params, indices, dy), None
     pr, ir = _known_rank(params, "gather"), _known_rank(indices, "gather")
     a, b = op.attrs["axis"] % pr, op.attrs["batch_dims"]
     b += ir if b < 0 else 0
@@ -113,6 +117,22 @@ def _gather_grad(op, dy):
         summed = reshape(summed, _dims_of(params, order))
     back = [*range(b), *range(b + 1, b + 1 + m), b, *range(b + 1 + m, pr)]
     return _permuted(summed, back), None
+
+
+def _gather_slices(params, indices, dy):
+    """dy as [size(indices), params.shape[1:]] rows at the flattened indices; the dense shape
+    is params' shape as int32 (TF casts it)."""
+    dims = static_dims(params)
+    dense_shape = constant(np.array(dims, np.int32)) if dims is not None else \
+        tf_shape(params, D.int32)
+    n = indices.shape.num_elements()
+    count = [n] if n is not None else expand_dims(size(indices), 0)
+    tail = dims[1:] if dims is not None else dense_shape[1:]
+    if isinstance(count, list) and isinstance(tail, list):
+        values_shape = count + tail
+    else:
+        values_shape = concat([count, tail], 0)
+    return IndexedSlices(reshape(dy, values_shape), reshape(indices, count), dense_shape)
 
 
 def _full_nd_indices(indices, b):

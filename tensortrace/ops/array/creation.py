@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import CompositeTensor, fallback, fallback_call
 from ...context import bind, executing_eagerly
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -63,6 +64,8 @@ class Fill:
 @tf_export("fill")
 def fill(dims, value, name=None, layout=None):
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
+    if isinstance(dims, CompositeTensor):  # a DynamicRaggedShape: a ragged result
+        return fallback_call(fill, (dims, value), {})
     return bind(Fill, int_input(dims, hint=D.int32), convert_to_tensor(value))
 
 
@@ -82,7 +85,10 @@ class ZerosLike:
 @tf_export("zeros_like")
 def zeros_like(input, dtype=None, name=None, layout=None):
     """Zeros with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
-    return _like(ZerosLike, zeros, input, dtype)
+    try:
+        return _like(ZerosLike, zeros, input, dtype)
+    except (TypeError, ValueError):  # a composite (ragged) keeps its row partition
+        return fallback(zeros_like, (input,), {"dtype": dtype})
 
 
 ONES_LIKE = unary("OnesLike", np.ones_like, dtypes_named(  # ones (True) like x
@@ -93,7 +99,10 @@ ONES_LIKE = unary("OnesLike", np.ones_like, dtypes_named(  # ones (True) like x
 @tf_export("ones_like")
 def ones_like(input, dtype=None, name=None, layout=None):
     """Ones with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
-    return _like(ONES_LIKE, ones, input, dtype)
+    try:
+        return _like(ONES_LIKE, ones, input, dtype)
+    except (TypeError, ValueError):  # a composite (ragged) keeps its row partition
+        return fallback(ones_like, (input,), {"dtype": dtype})
 
 
 def _filled(shape, dtype, value):
@@ -120,6 +129,8 @@ def _filled(shape, dtype, value):
 def zeros(shape, dtype=D.float32, name=None, layout=None):
     """A tensor of ``shape`` filled with zeros (False, empty strings)."""
     dtype = D.as_dtype(dtype)
+    if isinstance(shape, CompositeTensor):  # a DynamicRaggedShape: a ragged result
+        return fallback_call(zeros, (shape,), {"dtype": dtype})
     return _filled(shape, dtype, "" if dtype is D.string else False if dtype is D.bool else 0)
 
 
@@ -127,6 +138,8 @@ def zeros(shape, dtype=D.float32, name=None, layout=None):
 def ones(shape, dtype=D.float32, name=None, layout=None):
     """A tensor of ``shape`` filled with ones (True)."""
     dtype = D.as_dtype(dtype)
+    if isinstance(shape, CompositeTensor):  # a DynamicRaggedShape: a ragged result
+        return fallback_call(ones, (shape,), {"dtype": dtype})
     return _filled(shape, dtype, True if dtype is D.bool else 1)
 
 

@@ -4,6 +4,7 @@ pieces of listed sizes)."""
 import numpy as np
 
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -125,11 +126,15 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     axis = int_attr(axis)
-    if len(values) == 1:
-        return identity(values[0])
     if not values:
         raise arg_error("ConcatV2", "ConcatV2 needs at least one input tensor")
-    return bind(ConcatV2, *convert_list(values), axis=axis)
+    try:
+        if len(values) == 1:
+            return identity(values[0])
+        tensors = convert_list(values)
+    except (TypeError, ValueError):  # composite values (ragged) have their own form
+        return fallback(concat, (values, axis), {"name": name})
+    return bind(ConcatV2, *tensors, axis=axis)
 
 
 # --- Pack / Unpack -----------------------------------------------------------------------------
@@ -185,7 +190,10 @@ def stack(values, axis=0, name="stack"):
             return convert_to_tensor(values)
         except (TypeError, ValueError, NotImplementedError):
             pass  # ragged values: as TF, Pack the converted elements (and report their shapes)
-    tensors = convert_list(values)
+    try:
+        tensors = convert_list(values)
+    except (TypeError, ValueError):  # composite values (ragged) have their own form
+        return fallback(stack, (values,), {"axis": axis, "name": name})
     rank = tensors[0].shape.rank
     if rank is not None and not -rank - 1 <= axis < rank + 1:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-rank - 1}, {rank + 1})")

@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -53,7 +54,11 @@ class Tile:
 @tf_export("tile")
 def tile(input, multiples, name=None):
     """``input`` repeated ``multiples[i]`` times along dimension i."""
-    return bind(Tile, convert_to_tensor(input), int_input(multiples, hint=D.int32))
+    try:
+        x = convert_to_tensor(input)
+    except (TypeError, ValueError):  # a composite (ragged) has its own form
+        return fallback(tile, (input, multiples), {})
+    return bind(Tile, x, int_input(multiples, hint=D.int32))
 
 
 # --- Pad / PadV2 / MirrorPad -------------------------------------------------------------------

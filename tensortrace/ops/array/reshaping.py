@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import CompositeTensor, fallback_call
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -109,6 +110,8 @@ def reshape(tensor, shape, name=None):
     Raises:
         InvalidArgumentError: eagerly, when the sizes do not match (ValueError while tracing).
     """
+    if isinstance(shape, CompositeTensor):  # a DynamicRaggedShape: a ragged result
+        return fallback_call(reshape, (tensor, shape), {})
     return bind(Reshape, convert_to_tensor(tensor), int_input(shape, hint=D.int32))
 
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -53,7 +54,11 @@ def reverse(tensor, axis, name=None):
     """``tensor`` with the order of elements reversed along each dimension in ``axis``."""
     if isinstance(axis, (int, np.integer)) or np.ndim(static_ints(axis, "axis")) == 0:
         raise arg_error("ReverseV2", "'dims' must be 1-dimension, not 0")
-    return bind(ReverseV2, convert_to_tensor(tensor), axis=axis_attr(axis))
+    try:
+        x = convert_to_tensor(tensor)
+    except (TypeError, ValueError):  # a composite (ragged) has its own form
+        return fallback(reverse, (tensor, axis), {})
+    return bind(ReverseV2, x, axis=axis_attr(axis))
 
 
 def _check_reverse_sequence(x, lengths, seq, batch):

@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...registry import DtypeCheck, define_op
@@ -40,7 +41,11 @@ class Shape:
 def shape(input, out_type=None, name=None):
     """The shape of ``input`` as a 1-D tensor of ``out_type`` (default int32)."""
     out_type = D.int32 if out_type is None else D.as_dtype(out_type)
-    return bind(Shape, convert_to_tensor(input), out_type=out_type)
+    try:
+        x = convert_to_tensor(input)
+    except (TypeError, ValueError):  # a composite (ragged) has its own shape
+        return fallback(shape, (input,), {"out_type": out_type})
+    return bind(Shape, x, out_type=out_type)
 
 
 @define_op("ShapeN")
@@ -94,7 +99,10 @@ class Size:
 def size(input, out_type=None, name=None):
     """The number of elements of ``input`` (a constant when its shape is known)."""
     out_type = D.int32 if out_type is None else D.as_dtype(out_type)
-    x = convert_to_tensor(input)
+    try:
+        x = convert_to_tensor(input)
+    except (TypeError, ValueError):  # a composite (ragged) has its own size
+        return fallback(size, (input,), {"out_type": out_type})
     if x.shape.is_fully_defined():
         return const(np.array(x.shape.num_elements(), dtype=out_type._np))
     return bind(Size, x, out_type=out_type)
@@ -118,7 +126,10 @@ class Rank:
 @tf_export("rank")
 def rank(input, name=None):
     """The number of dimensions of ``input`` (a constant when it is known)."""
-    x = convert_to_tensor(input)
+    try:
+        x = convert_to_tensor(input)
+    except (TypeError, ValueError):  # a composite (ragged) has its own rank
+        return fallback(rank, (input,), {})
     if x.shape.rank is not None:
         return const(np.array(x.shape.rank, dtype=np.int32))
     return bind(Rank, x)

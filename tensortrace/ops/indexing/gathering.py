@@ -4,6 +4,7 @@ coordinates) and ``tf.boolean_mask``, built from them."""
 import numpy as np
 
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import InvalidArgumentError, invalid_argument
@@ -104,8 +105,11 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     """
     batch_dims = int_attr(batch_dims, "batch_dims")
     axis = batch_dims if axis is None else int_attr(axis, "axis")
-    return bind(GatherV2, convert_to_tensor(params), convert_to_tensor(indices), axis=axis,
-                batch_dims=batch_dims)
+    try:
+        params, indices = convert_to_tensor(params), convert_to_tensor(indices)
+    except (TypeError, ValueError):  # composite arguments (ragged) have their own form
+        return fallback(gather, (params, indices), {"axis": axis, "batch_dims": batch_dims})
+    return bind(GatherV2, params, indices, axis=axis, batch_dims=batch_dims)
 
 
 @define_op("GatherNd")

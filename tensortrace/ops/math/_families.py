@@ -5,6 +5,7 @@ function, plus the dtype lists several of math's modules share.
 """
 
 from ..._export import export_function
+from ...composite import fallback
 from ...context import bind
 from .._base import binary, dtypes_named, unary
 from .operands import as_tensor, same_dtype_operands
@@ -24,7 +25,11 @@ def unary_op(name, kernel, allowed, *names, doc="", **family):
     opdef = unary(name, kernel, allowed, **family)
 
     def fn(x, name=None):
-        return bind(opdef, as_tensor(x))
+        try:
+            x = as_tensor(x)
+        except (TypeError, ValueError):  # a composite argument (ragged) has its own form
+            return fallback(fn, (x,), {"name": name}, elementwise=True)
+        return bind(opdef, x)
 
     return opdef, export_function(fn, *names, doc=doc)
 
@@ -35,7 +40,10 @@ def binary_op(name, kernel, allowed, *names, doc="", **family):
     opdef = binary(name, kernel, allowed, **family)
 
     def fn(x, y, name=None):
-        x, y = same_dtype_operands(x, y)
+        try:
+            x, y = same_dtype_operands(x, y)
+        except (TypeError, ValueError):  # a composite argument (ragged) has its own form
+            return fallback(fn, (x, y), {"name": name}, elementwise=True)
         return bind(opdef, x, y)
 
     return opdef, export_function(fn, *names, doc=doc)

@@ -9,6 +9,7 @@ import numpy as np
 from ... import dtypes as D
 from ... import errors
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -34,8 +35,11 @@ ADD_STRING = binary("Add", lambda x, y: object_result(np.add(x, y)), _ADD_STRING
 @tf_export("math.add", "add")
 def add(x, y, name=None):
     """x + y elementwise, with broadcasting (string tensors concatenate)."""
-    x = as_tensor(x)
-    y = hinted_operand(y, x)
+    try:
+        x = as_tensor(x)
+        y = hinted_operand(y, x)
+    except (TypeError, ValueError):  # a composite argument (ragged) has its own form
+        return fallback(add, (x, y), {"name": name}, elementwise=True)
     return bind(ADD_STRING if x.dtype is D.string else ADD, x, y)
 
 
@@ -145,8 +149,12 @@ def truediv(x, y, name=None):
     Raises:
         TypeError: if x and y have different dtypes, or a dtype TF cannot divide (bool, string).
     """
-    x = as_tensor(x)
-    return true_divide(x, hinted_operand(y, x))
+    try:
+        x = as_tensor(x)
+        y = hinted_operand(y, x)
+    except (TypeError, ValueError):  # a composite argument (ragged) has its own form
+        return fallback(truediv, (x, y), {"name": name}, elementwise=True)
+    return true_divide(x, y)
 
 
 @tf_export("math.divide", "divide")
@@ -287,7 +295,10 @@ ABS = unary("Abs", np.abs, dtypes_named("bfloat16 float16 float32 float64 int8 i
 @tf_export("math.abs", "abs")
 def abs(x, name=None):
     """|x| elementwise; complex input gives its real-valued magnitude (ComplexAbs)."""
-    x = as_tensor(x)
+    try:
+        x = as_tensor(x)
+    except (TypeError, ValueError):  # a composite argument (ragged) has its own form
+        return fallback(abs, (x,), {"name": name}, elementwise=True)
     if x.dtype.is_complex:
         return bind(COMPLEX_ABS, x, Tout=x.dtype.real_dtype)
     return bind(ABS, x)

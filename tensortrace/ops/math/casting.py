@@ -6,6 +6,7 @@ import numpy as np
 from ... import dtypes as D
 from ... import errors
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...messages import c_name
 from ...numerics import quiet
@@ -60,7 +61,10 @@ def cast(x, dtype, name=None):
     """``x`` as ``dtype``: floats truncate toward zero, complex drops its imaginary part, and
     anything nonzero is True; a tensor already of ``dtype`` comes back unchanged."""
     dtype = D.as_dtype(dtype)
-    x = as_tensor(x)
+    try:
+        x = as_tensor(x)
+    except (TypeError, ValueError):  # a composite (ragged) casts its values
+        return fallback(cast, (x, dtype), {})
     if x.dtype == dtype:
         return x
     return bind(Cast, x, SrcT=x.dtype, DstT=dtype, Truncate=False)

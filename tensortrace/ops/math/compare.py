@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import export_function, tf_export
+from ...composite import fallback
 from ...context import bind
 from ...registry import DtypeCheck, OpDef, register
 from ...shapes import TensorShape
@@ -90,7 +91,10 @@ def _equality_op(name, ufunc, mismatch, *names, doc):
     opdef = register(OpDef(name, infer, kernel, check=DtypeCheck(name, ALL)))
 
     def fn(x, y, name=None):
-        x, y = same_dtype_operands(x, y)
+        try:
+            x, y = same_dtype_operands(x, y)
+        except (TypeError, ValueError):  # a composite argument (ragged) has its own form
+            return fallback(fn, (x, y), {"name": name}, elementwise=True)
         return bind(opdef, x, y, incompatible_shape_error=True)
 
     return opdef, export_function(fn, *names, doc=doc)
@@ -120,10 +124,18 @@ def _logical_op(name, kernel, arity, expr, *names):
 
     if arity == 1:
         def fn(x, name=None):
-            return bind(opdef, *bools(x))
+            try:
+                xs = bools(x)
+            except (TypeError, ValueError):  # a composite argument (ragged)
+                return fallback(fn, (x,), {"name": name}, elementwise=True)
+            return bind(opdef, *xs)
     else:
         def fn(x, y, name=None):
-            return bind(opdef, *bools(x, y))
+            try:
+                xs = bools(x, y)
+            except (TypeError, ValueError):  # a composite argument (ragged)
+                return fallback(fn, (x, y), {"name": name}, elementwise=True)
+            return bind(opdef, *xs)
 
     return opdef, export_function(fn, *names)
 

@@ -6,6 +6,7 @@ import numpy as np
 from ... import dtypes as D
 from ... import errors
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -72,10 +73,16 @@ def where(condition, x=None, y=None, name=None):
     """
     if x is None and y is None:
         if not isinstance(condition, Tensor):
-            condition = convert_to_tensor(condition, dtype_hint=D.bool)
+            try:
+                condition = convert_to_tensor(condition, dtype_hint=D.bool)
+            except (TypeError, ValueError):  # a composite condition (ragged)
+                return fallback(where, (condition,), {})
         return bind(Where, condition)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    condition, = bools(condition)
-    x, y = same_dtype_operands(x, y)
+    try:
+        condition, = bools(condition)
+        x, y = same_dtype_operands(x, y)
+    except (TypeError, ValueError):  # composite arguments (ragged) have their own form
+        return fallback(where, (condition, x, y), {})
     return bind(SelectV2, condition, x, y)

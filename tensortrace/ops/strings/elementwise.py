@@ -4,6 +4,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import CompositeTensor, map_values
 from ...context import bind
 from ...errors import invalid_argument
 from ...messages import shape_text
@@ -41,18 +42,24 @@ StringStrip = string_op("StringStrip", lambda input: map_strings(bytes.strip, in
 @tf_export("strings.upper")
 def upper(input, encoding="", name=None):
     """Upper case (ASCII letters only unless ``encoding="utf-8"``)."""
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(upper, input, encoding=encoding)
     return bind(StringUpper, strings(input), encoding=encoding)
 
 
 @tf_export("strings.lower")
 def lower(input, encoding="", name=None):
     """Lower case (ASCII letters only unless ``encoding="utf-8"``)."""
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(lower, input, encoding=encoding)
     return bind(StringLower, strings(input), encoding=encoding)
 
 
 @tf_export("strings.strip")
 def strip(input, name=None):
     """Leading and trailing whitespace removed."""
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(strip, input)
     return bind(StringStrip, strings(input))
 
 
@@ -82,6 +89,8 @@ class StringLength:
 @tf_export("strings.length")
 def length(input, unit="BYTE", name=None):
     """Length of each string in bytes (``"BYTE"``) or UTF-8 characters (``"UTF8_CHAR"``)."""
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(length, input, unit=unit)
     return bind(StringLength, strings(input), unit=unit)
 
 
@@ -152,5 +161,7 @@ def substr(input, pos, len, unit="BYTE", name=None):
     Raises:
         InvalidArgumentError: when ``pos`` is outside a string.
     """
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(substr, input, pos=pos, len=len, unit=unit)
     pos, len = binary_operands(pos, len)
     return bind(Substr, strings(input), pos, len, unit=unit)

@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import composite_class
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import OutOfRangeError, invalid_argument
@@ -13,6 +14,7 @@ from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
 from .._args import int_arg
+from ..array.reshaping import reshape
 from ._common import encode, infer_scalar, infer_strings, string_op, strings, text
 
 _RAGGED = ("of a tensor of rank >= 1 returns a RaggedTensor, which tensortrace does not "
@@ -176,11 +178,8 @@ class StringSplitV2:
 
 @tf_export("strings.split")
 def split(input, sep=None, maxsplit=-1, name=None):
-    """Split a scalar string into a 1-D tensor of parts (on whitespace when ``sep`` is None).
-
-    Raises:
-        NotImplementedError: for inputs of rank >= 1, whose result in TF is a RaggedTensor.
-    """
+    """Split strings into parts (on whitespace when ``sep`` is None): a scalar gives a 1-D
+    tensor, a tensor of rank >= 1 a RaggedTensor with one more (ragged) dimension."""
     input = strings(input)
     maxsplit = int_arg(maxsplit, "maxsplit")
     if input.dtype != D.string:
@@ -188,9 +187,15 @@ def split(input, sep=None, maxsplit=-1, name=None):
     rank = input.shape.rank
     if rank is None:
         raise ValueError("input must have a statically-known rank.")
-    if rank != 0:
-        raise NotImplementedError("tf.strings.split " + _RAGGED)
     sep = strings("" if sep is None else sep)
+    if rank != 0:  # rows of parts: a RaggedTensor (the outer dimensions stay uniform)
+        flat = reshape(input, [-1]) if rank > 1 else input
+        indices, values, shape = bind(StringSplitV2, flat, sep, maxsplit=maxsplit)
+        ragged = composite_class("ragged")
+        result = ragged.from_value_rowids(values, indices[:, 0], nrows=shape[0], validate=False)
+        for dim in reversed(input.shape.as_list()[1:]):
+            result = ragged.from_uniform_row_length(result, dim, validate=False)
+        return result
     return bind(StringSplitV2, input, sep, maxsplit=maxsplit)[1]
 
 

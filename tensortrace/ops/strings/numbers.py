@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import CompositeTensor, map_values
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -156,6 +157,8 @@ def to_number(input, out_type=D.float32, name=None):
     Raises:
         InvalidArgumentError: naming the first string that is not a number of that type.
     """
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(to_number, input, out_type=out_type)
     return bind(StringToNumber, strings(input), out_type=D.as_dtype(out_type))
 
 
@@ -163,6 +166,8 @@ def to_number(input, out_type=D.float32, name=None):
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",
               name=None):
     """Format each element as a string (printf style; ``fill`` is a printf flag)."""
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(as_string, input, precision=precision, scientific=scientific, shortest=shortest, width=width, fill=fill)
     return bind(AsString, convert_to_tensor(input), precision=int_arg(precision, "precision"),
                 scientific=bool(scientific), shortest=bool(shortest),
                 width=int_arg(width, "width"),

@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import CompositeTensor, map_values
 from ...context import bind
 from ...errors import invalid_argument
 from ...messages import shape_text
@@ -131,6 +132,8 @@ class RegexFullMatch:
 @tf_export("strings.regex_replace")
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     """Replace matches of ``pattern`` (RE2 syntax) with ``rewrite`` (``\\1`` names a group)."""
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(regex_replace, input, pattern=pattern, rewrite=rewrite, replace_global=replace_global)
     input = strings(input)
     if isinstance(pattern, (str, bytes)) and isinstance(rewrite, (str, bytes)):
         return bind(StaticRegexReplace, input, pattern=text(pattern), rewrite=text(rewrite),
@@ -142,6 +145,8 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
 @tf_export("strings.regex_full_match")
 def regex_full_match(input, pattern, name=None):
     """Whether each whole string matches ``pattern`` (RE2 syntax)."""
+    if isinstance(input, CompositeTensor):  # ragged: its values
+        return map_values(regex_full_match, input, pattern=pattern)
     input = strings(input)
     if isinstance(pattern, (str, bytes)):
         return bind(StaticRegexFullMatch, input, pattern=text(pattern))

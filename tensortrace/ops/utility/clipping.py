@@ -17,14 +17,27 @@ from ..math.select import where
 from ..math.transcendental import sqrt
 from ..nn.normalization import l2_loss
 from ..reduce import reduce_sum
+from ..sparse.indexed_slices import IndexedSlices
 from .basic import is_variable
+
+
+
+def _values_of(t):
+    """What clipping measures and scales: an IndexedSlices' values (TF keeps it sparse)."""
+    return convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+
+
+def _like(t, values):
+    """``values`` in the form of ``t``: an IndexedSlices at ``t``'s indices, else itself."""
+    return IndexedSlices(values, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) \
+        else values
 
 
 @tf_export("clip_by_norm")
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """``t * clip_norm / max(l2norm(t, axes), clip_norm)``: rescale ``t`` so its L2 norm along
     ``axes`` is at most ``clip_norm`` (TF's NaN-safe formulation, gradients included)."""
-    values = convert_to_tensor(t)
+    values = _values_of(t)
     if isinstance(clip_norm, (int, float, np.integer, np.floating)):
         clip_norm = max(clip_norm, 0)
     else:
@@ -35,13 +48,13 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     l2norm = where(pred, sqrt(l2sum_safe), l2sum)
     intermediate = values * clip_norm
     values.shape.assert_is_compatible_with(intermediate.shape)
-    return intermediate / maximum(l2norm, clip_norm)
+    return _like(t, intermediate / maximum(l2norm, clip_norm))
 
 
 def _tensor_list(t_list):
     if not isinstance(t_list, (list, tuple)):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    return [None if t is None else convert_to_tensor(t) for t in t_list]
+    return [None if t is None else _values_of(t) for t in t_list]
 
 
 @tf_export("linalg.global_norm")
@@ -70,7 +83,8 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     scale_for_finite = clip_norm * minimum(
         1.0 / use_norm, convert_to_tensor(1.0, use_norm.dtype) / clip_norm)
     scale = scale_for_finite + (use_norm - use_norm)  # NaN for an inf/NaN norm
-    clipped = [None if v is None else v * cast(scale, v.dtype) for v in values]
+    clipped = [None if v is None else _like(t, v * cast(scale, v.dtype))
+               for t, v in zip(t_list, values)]
     return clipped, use_norm
 
 
