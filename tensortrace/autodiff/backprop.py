@@ -53,10 +53,7 @@ def _sum(grads):
     if len(grads) == 1:
         return grads[0]
     if any(isinstance(g, IndexedSlices) for g in grads):
-        if all(isinstance(g, IndexedSlices) for g in grads):
-            # TF keeps them sparse: rows concatenated in the consumers' program order (the
-            # walk meets them last first), as TF's tape gives them for parallel branches
-            grads = grads[::-1]
+        if all(isinstance(g, IndexedSlices) for g in grads):  # TF keeps them sparse
             return IndexedSlices(concat([g.values for g in grads], 0),
                                  concat([g.indices for g in grads], 0), grads[0].dense_shape)
         grads = [densify(g) for g in grads]
@@ -80,8 +77,10 @@ def backward(records, targets, sources, output_gradients=None, watched=None, sli
     """
     pending = {}  # id(tensor) -> gradients not yet summed
     keep = []  # tensors whose ids key ``pending`` stay alive until the walk ends
+    slices_from = {}  # id(tensor) -> the records its IndexedSlices gradients came from
+    tf_rank = []  # TF's processing order of the records, worked out when first needed
 
-    def accumulate(t, g):
+    def accumulate(t, g, record=None):
         key = id(t)
         got = pending.get(key)
         if got is None:
@@ -89,12 +88,22 @@ def backward(records, targets, sources, output_gradients=None, watched=None, sli
             keep.append(t)
         else:
             got.append(g)
+        if isinstance(g, IndexedSlices):
+            slices_from.setdefault(key, []).append(record)
 
     def total(t):
         got = pending.get(id(t))
         if got is None:
             return None
         if len(got) > 1:
+            origins = slices_from.get(id(t))
+            if origins is not None and len(origins) == len(got):
+                # IndexedSlices concatenate in the order TF's tape meets their consumers
+                if not tf_rank:
+                    tf_rank.append(_tf_order(records, needed))
+                rank = tf_rank[0]
+                got[:] = [g for _, g in sorted(zip(origins, got), key=lambda p: rank.get(
+                    id(p[0]), -1))]
             got[:] = [_sum(got)]
         return got[0]
 
@@ -119,7 +128,7 @@ def backward(records, targets, sources, output_gradients=None, watched=None, sli
             raise LookupError(f"gradient registry has no entry for: {record.opdef.name}")
         dys = [d if d is not None or o.dtype.name == "variant" else zeros_like(o)
                for d, o in zip(dys, record.outputs)]  # a list's missing gradient stays None
-        if record.opdef.name not in _PASS_SLICES:
+        if slices_from and record.opdef.name not in _PASS_SLICES:
             dys = [densify(d) for d in dys]
         record.skip_input_indices = tuple(
             i for i, x in enumerate(record.inputs)
@@ -129,9 +138,38 @@ def backward(records, targets, sources, output_gradients=None, watched=None, sli
             dxs = (dxs,)
         for x, dx in zip(record.inputs, dxs):
             if dx is not None and id(x) in reached and differentiable(x):
-                accumulate(x, dx)
+                accumulate(x, dx, record)
     grads = [total(s) for s in sources]
-    return grads if slices else [densify(g) for g in grads]
+    return grads if slices or not slices_from else [densify(g) for g in grads]
+
+
+def _tf_order(records, needed):
+    """{id(record): n}: the order TF's eager tape runs the needed records' gradients in (a
+    queue: a record joins it once every gradient flowing into its outputs is in), which is
+    the order a tensor's gradients are summed in."""
+    chosen = [r for r in records if id(r) in needed]
+    producer = {id(o): r for r in chosen for o in r.outputs}
+    uses = {}
+    for r in chosen:
+        for x in r.inputs:
+            if id(x) in producer:
+                uses[id(x)] = uses.get(id(x), 0) + 1
+    missing = {id(r): sum(1 for o in r.outputs if id(o) in uses) for r in chosen}
+    queue = [r for r in chosen if not missing[id(r)]]
+    rank = {}
+    while queue:
+        r = queue.pop()
+        rank[id(r)] = len(rank)
+        for x in r.inputs:
+            k = id(x)
+            if k in uses:
+                uses[k] -= 1
+                if not uses[k]:
+                    p = producer[k]
+                    missing[id(p)] -= 1
+                    if not missing[id(p)]:
+                        queue.insert(0, p)
+    return rank
 
 
 def _ones(t):

@@ -7,8 +7,8 @@ import numpy as np
 
 from .. import errors
 from ..convert import convert_to_tensor
+from ..composite import composite_class, spec_class
 from ..messages import shape_text
-from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from . import structure
@@ -247,13 +247,16 @@ class _DenseToRaggedDataset(UnaryDataset):
 
     def __init__(self, input_dataset, row_splits_dtype):
         self._splits_dtype = row_splits_dtype
+        # the ragged package loads only when a dataset is made ragged
+        self._ragged = composite_class("ragged")
+        spec_type = spec_class("ragged", "RaggedTensorSpec")
 
         def to_ragged(spec):
             if (type(spec) is not TensorSpec or spec.shape.rank is None
                     or spec.shape.is_fully_defined()):
                 return spec
             rank = max(i for i, d in enumerate(spec.shape.as_list()) if d is None)
-            return RaggedTensorSpec(spec.shape, spec.dtype, rank, row_splits_dtype)
+            return spec_type(spec.shape, spec.dtype, rank, row_splits_dtype)
 
         spec = structure.map_structure(to_ragged, input_dataset.element_spec)
         self._from = structure.leaves(input_dataset.element_spec)
@@ -268,7 +271,7 @@ class _DenseToRaggedDataset(UnaryDataset):
                 part = element[i:i + n]
                 i += n
                 if old is not new and new.ragged_rank > 0:
-                    value = RaggedTensor.from_tensor(EagerTensor._wrap(part[0]),
+                    value = self._ragged.from_tensor(EagerTensor._wrap(part[0]),
                                                      ragged_rank=new.ragged_rank,
                                                      row_splits_dtype=self._splits_dtype)
                     out.extend(structure.composite_arrays(value))

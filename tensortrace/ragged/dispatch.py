@@ -15,6 +15,7 @@ from ..ops.indexing import gathering
 from ..ops.indexing.segment import (unsorted_segment_max, unsorted_segment_min,
                                     unsorted_segment_prod, unsorted_segment_sum)
 from ..ops.math import arithmetic, casting, compare, select
+from ..ops.strings import join_split
 from ..tensor import Tensor, TensorSpec
 from . import _util as U
 from ._util import cast, concat, gather, reshape, tensor, tf_shape
@@ -416,6 +417,11 @@ def _reshape(tensor_, shape):
     return shape._with_values(U.reshape(tensor(tensor_), [-1]))
 
 
+def _string_join(inputs, separator=""):
+    """tf.strings.join of ragged (and dense or scalar) inputs: the values joined elementwise."""
+    return elementwise(lambda *xs: join_split.join(list(xs), separator), tuple(inputs), {})
+
+
 composite.OVERRIDES.update({
     joining.concat: _concat, joining.stack: _stack, gathering.gather: _gather,
     select.where: _where, shapes.shape: _shape, shapes.size: _size, shapes.rank: _rank,
@@ -424,5 +430,5 @@ composite.OVERRIDES.update({
     padding.tile: _tile, functional.map_fn: _map_fn,
     creation.zeros: _like_shape(lambda n, dtype: creation.zeros(U.reshape(n, [1]), dtype)),
     creation.ones: _like_shape(lambda n, dtype: creation.ones(U.reshape(n, [1]), dtype)),
-    creation.fill: _fill, reshaping.reshape: _reshape})
+    creation.fill: _fill, reshaping.reshape: _reshape, join_split.join: _string_join})
 composite.CLASSES["ragged"] = RaggedTensor

@@ -95,6 +95,9 @@ class SparseTensor(CompositeTensor):
     def graph(self):
         return self._indices.graph
 
+    def consumers(self):
+        return self._consumers()
+
     def _is_eager(self):
         return all(isinstance(t, EagerTensor) for t in
                    (self._indices, self._values, self._dense_shape))

@@ -5,9 +5,9 @@ The backward graph replays the forward graph under a tape and asks that tape for
 so it uses the same grad rules as everything else (and can itself be differentiated).
 """
 
-from ..autodiff.backprop import densify
 from ..autodiff.replay import replay
 from ..autodiff.tape import GradientTape
+from ..composite import CompositeTensor, flat_components
 from ..registry import OpDef
 from ..tensor import TensorSpec
 from . import concrete  # the backward function is a ConcreteFunction (concrete.py calls here)
@@ -27,11 +27,23 @@ def call_opdef(function):
 
 
 def _grad(function, record, dys):
+    """The call's input gradients; ``connected`` holds, per input, False (no gradient), True
+    (a tensor) or the spec of a composite gradient (an IndexedSlices: TF keeps it sparse)."""
     backward, connected = _backward(function)
     grads = backward._call_flat(list(record.inputs) + list(dys))
     grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
-    it = iter(grads)
-    return [next(it) if c else None for c in connected]
+    out, i = [], 0
+    for c in connected:
+        if c is False:
+            out.append(None)
+        elif c is True:
+            out.append(grads[i])
+            i += 1
+        else:
+            n = len(c._flat_tensor_specs)
+            out.append(c._from_components(grads[i:i + n]))
+            i += n
+    return out
 
 
 def _backward(function):
@@ -71,10 +83,12 @@ def _trace_backward(function):
             tape.watch(inputs)
             n = len(forward.inputs)
             outs = _replay(forward, inputs[:n], inputs[n:], graph)
-        grads = [densify(g) for g in tape.gradient(outs, inputs, output_gradients=dys)]
-    connected = [g is not None for g in grads]
+        grads = tape.gradient(outs, inputs, output_gradients=dys)
+    connected = [g is not None and (g._type_spec if isinstance(g, CompositeTensor) else True)
+                 for g in grads]
     graph.inputs = inputs + dys
-    graph.outputs = [g for g in grads if g is not None]
+    graph.outputs = [c for g in grads if g is not None
+                     for c in (flat_components(g) if isinstance(g, CompositeTensor) else [g])]
     graph.structured_outputs = list(graph.outputs)
     specs = [TensorSpec(t.shape, t.dtype) for t in graph.inputs]
     backward = concrete.ConcreteFunction(graph, _FLAT, (tuple(specs),), function.name + "_grad",

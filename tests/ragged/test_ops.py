@@ -114,3 +114,28 @@ def test_strings():
     assert tf.strings.upper(words).to_list() == [[b"A"], [b"B", b"C"]]
     assert tf.strings.length(rag([["ab"], []])).to_list() == [[2], []]
     assert tf.strings.regex_replace(words, "b", "x").to_list() == [[b"a"], [b"x", b"c"]]
+
+
+def test_guide_example_use_case_with_length_buckets():
+    """The guide's unigram/bigram embedding example, with word lengths as buckets in place of
+    tf.strings.to_hash_bucket_fast; the values TF 2.21 gives for the same code."""
+    queries = rag([["Who", "is", "Dan", "Smith"], ["Pause"],
+                   ["Will", "it", "rain", "later", "today"]])
+    table = tf.reshape(tf.range(1024 * 4, dtype=tf.float32), [1024, 4])
+    buckets = tf.cast(tf.strings.length(queries, unit="UTF8_CHAR") * 7 % 1024, tf.int64)
+    words = tf.nn.embedding_lookup(table, buckets)
+    assert words.shape.as_list() == [3, None, 4]
+    marker = tf.fill([queries.nrows(), 1], "#")
+    padded = tf.concat([marker, queries, marker], axis=1)
+    bigrams = tf.strings.join([padded[:, :-1], padded[:, 1:]], separator="+")
+    assert repr(bigrams) == (
+        "<tf.RaggedTensor [[b'#+Who', b'Who+is', b'is+Dan', b'Dan+Smith', b'Smith+#'],\n"
+        " [b'#+Pause', b'Pause+#'],\n"
+        " [b'#+Will', b'Will+it', b'it+rain', b'rain+later', b'later+today',\n"
+        "  b'today+#']                                                      ]>")
+    pairs = tf.nn.embedding_lookup(table, tf.cast(tf.strings.length(bigrams) % 1024, tf.int64))
+    mean = tf.reduce_mean(tf.concat([words, pairs], axis=1), axis=1)
+    np.testing.assert_allclose(mean.numpy(), [[55.11111, 56.11111, 57.11111, 58.11111],
+                                              [65.333336, 66.333336, 67.333336, 68.333336],
+                                              [68.36364, 69.36364, 70.36364, 71.36364]],
+                               rtol=1e-6)

@@ -97,16 +97,13 @@ def test_assign_add_inside_a_function_loses_no_update():
     assert step.experimental_get_tracing_count() == 1
 
 
-_Slices = collections.namedtuple("IndexedSlices", "values indices")  # what scatter_* reads
-
-
 def test_eager_scatter_updates_lose_no_update():
     v = tf.Variable(np.zeros(4), dtype=tf.float64)
 
     def work(i):
         for _ in range(CALLS // 5):
             v.scatter_nd_add([[1], [3]], [1.0, 2.0])
-            v.scatter_sub(_Slices(tf.constant([1.0], tf.float64), tf.constant([0])))
+            v.scatter_sub(tf.IndexedSlices(tf.constant([1.0], tf.float64), tf.constant([0])))
 
     assert run_threads(work) == []
     n = THREADS * (CALLS // 5)

@@ -468,7 +468,7 @@ def test_binding_errors_without_input_signature_print_the_python_signature():
         g(1, 2, 3)
 
 
-Sparse = collections.namedtuple("Sparse", "values indices")  # stands in for tf.IndexedSlices
+Sparse = tf.IndexedSlices  # (values, indices); TF's scatter methods take only IndexedSlices
 
 
 def test_variable_sparse_reads_and_scatter_updates():

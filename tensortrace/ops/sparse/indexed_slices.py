@@ -73,6 +73,9 @@ class IndexedSlices(CompositeTensor):
     def graph(self):
         return self._values.graph
 
+    def consumers(self):
+        return self._consumers()
+
     def __str__(self):
         shape = "" if self._dense_shape is None else f", dense_shape={self._dense_shape!s}"
         return f"IndexedSlices(indices={self._indices!s}, values={self._values!s}{shape})"

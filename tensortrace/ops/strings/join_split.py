@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
-from ...composite import composite_class
+from ...composite import composite_class, fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import OutOfRangeError, invalid_argument
@@ -66,7 +66,11 @@ def join(inputs, separator="", name=None):
     """Elementwise concatenation of string tensors of one shape (scalars repeat)."""
     if not isinstance(inputs, (list, tuple)):
         raise TypeError(f"`inputs` must be a list of string tensors, got {inputs!r}")
-    return bind(StringJoin, *[strings(x) for x in inputs], separator=text(separator))
+    try:
+        tensors = [strings(x) for x in inputs]
+    except (TypeError, ValueError):  # ragged inputs: joined value by value
+        return fallback(join, (inputs,), {"separator": separator})
+    return bind(StringJoin, *tensors, separator=text(separator))
 
 
 def _reduction_axes(indices, rank):
