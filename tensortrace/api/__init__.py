@@ -29,7 +29,7 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "image", "sets", "signal", "experimental", "compat", "config",
               "config.experimental", "config.threading", "config.optimizer", "autograph",
               "autograph.experimental", "saved_model", "data", "summary", "summary.experimental",
-              "train", "train.experimental", "ragged",
+              "train", "train.experimental", "ragged", "io", "io.gfile",
               "types", "types.experimental", "version", "sparse")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.

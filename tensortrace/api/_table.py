@@ -139,12 +139,19 @@ EXPORTS = {
     },
     'io': {
         'graph.graph_def': 'write_graph',
+        'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
+                         'serialize_tensor'),
+        'ops.io_files': 'read_file write_file',
+    },
+    'io.gfile': {
+        'ops.io_files': ('GFile copy exists glob isdir join listdir makedirs mkdir remove rename '
+                         'rmtree stat walk'),
     },
     'linalg': {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
         'ops.linalg.composites': 'cross logdet lstsq matrix_set_diag set_diag triangular_solve',
-        'ops.linalg.decompositions': 'cholesky det eigh eigvalsh inv qr slogdet solve',
+        'ops.linalg.decompositions': 'cholesky det eigh eigvalsh inv qr slogdet solve svd',
         'ops.linalg.diagonals': ('adjoint band_part diag diag_part matrix_transpose tensor_diag '
                                  'tensor_diag_part trace'),
         'ops.linalg.norms': 'l2_normalize norm',
@@ -234,8 +241,12 @@ EXPORTS = {
         'ops.io': 'format',
         'ops.strings.elementwise': 'length lower strip substr upper',
         'ops.strings.join_split': 'bytes_split join reduce_join split',
+        'ops.strings.ngrams': 'unsorted_segment_join',
         'ops.strings.numbers': 'as_string to_number',
         'ops.strings.regex': 'regex_full_match regex_replace',
+        'ops.strings.unicode': 'unicode_transcode',
+        'ragged.string_ops': ('ngrams unicode_decode unicode_decode_with_offsets unicode_encode '
+                              'unicode_script unicode_split unicode_split_with_offsets'),
     },
     'summary': {
         'summary.graphs': 'graph trace_export trace_off trace_on',
@@ -319,8 +330,11 @@ OPS = {
     'ops.indexing.sorting': 'LowerBound TopKV2 Unique UniqueWithCounts UpperBound',
     'ops.internal': 'IndexAxis0',
     'ops.io': 'EagerPyFunc PrintV2 StringFormat',
+    'ops.io_bytes': ('DecodeBase64 DecodeCSV DecodePaddedRaw DecodeRaw EncodeBase64 ParseTensor '
+                     'SerializeTensor'),
+    'ops.io_files': 'ReadFile WriteFile',
     'ops.linalg.decompositions': ('Cholesky LogMatrixDeterminant MatrixDeterminant MatrixInverse '
-                                  'MatrixSolve Qr SelfAdjointEigV2'),
+                                  'MatrixSolve Qr SelfAdjointEigV2 Svd'),
     'ops.linalg.diagonals': ('Diag DiagPart MatrixBandPart MatrixDiagPartV3 MatrixDiagV3 '
                              'MatrixTranspose Trace'),
     'ops.linalg.norms': 'L2Normalize Norm',
@@ -373,8 +387,11 @@ OPS = {
                   'ResourceScatterNdUpdate VarIsInitializedOp'),
     'ops.strings.elementwise': 'StringLength StringLower StringStrip StringUpper Substr',
     'ops.strings.join_split': 'ReduceJoin StringBytesSplit StringJoin StringSplitV2',
+    'ops.strings.ngrams': 'StringNGrams UnsortedSegmentJoin',
     'ops.strings.numbers': 'AsString StringToNumber',
     'ops.strings.regex': 'RegexFullMatch RegexReplace StaticRegexFullMatch StaticRegexReplace',
+    'ops.strings.unicode': ('UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript '
+                            'UnicodeTranscode'),
     'ops.tensor_array.list_ops': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
                                   'TensorListGetItem TensorListLength TensorListReserve '
                                   'TensorListScatterIntoExistingList TensorListSetItem '
@@ -405,7 +422,7 @@ GRADS = {
     'autodiff.rules.linalg': ('BatchMatMulV2 Cholesky Diag DiagPart L2Normalize '
                               'LogMatrixDeterminant MatMul MatrixBandPart MatrixDeterminant '
                               'MatrixDiagPartV3 MatrixDiagV3 MatrixInverse MatrixSolve '
-                              'MatrixTranspose Norm Qr SelfAdjointEigV2 Tensordot Trace'),
+                              'MatrixTranspose Norm Qr SelfAdjointEigV2 Svd Tensordot Trace'),
     'autodiff.rules.math': ('Abs Acos Acosh Add AddN AddV2 Angle Asin Asinh Atan Atan2 Atanh '
                             'BitwiseAnd BitwiseOr BitwiseXor Cast Ceil ClipByValue Complex '
                             'ComplexAbs Conj Cos Cosh Digamma DivNoNan Equal Erf Erfc Exp Expm1 '
@@ -438,13 +455,15 @@ GRADS = {
                                     'TensorListScatterIntoExistingList TensorListSetItem '
                                     'TensorListSplit TensorListStack'),
     'autodiff.rules.utility': ('AsString AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
-                               'Bitcast CheckNumerics Const DenseBincount EagerPyFunc EnsureShape '
-                               'HistogramFixedWidth IndexAxis0 InitializeVariableOnce Multinomial '
-                               'NoOp Placeholder PrintV2 RandomGamma RandomPoissonV2 '
-                               'RandomShuffle RandomStandardNormal RandomUniform RandomUniformInt '
-                               'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
-                               'ResourceScatterNdAdd ResourceScatterNdMax ResourceScatterNdMin '
-                               'ResourceScatterNdSub ResourceScatterNdUpdate RngReadAndSkip '
+                               'Bitcast CheckNumerics Const DecodeBase64 DecodeCSV '
+                               'DecodePaddedRaw DecodeRaw DenseBincount EagerPyFunc EncodeBase64 '
+                               'EnsureShape HistogramFixedWidth IndexAxis0 InitializeVariableOnce '
+                               'Multinomial NoOp ParseTensor Placeholder PrintV2 RandomGamma '
+                               'RandomPoissonV2 RandomShuffle RandomStandardNormal RandomUniform '
+                               'RandomUniformInt ReadFile ReadVariableOp ReduceJoin '
+                               'RegexFullMatch RegexReplace ResourceScatterNdAdd '
+                               'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
+                               'ResourceScatterNdUpdate RngReadAndSkip SerializeTensor '
                                'StatelessMultinomial StatelessRandomGetKeyCounter '
                                'StatelessRandomNormal StatelessRandomNormalV2 '
                                'StatelessRandomUniform StatelessRandomUniformFullInt '
@@ -452,9 +471,11 @@ GRADS = {
                                'StatelessRandomUniformIntV2 StatelessRandomUniformV2 '
                                'StatelessTruncatedNormal StatelessTruncatedNormalV2 '
                                'StaticRegexFullMatch StaticRegexReplace StringBytesSplit '
-                               'StringFormat StringJoin StringLength StringLower StringSplitV2 '
-                               'StringStrip StringToNumber StringUpper Substr Timestamp '
-                               'TruncatedNormal VarIsInitializedOp'),
+                               'StringFormat StringJoin StringLength StringLower StringNGrams '
+                               'StringSplitV2 StringStrip StringToNumber StringUpper Substr '
+                               'Timestamp TruncatedNormal UnicodeDecode UnicodeDecodeWithOffsets '
+                               'UnicodeEncode UnicodeScript UnicodeTranscode UnsortedSegmentJoin '
+                               'VarIsInitializedOp WriteFile'),
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '

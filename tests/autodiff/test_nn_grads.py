@@ -75,6 +75,7 @@ CASES = [
     C(lambda x: tf.linalg.eigvalsh(_spd(x)), rand(3, 3), order=1, id="eigvalsh"),
     C(lambda x: tf.linalg.qr(x + 3.0 * tf.eye(3, 2, dtype=x.dtype)), rand(3, 2), order=1,
       id="qr"),
+    C(lambda x: tf.linalg.svd(x, compute_uv=False), rand(3, 2), order=1, id="svd"),
     C(lambda x: tf.linalg.band_part(x, 1, 0), rand(3, 3), id="band_part"),
     C(tf.linalg.tensor_diag, rand(3), id="diag"),
     C(tf.linalg.tensor_diag_part, rand(3, 3), id="diag_part"),

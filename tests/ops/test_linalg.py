@@ -52,6 +52,14 @@ def ref_norm(x, ord="euclidean", axis=None, keepdims=False):
     return np.asarray(out).astype(dtype)
 
 
+def _svd_check(out, x):
+    """s descending as NumPy's; u and v orthonormal columns rebuilding x (signs are free)."""
+    s, u, v = (np.asarray(t) for t in out)
+    np.testing.assert_allclose(s, np.linalg.svd(x, compute_uv=False), rtol=1e-5)
+    np.testing.assert_allclose((u * s[..., None, :]) @ _h(v), x, atol=1e-5)
+    np.testing.assert_allclose(_h(u) @ u, np.broadcast_to(np.eye(2), (2, 2, 2)), atol=1e-5)
+
+
 def ref_diag_part(x, k=0, padding_value=0, align="RIGHT_LEFT"):
     k0, k1 = (k, k) if np.ndim(k) == 0 else k
     rows, cols = x.shape[-2:]
@@ -154,6 +162,9 @@ CASES = [
     Case(tf.linalg.cholesky, (SPD,), ref=np.linalg.cholesky, rtol=1e-5, id="cholesky"),
     Case(tf.linalg.cholesky, (np.stack([SPD, 2 * SPD]).astype(np.float64),),
          ref=np.linalg.cholesky, id="cholesky-batch"),
+    Case(tf.linalg.svd, (F43,), {"compute_uv": False},
+         ref=lambda x, **k: np.linalg.svd(x, compute_uv=False), rtol=1e-5, id="svd-values"),
+    Case(tf.linalg.svd, (np.stack([F23, 2 * F23]),), check=_svd_check, id="svd"),
     # transposes, trace, diagonals, band part
     Case(tf.linalg.matrix_transpose, (F234,), ref=_t, id="matrix_transpose"),
     Case(tf.linalg.matrix_transpose, (C22,), {"conjugate": True},

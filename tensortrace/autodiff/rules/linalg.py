@@ -8,7 +8,7 @@ from ...ops.array.joining import concat
 from ...ops.array.reshaping import expand_dims, squeeze, transpose
 from ...ops.array.shapes import shape
 from ...ops.linalg.composites import set_diag, triangular_solve
-from ...ops.linalg.decompositions import eigh, inv, solve
+from ...ops.linalg.decompositions import eigh, inv, solve, svd
 from ...ops.linalg.diagonals import (adjoint, band_part, diag, diag_part, matrix_transpose,
                                      tensor_diag, tensor_diag_part)
 from ...ops.linalg.products import matmul, tensordot
@@ -190,6 +190,52 @@ def _eigh(op, *dys):
     return set_diag(d_a, 0.5 * diag_part(d_a))
 
 
+def _svd(op, dy_s, dy_u, dy_v):
+    """TF's _SvdGrad (distinct singular values; the f terms blow up when two are equal)."""
+    a = op.inputs[0]
+    s = cast(op.outputs[0], a.dtype)
+    dy_s = zeros_like(s) if dy_s is None else cast(dy_s, a.dtype)
+    if not op.attrs.get("compute_uv", True):
+        _, u, v = svd(a, compute_uv=True)
+        return matmul(u, matmul(diag(dy_s), v, adjoint_b=True))
+    u, v = op.outputs[1], op.outputs[2]
+    m, n = a.shape.dims[-2:]
+    if m is None or n is None:
+        raise NotImplementedError("SVD gradient has not been implemented for input with unknown "
+                                  "inner matrix shape.")
+    dy_u = zeros_like(u) if dy_u is None else dy_u
+    dy_v = zeros_like(v) if dy_v is None else dy_v
+    transposed = m > n  # work on the adjoint, which has more columns than rows
+    if transposed:
+        m, n, u, v, dy_u, dy_v = n, m, v, u, dy_v, dy_u
+    full = op.attrs.get("full_matrices", False)
+    if full and max(m, n) - min(m, n) > 1:  # (abs here is the tensor op)
+        raise NotImplementedError(f"svd gradient is not implemented for abs(m - n) > 1 when "
+                                  f"full_matrices is True. Received: m={m} and n={n} from op "
+                                  f"input={a} with shape={a.shape}.")
+    s_mat = diag(s)
+    s2 = square(s)
+    f = set_diag(_safe_reciprocal(expand_dims(s2, -2) - expand_dims(s2, -1)), zeros_like(s))
+    s_inv = diag(_safe_reciprocal(s))
+    v1, dy_v1 = v[..., :, :m], dy_v[..., :, :m]
+    f_u = f * matmul(u, dy_u, adjoint_a=True)
+    v_gv = matmul(v1, dy_v1, adjoint_a=True)
+    f_v = f * v_gv
+    inner = diag(dy_s) + matmul(f_u + adjoint(f_u), s_mat) + matmul(s_mat, f_v + adjoint(f_v))
+    d_a = matmul(u, matmul(inner, v1, adjoint_b=True))
+    if m != n:
+        gv1t = matrix_transpose(dy_v1, conjugate=True)
+        term = gv1t - matmul(matmul(gv1t, v1), v1, adjoint_b=True)
+        if full:
+            v2, dy_v2 = v[..., :, m:n], dy_v[..., :, m:n]
+            term = term - matmul(matmul(v1, dy_v2, adjoint_a=True), v2, adjoint_b=True)
+        d_a = d_a + matmul(matmul(u, s_inv), term)
+    if a.dtype.is_complex:
+        l = set_diag(zeros_like(v_gv), diag_part(v_gv))
+        d_a = d_a + 0.5 * matmul(u, matmul(matmul(s_inv, adjoint(l) - l), v1, adjoint_b=True))
+    return matrix_transpose(d_a, conjugate=True) if transposed else d_a
+
+
 def _times_inverse_r(x, r):
     """x @ adjoint(inv(r)) for upper-triangular r."""
     return adjoint(triangular_solve(r, adjoint(x), lower=False))
@@ -287,6 +333,7 @@ register_gradients({
     "LogMatrixDeterminant": _log_determinant,
     "SelfAdjointEigV2":     _eigh,
     "Qr":                   _qr,
+    "Svd":                  _svd,
     "MatrixSolve":          _solve,
     "Cholesky":             _cholesky,
     "L2Normalize":          _l2_normalize,

@@ -76,8 +76,11 @@ not_differentiable(
     "StringUpper", "StringLower", "StringStrip", "StringLength", "Substr", "StringJoin",
     "ReduceJoin", "StringSplitV2", "StringBytesSplit", "StaticRegexReplace", "RegexReplace",
     "StaticRegexFullMatch", "RegexFullMatch", "StringToNumber", "AsString",
+    "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeTranscode",
+    "UnicodeScript", "StringNGrams", "UnsortedSegmentJoin",
     # io
-    "PrintV2", "StringFormat",
+    "PrintV2", "StringFormat", "DecodeRaw", "DecodePaddedRaw", "EncodeBase64", "DecodeBase64",
+    "SerializeTensor", "ParseTensor", "DecodeCSV", "ReadFile", "WriteFile",
     # utility
     "Timestamp", "HistogramFixedWidth",
 )

@@ -1,5 +1,5 @@
-"""Square-matrix ops on LAPACK: inverse, determinants, eigendecomposition, QR, solve and
-Cholesky."""
+"""Matrix decompositions and solvers on LAPACK: inverse, determinants, eigendecomposition, QR,
+solve, Cholesky and the singular value decomposition."""
 
 import collections
 
@@ -276,3 +276,58 @@ class Cholesky:
 def cholesky(input, name=None):
     """The lower-triangular Cholesky factor of each innermost Hermitian matrix."""
     return bind(Cholesky, convert_to_tensor(input))
+
+
+@define_op("Svd")
+class Svd:
+    """Singular values (descending) and, when ``compute_uv``, the left and right singular
+    vectors of each innermost matrix: input = u @ diag(s) @ adjoint(v) (v not transposed)."""
+
+    check = DtypeCheck("Svd", _LINALG_T, same=1)
+
+    def infer(input, compute_uv=True, full_matrices=False):
+        dtype = check_dtypes("Svd", (input,), _LINALG_T)
+        real = dtype.real_dtype
+        dims = input.shape.dims
+        if dims is None:
+            return TensorSpec(None, real), TensorSpec(None, dtype), TensorSpec(None, dtype)
+        if len(dims) < 2:
+            raise rank_error("Svd", "at least rank 2", len(dims), dtype,
+                             {"compute_uv": compute_uv, "full_matrices": full_matrices},
+                             (input,))
+        *batch, m, n = dims
+        k = None if m is None or n is None else min(m, n)
+        if not compute_uv:
+            return TensorSpec(batch + [k], real), TensorSpec([0], dtype), TensorSpec([0], dtype)
+        cols_u, cols_v = (m, n) if full_matrices else (k, k)
+        return (TensorSpec(batch + [k], real), TensorSpec(batch + [m, cols_u], dtype),
+                TensorSpec(batch + [n, cols_v], dtype))
+
+    def kernel(input, compute_uv=True, full_matrices=False):
+        _check_rank(input)
+        real = np.finfo(input.dtype).dtype if input.dtype.kind == "c" else input.dtype
+        *batch, m, n = input.shape
+        k = min(m, n)
+        if not compute_uv:
+            if input.size == 0:
+                return np.zeros(batch + [k], real), np.zeros([0], input.dtype), \
+                    np.zeros([0], input.dtype)
+            s = np.linalg.svd(_lapack_input(input), compute_uv=False)
+            return s.astype(real), np.zeros([0], input.dtype), np.zeros([0], input.dtype)
+        if input.size == 0:  # LAPACK takes no empty matrices: the identity's columns
+            cu, cv = (m, n) if full_matrices else (k, k)
+            u = np.broadcast_to(np.eye(m, cu, dtype=input.dtype), batch + [m, cu]).copy()
+            v = np.broadcast_to(np.eye(n, cv, dtype=input.dtype), batch + [n, cv]).copy()
+            return np.zeros(batch + [k], real), u, v
+        u, s, vh = np.linalg.svd(_lapack_input(input), full_matrices=full_matrices)
+        v = np.conj(np.swapaxes(vh, -1, -2))
+        return s.astype(real), u.astype(input.dtype), v.astype(input.dtype)
+
+
+@tf_export("linalg.svd")
+def svd(tensor, full_matrices=False, compute_uv=True, name=None):
+    """(s, u, v) of each innermost matrix, tensor = u @ diag(s) @ adjoint(v); only s when not
+    ``compute_uv``. Singular vectors are unique up to sign (phase), which may differ from TF's."""
+    out = bind(Svd, convert_to_tensor(tensor), compute_uv=bool(compute_uv),
+               full_matrices=bool(full_matrices))
+    return tuple(out) if compute_uv else out[0]

@@ -1,3 +1,3 @@
 """String ops (``tf.strings.*``) on NumPy object arrays of ``bytes``."""
 
-from . import elementwise, join_split, numbers, regex  # noqa: F401  (registers the ops)
+from . import elementwise, join_split, numbers, ngrams, regex, unicode  # noqa: F401  (registers the ops)
