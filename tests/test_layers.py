@@ -30,7 +30,7 @@ LAYERS = {
     10: ("autograph",),
     11: ("data", "saving", "initializers"),
     12: ("api", ""),  # "" is the package's own __init__: the public surface
-    13: ("shim", "__main__"),  # the command line: runs scripts on the package
+    13: ("shim", "__main__", "saved_model_cli"),  # the command line: runs scripts on the package
 }
 
 #: Modules allowed to import the package root: ``python -m tensortrace`` runs the package as a
