@@ -28,7 +28,7 @@ LAYERS = {
     8: ("autodiff",),
     9: ("tracing",),
     10: ("autograph",),
-    11: ("data", "saving", "initializers"),
+    11: ("data", "saving", "initializers", "checkpoint"),
     12: ("api", ""),  # "" is the package's own __init__: the public surface
     13: ("shim", "__main__", "saved_model_cli"),  # the command line: runs scripts on the package
 }
