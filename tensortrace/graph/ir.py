@@ -11,6 +11,7 @@ Tracing only appends; passes build new graphs. Control-flow ops hold sub-graphs 
 """
 
 import contextlib
+import importlib
 import os
 import sys
 
@@ -283,7 +284,15 @@ class Graph:
         return self.get_operation_by_name(op_name).outputs[int(index or 0)]
 
     def as_graph_def(self):
-        return GraphDef([op.node_def for op in self._ops])
+        """TF's ``GraphDef`` protocol buffer of this graph (its sub-graphs in ``library``) with
+        the ``tf-formats`` extra; without it, a light view with the same ``node`` list surface
+        (``.name``, ``.op``, ``.input``)."""
+        try:
+            exporter = importlib.import_module("tensortrace.graph.graph_def")
+            exporter._pb()
+        except ImportError:
+            return GraphDef([op.node_def for op in self._ops])
+        return exporter.graph_to_graph_def(self)
 
     @contextlib.contextmanager
     def as_default(self):

@@ -1,0 +1,404 @@
+"""Graphs as TF's ``GraphDef`` and ``FunctionDef`` protocol buffers (``Graph.as_graph_def()``).
+
+Each op becomes a NodeDef under its TF op type, with TF's input strings (``name``, ``name:1``,
+``^ctrl``; inside a FunctionDef ``node:out_arg:index``) and TF's attrs: the type attrs (``T``,
+``Tidx``, ``N``...) derived from the input and output dtypes, our attrs under TF's names, TF's
+defaults for the rest, and a constant input where TF takes a tensor we hold as an attr
+(``Sum``'s ``reduction_indices``). Control-flow sub-graphs become FunctionDefs in the library, laid
+out as TF lays them out: an If/Case branch takes the op's inputs; a While's loop variables are TF's
+(``loop_counter``, ``maximum_iterations``, the loop values, then the captured values, which the
+body passes through). ``tf.print`` becomes TF's StringFormat + PrintV2.
+
+Needs the ``tf-formats`` extra; ``Graph.as_graph_def`` falls back to a light view without it.
+"""
+
+import re
+
+import numpy as np
+
+from .. import _protos, dtypes
+from ..registry import get as get_op
+from . import tensor_proto, tf_attrs
+from .tf_attrs import INPUT_ATTRS, RENAMES, encode
+
+PRODUCER, MIN_CONSUMER = 2474, 12  # what TF 2.21 writes in GraphDef.versions
+PYTHON_OBJECT = "python:"  # the marker of an attr holding a Python object (lenient export)
+EXTRA_PREFIX = "_tt_"  # our attrs TF's op does not have (TF ignores attrs starting with "_")
+_UNSAVEABLE = {"EagerPyFunc": "tf.py_function/tf.numpy_function calls a Python callable",
+               "PythonDataset": "a tf.data pipeline is a Python object"}
+_CONTROL_FLOW = ("If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile")
+
+
+class ExportError(ValueError):
+    """A graph holds something a GraphDef cannot express."""
+
+
+def _pb():
+    return _protos.graph_pb2, _protos.function_pb2, _protos.node_def_pb2
+
+
+def graph_to_graph_def(graph, strict=False):
+    """``graph`` as a ``GraphDef``: one NodeDef per op (placeholders included), its sub-graphs
+    as FunctionDefs in ``library``, and TF 2.21's versions. Like TF's, it holds ops that call
+    Python (py_function, generator datasets) with a marker in place of the Python object, which
+    cannot be imported; ``strict`` refuses them (ExportError)."""
+    exporter = _Exporter(strict)
+    gd = _pb()[0].GraphDef()
+    gd.node.extend(_Body(exporter, graph, function=False).nodes)
+    gd.library.function.extend(exporter.functions)
+    gd.versions.producer = PRODUCER
+    gd.versions.min_consumer = MIN_CONSUMER
+    return gd
+
+
+def graph_to_function_def(graph, name):
+    """``graph`` as a FunctionDef named ``name`` (its feeds are the arguments: inputs, then
+    captures, as TF orders a FuncGraph's; its outputs the return values) and the FunctionDefs of its nested sub-graphs."""
+    exporter = _Exporter()
+    fdef = exporter.function(graph, name)
+    return fdef, [f for f in exporter.functions if f is not fdef]
+
+
+class _Exporter:
+    """The library being built: one FunctionDef per sub-graph, unique names."""
+
+    def __init__(self, strict=True):
+        self.strict = strict
+        self.functions = []
+        self.names = {}  # id(graph, layout) -> function name
+        self.used = set()
+
+    def function_name(self, graph, layout=None):
+        """The FunctionDef name of a sub-graph (exported on first use)."""
+        key = (id(graph), layout)
+        name = self.names.get(key)
+        if name is None:
+            name = self._unique(graph.name)
+            self.names[key] = name
+            self.function(graph, name, layout)
+        return name
+
+    def _unique(self, base):
+        base = re.sub(r"[^A-Za-z0-9_.\-]", "_", base) or "function"
+        name, i = base, 0
+        while name in self.used:
+            i += 1
+            name = f"{base}_{i}"
+        self.used.add(name)
+        return name
+
+    def function(self, graph, name, layout=None):
+        self.used.add(name)
+        fdef = _pb()[1].FunctionDef()
+        self.functions.append(fdef)  # before the body, so nested functions follow their caller
+        body = _Body(self, graph, function=True, layout=layout)
+        sig = fdef.signature
+        sig.name = name
+        for i, (arg, dtype, shape) in enumerate(body.args):
+            sig.input_arg.add(name=arg, type=dtype.as_datatype_enum)
+            if shape is not None:
+                fdef.arg_attr[i].attr["_output_shapes"].list.shape.add().CopyFrom(
+                    tensor_proto.shape_proto(shape))
+        for i, (ref, dtype) in enumerate(body.rets):
+            out = f"output_{i}"
+            sig.output_arg.add(name=out, type=dtype.as_datatype_enum)
+            fdef.ret[out] = ref
+        fdef.node_def.extend(body.nodes)
+        for node_name in body.control_outputs:
+            sig.control_output.append(node_name)
+            fdef.control_ret[node_name] = node_name
+        sig.is_stateful = body.stateful
+        return fdef
+
+
+def _arg_name(name, used):
+    """A FunctionDef argument name (TF requires ``[a-z][a-z0-9_]*``), unique among ``used``."""
+    base = re.sub(r"[^a-z0-9_]", "_", name.lower())
+    if not base or not base[0].isalpha():
+        base = "arg_" + base
+    out, i = base, 0
+    while out in used:
+        i += 1
+        out = f"{base}_{i}"
+    used.add(out)
+    return out
+
+
+class _Body:
+    """The NodeDefs of one graph: ``nodes``; for a function also ``args`` (name, dtype, shape),
+    ``rets`` (reference, dtype) and ``control_outputs``."""
+
+    def __init__(self, exporter, graph, function, layout=None):
+        self.exporter, self.graph, self.function = exporter, graph, function
+        self.nodes, self.args, self.rets, self.control_outputs = [], [], [], []
+        self.refs = {}  # id(tensor) -> its reference string
+        self.op_names = {op.name for op in graph.get_operations()}
+        self.names = set(self.op_names)
+        self.stateful = False
+        feeds = list(graph.inputs) + [ph for _, ph in graph.captures]  # a branch: captures only
+        used = self.op_names - {ph.op.name for ph in feeds} if function else set()
+        if layout is not None and layout.startswith("while_"):
+            self.counter = _arg_name("loop_counter", used)
+            self.limit = _arg_name("maximum_iterations", used)
+            self.args += [(self.counter, dtypes.int32, ()), (self.limit, dtypes.int32, ())]
+        if function:
+            for ph in feeds:
+                arg = _arg_name(ph.op.name, used)
+                self.args.append((arg, ph.dtype, ph.shape))
+                self.refs[id(ph)] = arg
+        fed = {id(ph.op) for ph in feeds} if function else set()
+        for op in graph.get_operations():
+            if id(op) in fed:
+                continue
+            self._op(op)
+        if function:
+            self._rets(layout)
+
+    # --- references ---------------------------------------------------------------------------
+    def ref(self, t):
+        try:
+            return self.refs[id(t)]
+        except KeyError:
+            raise ExportError(f"tensor {t.name} is read before it is defined in graph "
+                              f"{self.graph.name!r}") from None
+
+    def out_ref(self, node_name, op_type, attrs_pb, index):
+        """The reference to output ``index`` of a node (TF's function form inside bodies)."""
+        if not self.function:
+            return node_name if index == 0 else f"{node_name}:{index}"
+        sig = tf_attrs.signature(op_type)
+        if sig is not None and sig.outputs:
+            decoded = {k: tf_attrs.decode(v) for k, v in attrs_pb.items()
+                       if k in sig.bound or k in sig.attrs}
+            for arg, start, count in sig.output_ranges(decoded):
+                if start <= index < start + count:
+                    return f"{node_name}:{arg}:{index - start}"
+        return f"{node_name}:output:{index}"
+
+    def fresh(self, base):
+        name, i = base, 0
+        while name in self.names:
+            i += 1
+            name = f"{base}_{i}"
+        self.names.add(name)
+        return name
+
+    def add_node(self, name, op_type, inputs, attrs, control=()):
+        node = _pb()[2].NodeDef(name=name, op=op_type)
+        node.input.extend(inputs)
+        node.input.extend("^" + c for c in control)
+        for k, v in attrs.items():
+            node.attr[k].CopyFrom(v)
+        self.nodes.append(node)
+        return node
+
+    def const(self, base, value, dtype=None):
+        """A Const node holding ``value``; returns its output reference."""
+        arr = np.asarray(value)
+        proto = tensor_proto.to_proto(arr, dtype)
+        name = self.fresh(base)
+        node = self.add_node(name, "Const", [], {"value": _tensor_attr(proto),
+                                                 "dtype": encode(tensor_proto.dtype_from_enum(
+                                                     proto.dtype))})
+        return self.out_ref(name, "Const", node.attr, 0)
+
+    # --- ops ----------------------------------------------------------------------------------
+    def _op(self, op):
+        if op.type in _UNSAVEABLE and self.exporter.strict:
+            raise ExportError(f"op '{op.name}' ({op.type}) has no GraphDef form: "
+                              f"{_UNSAVEABLE[op.type]}")
+        if get_op(op.type).stateful:
+            self.stateful = True
+        control = [c.name for c in op.control_inputs]
+        if op.type == "PrintV2":
+            node = self._print(op, control)
+        elif op.type in ("While", "StatelessWhile"):
+            node = self._while(op, control)
+        else:
+            node = self._generic(op, control)
+        offset = 2 if op.type in ("While", "StatelessWhile") else 0
+        for i, t in enumerate(op.outputs):
+            self.refs[id(t)] = self.out_ref(node.name, node.op, node.attr, i + offset)
+        if self.function and get_op(op.type).stateful and op.type not in ("NoOp",):
+            self.control_outputs.append(node.name)
+
+    def _generic(self, op, control):
+        sig = tf_attrs.signature(op.type)
+        inputs = [self.ref(t) for t in op.inputs]
+        if sig is None:  # an op TF does not have: our attrs under our names
+            attrs = {(EXTRA_PREFIX + k if k.startswith("_") else k): self.encode(v, None, op)
+                     for k, v in op.attrs.items()}
+            return self.add_node(op.name, op.type, inputs, attrs, control)
+        ours = dict(op.attrs)
+        from_attrs = INPUT_ATTRS.get(op.type, {})
+        renames = RENAMES.get(op.type, {})
+        attrs, tf_inputs = {}, []
+        fed = [a for a in sig.inputs if not (a.name in from_attrs and
+                                             from_attrs[a.name][0] in ours)]
+        lists = sum(1 for a in fed if a.number_attr or a.list_attr)
+        spare = len(op.inputs) - (len(fed) - lists)
+        pos = 0
+        for a in sig.inputs:
+            if a not in fed:
+                attr, kind = from_attrs[a.name]
+                rank = op.inputs[0].shape.rank if op.inputs else None
+                try:
+                    value = tf_attrs.input_array(kind, ours.pop(attr), rank)
+                except ValueError as e:
+                    raise ExportError(f"op '{op.name}' ({op.type}): {e}") from None
+                dtype = a.dtype or dtypes.int32
+                tf_inputs.append(self.const(f"{op.name}/{a.name}", value, dtype))
+                if a.type_attr:
+                    attrs[a.type_attr] = encode(dtype)
+                continue
+            n = spare if (a.number_attr or a.list_attr) else 1
+            got = op.inputs[pos:pos + n]
+            pos += n
+            tf_inputs.extend(self.ref(t) for t in got)
+            _derive(attrs, a, [t.dtype for t in got])
+        start = 0
+        outs = list(op.outputs)
+        lists = sum(1 for a in sig.outputs if a.number_attr or a.list_attr)
+        spare = len(outs) - (len(sig.outputs) - lists)
+        for a in sig.outputs:
+            n = spare if (a.number_attr or a.list_attr) else 1
+            got = outs[start:start + n]
+            start += n
+            if got or a.number_attr or a.list_attr:
+                _derive(attrs, a, [t.dtype for t in got], outputs=True)
+        if op.type == "Const":  # the value in the op's dtype (strings, bfloat16 ...)
+            attrs["value"] = _tensor_attr(tensor_proto.to_proto(ours.pop("value"), ours["dtype"]))
+        for k, v in ours.items():
+            tk = renames.get(k, k)
+            if tk in sig.attrs:
+                attrs[tk] = self.encode(v, sig.attrs[tk][0], op)
+            else:
+                attrs[EXTRA_PREFIX + k] = self.encode(v, None, op)
+        for k, (kind, has, value) in sig.attrs.items():
+            if k not in attrs and has:
+                attrs[k] = encode(tf_attrs.default(sig, k), kind)
+        if op.type in ("If", "StatelessIf"):
+            attrs["Tcond"] = encode(op.inputs[0].dtype)
+        return self.add_node(op.name, op.type, tf_inputs, attrs, control)
+
+    def encode(self, value, kind, op):
+        try:
+            return encode(value, kind, func=self.exporter.function_name)
+        except TypeError as e:
+            if not self.exporter.strict:  # a Python object: a marker import refuses
+                av = _protos.attr_value_pb2.AttrValue()
+                av.placeholder = PYTHON_OBJECT + type(value).__name__
+                return av
+            raise ExportError(f"op '{op.name}' ({op.type}): {e}") from None
+
+    def _print(self, op, control):
+        """tf.print: TF's StringFormat of the printed tensors, then PrintV2 of that string."""
+        template = op.attrs["template"]
+        if template == "{0!s}":
+            text = self.ref(op.inputs[0])
+        else:
+            parts, order = _split_template(template)
+            placeholder = "{}"
+            while any(placeholder in p for p in parts):
+                placeholder = "{" + placeholder + "}"
+            fmt_attrs = {"template": encode(placeholder.join(parts)),
+                         "placeholder": encode(placeholder),
+                         "summarize": encode(int(op.attrs["summarize"])),
+                         "T": encode(tuple(op.inputs[i].dtype for i in order), "list(type)")}
+            name = self.fresh(op.name + "/StringFormat" if op.name in self.names else "StringFormat")
+            node = self.add_node(name, "StringFormat", [self.ref(op.inputs[i]) for i in order],
+                                 fmt_attrs)
+            text = self.out_ref(name, "StringFormat", node.attr, 0)
+        attrs = {"output_stream": encode(op.attrs["output_stream"]), "end": encode(op.attrs["end"])}
+        return self.add_node(op.name, "PrintV2", [text], attrs, control)
+
+    def _while(self, op, control):
+        """TF's While: loop_counter, maximum_iterations, the loop values, the captured values."""
+        limited = op.attrs.get("has_maximum_iterations", False)
+        inputs = list(op.inputs)
+        if limited:
+            limit = self.ref(inputs.pop(0))
+        else:
+            limit = self.const(f"{op.name}/maximum_iterations", np.int32(-1))
+        counter = self.const(f"{op.name}/loop_counter", np.int32(0))
+        cond = self.exporter.function_name(op.attrs["cond"],
+                                           "while_cond_limited" if limited else "while_cond")
+        body = self.exporter.function_name(op.attrs["body"], "while_body")
+        n = len(op.attrs["T"])
+        dts = [dtypes.int32, dtypes.int32] + [t.dtype for t in inputs]
+        shapes = [(), ()] + [_dims(s) for s in op.attrs["output_shapes"]] + \
+            [_dims(t.shape) for t in inputs[n:]]
+        attrs = {"T": encode(tuple(dts), "list(type)"), "cond": _func(cond), "body": _func(body),
+                 "output_shapes": encode(tuple(shapes), "list(shape)"),
+                 "parallel_iterations": encode(int(op.attrs["parallel_iterations"])),
+                 "_num_original_outputs": encode(len(dts))}
+        if limited:
+            attrs[EXTRA_PREFIX + "has_maximum_iterations"] = encode(True)
+        return self.add_node(op.name, op.type, [counter, limit] + [self.ref(t) for t in inputs],
+                             attrs, control)
+
+    def _rets(self, layout):
+        graph = self.graph
+        outs = [(self.ref(t), t.dtype) for t in graph.outputs]
+        if layout in ("while_cond", "while_cond_limited"):
+            pred = outs[0][0]
+            if layout == "while_cond_limited":  # TF's cond: counter < limit and the user's
+                less = self.fresh("while/Less")
+                self.add_node(less, "Less", [self.counter, self.limit], {"T": encode(dtypes.int32)})
+                both = self.fresh("while/LogicalAnd")
+                self.add_node(both, "LogicalAnd", [f"{less}:z:0", pred], {})
+                pred = f"{both}:z:0"
+            outs = [(pred, dtypes.bool)]
+        elif layout == "while_body":
+            one = self.const("while/add/y", np.int32(1))
+            add = self.fresh("while/add")
+            self.add_node(add, "AddV2", [self.counter, one], {"T": encode(dtypes.int32)})
+            captured = [(self.ref(ph), ph.dtype) for _, ph in graph.captures]
+            outs = [(f"{add}:z:0", dtypes.int32), (self.limit, dtypes.int32)] + outs + captured
+        self.rets = outs
+
+
+def _derive(attrs, arg, dts, outputs=False):
+    """Set the type/number attrs an argument binds from the dtypes it carries."""
+    if arg.number_attr and arg.number_attr not in attrs:
+        attrs[arg.number_attr] = encode(len(dts))
+    if arg.list_attr and arg.list_attr not in attrs:
+        attrs[arg.list_attr] = encode(tuple(dts), "list(type)")
+    if arg.type_attr and arg.type_attr not in attrs and dts:
+        attrs[arg.type_attr] = encode(dts[0])
+
+
+def _split_template(template):
+    """Our print template ("{0} and {1}", braces doubled) -> its text pieces and the input
+    index each placeholder names, in order."""
+    parts, order, text = [], [], []
+    for m in re.finditer(r"\{\{|\}\}|\{(\d+)\}|[^{}]+|[{}]", template):
+        if m.group(1) is not None:
+            parts.append("".join(text))
+            text = []
+            order.append(int(m.group(1)))
+        else:
+            tok = m.group(0)
+            text.append(tok[0] if tok in ("{{", "}}") else tok)
+    parts.append("".join(text))
+    return parts, order
+
+
+def _tensor_attr(proto):
+    av = _protos.attr_value_pb2.AttrValue()
+    av.tensor.CopyFrom(proto)
+    return av
+
+
+def _func(name):
+    av = _protos.attr_value_pb2.AttrValue()
+    av.func.name = name
+    return av
+
+
+def _dims(shape):
+    if shape is None:
+        return None
+    if hasattr(shape, "rank"):
+        return None if shape.rank is None else tuple(shape.as_list())
+    return tuple(shape)
