@@ -33,7 +33,7 @@ def main(argv=None):
     return 0
 
 
-def show(saved_model_dir, all=False, tag_set=None, signature_def=None, list_ops=False):  # noqa: A002
+def show(saved_model_dir, all=False, tag_set=None, signature_def=None, list_ops=False):
     """Print what ``saved_model_cli show`` prints for these flags."""
     if all:
         _show_all(saved_model_dir)

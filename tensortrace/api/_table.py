@@ -221,9 +221,9 @@ COPIES = {
 }
 
 # The package's modules that are its attributes (tf.ops ...).
-ENGINE = ('api autodiff context convert errors executor graph initializers messages module nest '
-          'numerics ops passes random_generator registry saving shapes tensor tracing variables '
-          'xla')
+ENGINE = ('api autodiff checkpoint context convert errors executor graph initializers messages '
+          'module nest numerics ops passes random_generator registry saved_model_cli saving '
+          'shapes tensor tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {

@@ -7,8 +7,8 @@ argument specs and output signatures a TF-format SavedModel stores, to Python va
 
 import numpy as np
 
-from .. import dtypes as D
 from .. import _protos
+from .. import dtypes as D
 from ..graph import tensor_proto
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, TensorSpec
@@ -29,7 +29,7 @@ def encode(value):
     return proto
 
 
-def _encode(x, out):  # noqa: C901 - one branch per kind, as the proto's oneof
+def _encode(x, out):
     t = type(x)
     if x is None:
         out.none_value.SetInParent()
@@ -95,7 +95,7 @@ def decode(proto, what="a structured value"):
         raise FormatError(f"{what}: {e}") from None
 
 
-def _decode(p, depth):  # noqa: C901 - one branch per kind, as the proto's oneof
+def _decode(p, depth):
     if depth > _MAX_DEPTH:
         raise FormatError(f"nested deeper than {_MAX_DEPTH} levels")
     kind = p.WhichOneof("kind")

@@ -13,6 +13,7 @@ from .format import FormatError
 SAVED_MODEL = "saved_model.pb"
 FINGERPRINT = "fingerprint.pb"
 VARIABLES_DIR = "variables"
+ASSETS = "assets"
 VARIABLES = "variables"  # the bundle's prefix inside VARIABLES_DIR
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 SCHEMA_VERSION = 1
