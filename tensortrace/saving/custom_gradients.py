@@ -7,8 +7,6 @@ tensors, constants and variables the gradient function uses; on load it is repla
 gradient is needed (the backward graph maps forward tensors to their replayed copies).
 """
 
-import json
-
 from ..autodiff import custom_gradient
 from ..autodiff.replay import replay
 from ..convert import convert_to_tensor
@@ -97,9 +95,9 @@ def _tensor(tensors, name, where):
 # --- TF's format ----------------------------------------------------------------------------------
 def encode_tf(graph, convert, capture_node, where):
     """The custom gradients of ``graph`` for TF's format: each gradient graph converted by
-    ``convert(grad_graph, name) -> function name`` (a library FunctionDef), and a JSON list,
-    kept in the function's ``_tt_custom_gradients`` attr, naming its forward tensors and what
-    each captured value is (a forward tensor, or ``capture_node(value)``: an object node id)."""
+    ``convert(grad_graph, name) -> function name`` (a library FunctionDef), and a list (JSON
+    data) naming its forward tensors and what each captured value is (a forward tensor, or
+    ``capture_node(value)``: an object node id)."""
     args = {id(t): f"#{k}" for k, t in enumerate(
         list(graph.inputs) + [ph for _, ph in graph.captures])}
 
@@ -123,17 +121,13 @@ def encode_tf(graph, convert, capture_node, where):
                         "outputs": [ref(t) for t in outputs], "connected": connected,
                         "function": convert(grad_graph, f"{graph.name}_custom_gradient_{k}"),
                         "captures": captures})
-    return json.dumps(entries) if entries else None
+    return entries
 
 
-def restore_tf(graph, args, text, build, objects, where):
+def restore_tf(graph, args, docs, build, objects, where):
     """Register the custom gradients ``encode_tf`` wrote for the loaded ``graph`` (``args``:
     its placeholders in the FunctionDef's order); ``build(function name)`` gives a library
     function's graph, ``objects`` the captured values by object node id."""
-    try:
-        docs = json.loads(text)
-    except ValueError as e:
-        raise FormatError(f"{where}: malformed custom gradients: {e}") from None
     tensors = {t.name: t for op in graph.get_operations() for t in op.outputs}
     tensors.update({f"#{k}": t for k, t in enumerate(args)})
     for doc in expect(docs, list, f"{where}: custom gradients"):

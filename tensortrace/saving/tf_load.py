@@ -7,6 +7,7 @@ library (each graph verified and checked before anything runs), then the objects
 """
 
 import inspect
+import json
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from .structure_coder import decode
 
 _P = inspect.Parameter
 SIGNATURE_MAP = "signature_map"
-CUSTOM_GRADIENTS = "_tt_custom_gradients"
+CUSTOM_GRADIENTS = "tensortrace_custom_gradients"  # a collection (tf_save writes it)
 _WRAPPERS = {"trackable_list_wrapper": list, "trackable_tuple_wrapper": tuple,
              "trackable_dict_wrapper": dict}
 _MAX_NODES = 1 << 20
@@ -64,6 +65,7 @@ class _Loader:
         self.nodes = list(self.graph.nodes)
         self.export_dir = export_dir
         self.library = {f.signature.name: f for f in mg.graph_def.library.function}
+        self.gradients = _gradients(mg)
         if mg.meta_info_def.stripped_default_attrs:
             _restore_default_attrs(mg.graph_def.library, mg.meta_info_def.stripped_op_list)
 
@@ -287,10 +289,9 @@ class _Loader:
         graph.structured_outputs = _structure(outputs, graph.outputs, where)
         verify(graph, where)
         checks.check_function(graph, specs, where)
-        if CUSTOM_GRADIENTS in fdef.attr:
+        if name in self.gradients:
             objects = {i: v.handle if isinstance(v, Variable) else v for i, v in variables.items()}
-            custom_gradients.restore_tf(graph, placeholders,
-                                        fdef.attr[CUSTOM_GRADIENTS].s.decode("utf-8"),
+            custom_gradients.restore_tf(graph, placeholders, self.gradients[name],
                                         lambda n: self._library_graph(n, where), objects, where)
         binder = Binder(stub(name, parameters))
         kind = RestoredSignatureFunction if is_signature else RestoredConcreteFunction
@@ -342,6 +343,20 @@ def _as_traced(graph):
             op.attrs["_stream"] = next(_STREAM_IDS)
         for _, sub in ir.subgraphs(op.attrs):
             _as_traced(sub)
+
+
+def _gradients(mg):
+    """{function name: custom gradients} from tensortrace's collection (``tf_save``)."""
+    if CUSTOM_GRADIENTS not in mg.collection_def:
+        return {}
+    values = mg.collection_def[CUSTOM_GRADIENTS].bytes_list.value
+    try:
+        found = json.loads(values[0].decode("utf-8")) if len(values) == 1 else None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise FormatError(f"malformed custom gradients: {e}") from None
+    if not isinstance(found, dict) or not all(isinstance(v, list) for v in found.values()):
+        raise FormatError("malformed custom gradients")
+    return found
 
 
 def _restore_default_attrs(library, op_list):

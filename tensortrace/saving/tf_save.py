@@ -10,6 +10,7 @@ The directory is replaced in one step (``io.replace_dir``).
 import collections
 import hashlib
 import inspect
+import json
 import os
 
 from .. import _protos, _version, nest
@@ -27,6 +28,7 @@ from ..variables import ResourceHandle, Variable
 from . import custom_gradients, io, structure_coder, tf_files
 from . import signatures as _signatures
 from .format import UnsaveableError
+from .graphs import PYTHON_OPS, python_op_error
 from .restored import _UserObject
 
 TRACKABLE = (Module, _UserObject)
@@ -38,7 +40,8 @@ SIGNATURE_MAP = "signature_map"
 USER_OBJECT = "_generic_user_object"
 PREDICT = "tensorflow/serving/predict"
 INIT_OP = "__saved_model_init_op"
-CUSTOM_GRADIENTS = "_tt_custom_gradients"  # a FunctionDef attr (TF ignores "_" attrs)
+# a collection of the MetaGraphDef (TF 2's loader reads none; function attrs it would refuse)
+CUSTOM_GRADIENTS = "tensortrace_custom_gradients"
 _FULL_ARG_SPEC = collections.namedtuple(
     "FullArgSpec", ["args", "varargs", "varkw", "defaults", "kwonlyargs", "kwonlydefaults",
                     "annotations"])
@@ -88,6 +91,7 @@ class _Writer:
         self.signatures = signatures
         self.nodes, self.kinds = [], []  # graph_view.Node, and what each object is
         self.constants = []  # (graph_def node name, captured EagerTensor)
+        self.gradients = {}  # function name -> its custom gradients (custom_gradients.encode_tf)
         self.feeds = {}  # node id of a variable or constant -> its graph_def node
         self._ids = {}
         self._alive = []
@@ -270,13 +274,14 @@ class _Writer:
                 bound.append(self._capture_node(value))
             except UnsaveableError as e:
                 raise UnsaveableError(f"Cannot save {where}: {e}.") from None
+        _refuse_python_ops(cf.graph, where)
         fdef, nested = graph_to_function_def(cf.graph, name)
         for f in [fdef, *nested]:
             self.library.setdefault(f.signature.name, f)
         grads = custom_gradients.encode_tf(cf.graph, self._library_function, self._capture_node,
                                            where)
         if grads:
-            fdef.attr[CUSTOM_GRADIENTS].s = grads.encode()
+            self.gradients[name] = grads
         saved = _protos.saved_object_graph_pb2.SavedConcreteFunction()
         saved.bound_inputs.extend(bound)
         args, kwargs = cf.structured_input_signature
@@ -325,6 +330,9 @@ class _Writer:
         mg.signature_def[INIT_OP].outputs[INIT_OP].tensor_shape.unknown_rank = True
         for name in sorted(self.library):
             gd.library.function.add().CopyFrom(self.library[name])
+        if self.gradients:
+            mg.collection_def[CUSTOM_GRADIENTS].bytes_list.value.append(
+                json.dumps(self.gradients, sort_keys=True).encode("utf-8"))
         mg.object_graph_def.CopyFrom(object_graph)
         return mg
 
@@ -366,6 +374,16 @@ class _SignatureMapNode:
 
     def __init__(self, functions):
         self.functions = dict(functions)
+
+
+def _refuse_python_ops(graph, where):
+    """Ops that call Python (tf.py_function, Python datasets) have no saved form: refused, as
+    the JSON format refuses them, naming the op and the function."""
+    for op in graph.get_operations():
+        if op.type in PYTHON_OPS:
+            raise python_op_error(op, where)
+        for _, sub in ir.subgraphs(op.attrs):
+            _refuse_python_ops(sub, where)
 
 
 def _kind(value):

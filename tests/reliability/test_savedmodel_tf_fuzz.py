@@ -57,7 +57,7 @@ def _bytes(rng, data):
     return "garbage", bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 64))) + bytes(data)
 
 
-def _structured(rng, proto):  # noqa: C901 - one branch per edit
+def _structured(rng, proto):
     """Edit one field of a parsed SavedModel in place; returns the edit's name."""
     mg = proto.meta_graphs[0]
     functions = list(mg.graph_def.library.function)
@@ -162,10 +162,10 @@ def _structured(rng, proto):  # noqa: C901 - one branch per edit
 
 def _checkpoint(rng, prefix):
     """Rewrite the bundle at ``prefix`` with one entry changed (dtype, shape or a missing key)."""
-    from tensortrace.checkpoint.bundle import BundleReader, write_bundle  # noqa: PLC0415
+    from tensortrace.checkpoint.bundle import BundleReader, write_bundle
 
     reader = BundleReader(prefix)
-    tensors = {k: reader.read(k) for k in reader.keys()}
+    tensors = {k: reader.read(k) for k in reader}
     keys = sorted(k for k in tensors if not k.startswith("_"))
     key = rng.choice(keys)
     kind = rng.randrange(3)
@@ -195,13 +195,13 @@ def _calls(tf, name, m):
 
 def worker(seed, seconds, workdir):
     """Run mutants for ``seconds``; returns {"tally": {outcome: n}, "examples": {...}}."""
-    import time  # noqa: PLC0415
+    import time
 
     sys.path.insert(0, ROOT)
-    import tensortrace as tf  # noqa: PLC0415
-    from tensortrace import _protos  # noqa: PLC0415
-    from tensortrace.graph.verify import GraphVerificationError  # noqa: PLC0415
-    from tensortrace.saving.format import FormatError  # noqa: PLC0415
+    import tensortrace as tf
+    from tensortrace import _protos
+    from tensortrace.graph.verify import GraphVerificationError
+    from tensortrace.saving.format import FormatError
 
     allowed = (OSError, FormatError, GraphVerificationError, ValueError, tf.errors.OpError)
     resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
