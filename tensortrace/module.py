@@ -28,6 +28,31 @@ class _NameScope:
         _variables._name_scopes.pop()
 
 
+#: Called as ``hook(module, name, value)`` after an attribute is set, while one is installed:
+#: checkpoint restoration installs one while values wait for objects not attached yet (TF's
+#: deferred restoration). Without one, Module has no Python ``__setattr__`` (which would slow
+#: every assignment).
+_attach_hook = None
+
+
+def _setattr_with_hook(self, name, value):
+    object.__setattr__(self, name, value)
+    hook = _attach_hook
+    if hook is not None:
+        hook(self, name, value)
+
+
+def set_attach_hook(hook):
+    """Install ``hook`` (None removes it)."""
+    global _attach_hook
+    _attach_hook = hook
+    if hook is None:
+        if "__setattr__" in vars(Module):
+            del Module.__setattr__
+    else:
+        Module.__setattr__ = _setattr_with_hook
+
+
 def _camel_to_snake(name):
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 

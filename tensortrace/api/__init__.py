@@ -28,7 +28,8 @@ PACKAGE = __name__.rpartition(".")[0]
 NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging", "dtypes",
               "image", "sets", "signal", "experimental", "compat", "config",
               "config.experimental", "config.threading", "config.optimizer", "autograph",
-              "autograph.experimental", "saved_model", "data",
+              "autograph.experimental", "saved_model", "data", "train",
+              "train.experimental",
               "types", "types.experimental", "version")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.

@@ -116,6 +116,9 @@ EXPORTS = {
     'experimental': {
         'data.iterator': 'Optional',
     },
+    'io': {
+        'graph.graph_def': 'write_graph',
+    },
     'linalg': {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
@@ -200,6 +203,16 @@ EXPORTS = {
         'ops.strings.join_split': 'bytes_split join reduce_join split',
         'ops.strings.numbers': 'as_string to_number',
         'ops.strings.regex': 'regex_full_match regex_replace',
+    },
+    'train': {
+        'checkpoint.checkpoint': 'Checkpoint CheckpointOptions',
+        'checkpoint.management': ('CheckpointManager checkpoints_iterator get_checkpoint_state '
+                                  'latest_checkpoint'),
+        'checkpoint.reader': 'list_variables load_checkpoint load_variable',
+        'checkpoint.views': 'CheckpointView TrackableView',
+    },
+    'train.experimental': {
+        'checkpoint.graph_view': 'PythonState',
     },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',

@@ -180,33 +180,33 @@ def _mask(crc):
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def _read_block(data, handle_bytes, what):
+def _read_block(data, handle_bytes):
     """The contents of the block a handle names, its trailer checked."""
     parsed = _get_varint(handle_bytes, 0, len(handle_bytes))
     parsed2 = parsed and _get_varint(handle_bytes, parsed[1], len(handle_bytes))
     if not parsed2:
-        raise _data_loss(f"bad block handle in {what}")
+        raise _data_loss("bad block handle")
     offset, size = parsed[0], parsed2[0]
     if offset + size + _TRAILER > len(data):
-        raise _data_loss(f"truncated block read in {what}")
+        raise _data_loss("truncated block read")
     contents = data[offset:offset + size]
     kind = data[offset + size]
     stored = struct.unpack_from("<I", data, offset + size + 1)[0]
     actual = _protos.crc32c(data[offset:offset + size + 1])
     if _protos.unmask_crc32c(stored) != actual:
-        raise _data_loss(f"block checksum mismatch in {what}")
+        raise _data_loss("block checksum mismatch")
     if kind != _NO_COMPRESSION:
-        raise _data_loss(f"bad block type {kind} in {what} (only uncompressed blocks are read)")
+        raise _data_loss(f"bad block type {kind} (only uncompressed blocks are read)")
     return contents
 
 
-def _block_entries(block, what):
+def _block_entries(block):
     """The (key, value) pairs of a block, every length checked against the block."""
     if len(block) < 4:
-        raise _data_loss(f"bad block contents in {what}")
+        raise _data_loss("bad block contents")
     num_restarts = struct.unpack_from("<I", block, len(block) - 4)[0]
     if num_restarts > (len(block) - 4) // 4:
-        raise _data_loss(f"bad block contents in {what}")
+        raise _data_loss("bad block contents")
     limit = len(block) - 4 * (num_restarts + 1)
     pos, key, out = 0, b"", []
     while pos < limit:
@@ -214,12 +214,12 @@ def _block_entries(block, what):
         for _ in range(3):
             got = _get_varint(block, pos, limit, 5)
             if got is None:
-                raise _data_loss(f"bad entry in block in {what}")
+                raise _data_loss("bad entry in block")
             fields.append(got[0])
             pos = got[1]
         shared, non_shared, value_len = fields
         if shared > len(key) or pos + non_shared + value_len > limit:
-            raise _data_loss(f"bad entry in block in {what}")
+            raise _data_loss("bad entry in block")
         key = key[:shared] + bytes(block[pos:pos + non_shared])
         pos += non_shared
         out.append((key, bytes(block[pos:pos + value_len])))
@@ -228,25 +228,35 @@ def _block_entries(block, what):
 
 
 def read_table(data, what):
-    """Every (key, value) of the table in ``data`` (bytes), in file order."""
+    """Every (key, value) of the table in ``data`` (bytes) read from file ``what``, in file
+    order; a malformed table is DataLossError with TF's message."""
     if len(data) < FOOTER_SIZE:
-        raise _data_loss(f"file is too short to be an sstable: {what}")
+        raise _data_loss("file is too short to be an sstable")
     footer = data[-FOOTER_SIZE:]
     lo, hi = struct.unpack_from("<II", footer, 40)
     if (hi << 32) | lo != TABLE_MAGIC:
-        raise _data_loss(f"not an sstable (bad magic number): {what}")
+        raise _data_loss("not an sstable (bad magic number)")
     first = _get_varint(footer, 0, 40)
     second = first and _get_varint(footer, first[1], 40)
     third = second and _get_varint(footer, second[1], 40)
     fourth = third and _get_varint(footer, third[1], 40)
     if not fourth:
-        raise _data_loss(f"bad block handle in the footer of {what}")
-    body = data[:-FOOTER_SIZE]
+        raise _data_loss("bad block handle")
+    body = data  # as TF's reads: a block handle may reach into the footer
     index_handle = footer[second[1]:fourth[1]]
     entries = []
-    for _, handle in _block_entries(_read_block(body, index_handle, what), what):
-        entries.extend(_block_entries(_read_block(body, handle, what), what))
+    for _, handle in _block_entries(_read_block(body, index_handle)):
+        try:
+            entries.extend(_block_entries(_read_block(body, handle)))
+        except errors.DataLossError as e:  # TF meets it seeking the header: its wording
+            raise _data_loss(_corrupt(what, "failed to seek to header entry") + ": "
+                             + e.message) from None
     return entries
+
+
+def _corrupt(path, detail):
+    return (f"Unable to read file ({path}). Perhaps the file is corrupt or was produced by a "
+            f"newer version of TensorFlow with format changes ({detail})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,10 +286,9 @@ def encode_tensor(array, dtype):
     if dtype.as_datatype_enum == _STRING:
         elems = [_as_bytes(s) for s in np.asarray(array, dtype=object).reshape(-1)]
         lengths = bytearray()
-        crc = 0
         for e in elems:
             _put_varint(lengths, len(e))
-            crc = _protos.crc32c(struct.pack("<I" if len(e) <= 0xFFFFFFFF else "<Q", len(e)), crc)
+        crc = _protos.crc32c(_length_words([len(e) for e in elems]))
         length_checksum = struct.pack("<I", _mask(crc))
         crc = _protos.crc32c(length_checksum, crc)
         payload = b"".join(elems)
@@ -287,6 +296,11 @@ def encode_tensor(array, dtype):
         return bytes(lengths) + length_checksum + payload, crc
     raw = np.ascontiguousarray(array, dtype=_np_dtype(dtype).newbyteorder("<")).tobytes()
     return raw, _protos.crc32c(raw)
+
+
+def _length_words(lengths):
+    """The bytes TF checksums for string lengths: each as a uint32 (a uint64 past 2**32-1)."""
+    return b"".join(struct.pack("<I" if n <= 0xFFFFFFFF else "<Q", n) for n in lengths)
 
 
 def _shape_proto(shape):
@@ -305,7 +319,8 @@ def _infer_dtype(value):
 
 
 def write_bundle(prefix, tensors):
-    """Write ``tensors`` (key -> NumPy array or ``(array, DType)``) as a bundle at ``prefix``.
+    """Write ``tensors`` (key -> NumPy array or ``(array, DType)``) as a bundle at ``prefix``;
+    the data file holds them in the given order.
 
     The data file and the index are written to temporaries and renamed into place (the data
     file first): a reader sees the old bundle or the complete new one, never a part.
@@ -322,10 +337,13 @@ def write_bundle(prefix, tensors):
             dtype = _infer_dtype(value)
         items.append((k, np.asarray(value, dtype=object if dtype.as_datatype_enum == _STRING
                                     else _np_dtype(dtype)), dtype))
-    items.sort(key=lambda it: it[0])
-    for a, b in zip(items, items[1:]):
-        if a[0] == b[0]:
-            raise ValueError(f"Duplicate key in the bundle: {a[0].decode('utf-8', 'replace')}")
+    seen = set()
+    for k, _, _ in items:
+        if k in seen:
+            raise ValueError(f"Duplicate key in the bundle: {k.decode('utf-8', 'replace')}")
+        seen.add(k)
+    # the data file keeps the given order (TF's saver writes its tensors in object-graph
+    # order), the index is sorted by key
     entries, chunks, offset = [], [], 0
     entry_cls = _protos.BundleEntryProto
     for k, array, dtype in items:
@@ -335,6 +353,7 @@ def write_bundle(prefix, tensors):
         entries.append((k, entry.SerializeToString()))
         chunks.append(raw)
         offset += len(raw)
+    entries.sort(key=lambda e: e[0])
     header = _protos.BundleHeaderProto(num_shards=1, endianness=0)
     header.version.producer = BUNDLE_VERSION
     table = build_table([(b"", header.SerializeToString())] + entries)
@@ -380,19 +399,11 @@ class BundleReader:
         try:
             with open(path, "rb") as f:
                 data = f.read()
-        except FileNotFoundError:
-            raise errors.NotFoundError(
-                None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
-                f"matching files for {self.prefix}") from None
-        except IsADirectoryError:
-            raise errors.NotFoundError(
-                None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
-                f"matching files for {self.prefix}") from None
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            self._no_index()
         entries = read_table(data, path)
         if not entries or entries[0][0] != b"":
-            raise _data_loss(f"Unable to read file ({path}). Perhaps the file is corrupt or was "
-                             f"produced by a newer version of TensorFlow with format changes "
-                             f"(failed to seek to header entry)")
+            raise _data_loss(_corrupt(path, "failed to seek to header entry"))
         header = _protos.parse(_protos.BundleHeaderProto, entries[0][1],
                                f"the bundle header of {path}")
         self._check_header(header, path)
@@ -402,6 +413,28 @@ class BundleReader:
             self._entries[_key_text(k)] = v
         self._keys = sorted(self._entries, key=lambda s: s.encode("utf-8", "surrogateescape"))
         self._parsed = {}
+
+    def _no_index(self):
+        """No ``PREFIX.index``: TF then reads ``PREFIX`` itself as an old-format table."""
+        p = self.prefix
+        tail = "perhaps your file is in a different file format and you need to use a " \
+            "different restore operator?"
+        if os.path.isdir(p):
+            raise _data_loss(f"Unable to open table file {p}: FAILED_PRECONDITION: {p}; Is a "
+                             f"directory: {tail}")
+        if os.path.isfile(p):
+            with open(p, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - FOOTER_SIZE))
+                footer = f.read()
+            problem = "file is too short to be an sstable" if size < FOOTER_SIZE else \
+                "not an sstable (bad magic number)" if struct.unpack_from(
+                    "<Q", footer, 40)[0] != TABLE_MAGIC else "only V2 checkpoints are read"
+            raise _data_loss(f"Unable to open table file {p}: DATA_LOSS: {problem}: {tail}")
+        raise errors.NotFoundError(
+            None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
+            f"matching files for {p}")
 
     @staticmethod
     def _check_header(header, path):
@@ -457,7 +490,7 @@ class BundleReader:
         try:
             dtypes.as_dtype(entry.dtype)
         except TypeError:
-            raise _data_loss(f"Invalid dtype {entry.dtype} for key {key}") from None
+            raise _unknown_dtype(entry.dtype, key) from None
         if entry.slices:
             raise errors.UnimplementedError(
                 None, None, f"Key {key} is a partitioned (sliced) tensor; only whole tensors "
@@ -523,15 +556,14 @@ class BundleReader:
 
     @staticmethod
     def _decode_strings(raw, n, key):
-        lengths, pos, crc = [], 0, 0
+        lengths, pos = [], 0
         for _ in range(n):
             got = _get_varint(raw, pos, len(raw))
             if got is None:
                 raise _data_loss(f"Bad string length in bundle entry: key {key}")
             length, pos = got
             lengths.append(length)
-            crc = _protos.crc32c(struct.pack("<I" if length <= 0xFFFFFFFF else "<Q", length),
-                                 crc)
+        crc = _protos.crc32c(_length_words(lengths))
         if pos + 4 + sum(lengths) != len(raw):
             raise _data_loss(f"String lengths do not match the stored size of key {key}")
         stored = struct.unpack_from("<I", raw, pos)[0]
@@ -546,6 +578,21 @@ class BundleReader:
             pos += length
         crc = _protos.crc32c(raw[pos - sum(lengths):pos], crc) if n else crc
         return out, crc
+
+
+def _unknown_dtype(enum, key):
+    """A dtype tensortrace lacks: TF's own (bfloat16 without its extra, quantized types) is
+    Unimplemented; a number TF does not know is a corrupt entry."""
+    if enum == 14:
+        return errors.UnimplementedError(
+            None, None, f"Key {key} is bfloat16, which needs the optional 'bfloat16' extra: "
+            f"pip install 'tensortrace[bfloat16]'")
+    names = _protos.types_pb2.DataType
+    if enum in names.values() and enum != 0:
+        return errors.UnimplementedError(
+            None, None, f"Key {key} has dtype {names.Name(enum)}, which tensortrace does not "
+            f"support")
+    return _data_loss(f"Invalid dtype {enum} for key {key}")
 
 
 def _short(shape_proto):

@@ -3,7 +3,8 @@ its node id and checkpoint key, and the ``TrackableObjectGraph`` proto TF stores
 values under ``_CHECKPOINTABLE_OBJECT_GRAPH``.
 
 Trackable objects are variables, ``tf.Module``s (their attributes in assignment order, as TF's
-AutoTrackable tracks them), ``tf.random.Generator`` (its ``_state_var``), objects with a
+AutoTrackable tracks them), ``tf.random.Generator`` (its ``_state_var``),
+``tf.train.experimental.PythonState`` (saved as a string), objects with a
 ``_checkpoint_children()`` method (``tf.train.Checkpoint``), and the lists, tuples and dicts
 held by them (TF's ListWrapper / DictWrapper: children named ``"0"``, ``"1"``, ... or by key).
 
@@ -11,11 +12,13 @@ held by them (TF's ListWrapper / DictWrapper: children named ``"0"``, ``"1"``, .
     tensors, proto = serialize(root)
 """
 
+import abc
 import collections
 
 import numpy as np
 
 from .. import _protos, dtypes
+from .._export import tf_export
 from ..module import Module
 from ..random_generator import Generator
 from ..variables import Variable
@@ -42,14 +45,41 @@ class Node:
         return f"Node({self.id}, {type(self.obj).__name__}, {self.children})"
 
 
+PY_STATE = "py_state"
+
+
+@tf_export("train.experimental.PythonState")
+class PythonState(abc.ABC):
+    """Python state saved in checkpoints as a string: ``serialize()`` gives it (str or bytes),
+    ``deserialize(value)`` takes back the bytes saved."""
+
+    @abc.abstractmethod
+    def serialize(self):
+        """The state as a string."""
+
+    @abc.abstractmethod
+    def deserialize(self, string_value):
+        """Restore the state from the bytes ``serialize`` gave."""
+
+
 def is_trackable(value):
-    return (isinstance(value, (Variable, Module, Generator, list, tuple, dict))
+    return (isinstance(value, (Variable, Module, Generator, PythonState, list, tuple, dict))
             or hasattr(type(value), "_checkpoint_children"))
+
+
+def python_state_value(state):
+    """``state.serialize()`` as a string tensor's value (bytes)."""
+    value = state.serialize()
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, bytes):
+        return value
+    raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
 
 
 def children(obj):
     """The trackable children of ``obj`` as ``[(local_name, child)]``, in TF's order."""
-    if isinstance(obj, Variable):
+    if isinstance(obj, (Variable, PythonState)):
         return []
     hook = getattr(type(obj), "_checkpoint_children", None)
     if hook is not None:
@@ -76,16 +106,18 @@ def children(obj):
     return []
 
 
-def walk(root):
+def walk(root, children_fn=None):
     """Every object reachable from ``root``, breadth first, each once (by identity): TF's node
-    ids are the positions in this list."""
+    ids are the positions in this list. ``children_fn(obj)`` replaces ``children`` (a
+    SavedModel adds functions and signatures to the same walk)."""
+    children_of = children_fn or children
     nodes = [Node(0, root, ())]
     ids = {id(root): 0}
     queue = collections.deque([nodes[0]])
     keep = [root]  # ids stay unique only while the objects are alive
     while queue:
         node = queue.popleft()
-        for name, child in children(node.obj):
+        for name, child in children_of(node.obj):
             child_id = ids.get(id(child))
             if child_id is None:
                 child_id = len(nodes)
@@ -127,7 +159,7 @@ def serialize(root, nodes=None):
         nodes = walk(root)
     pb = _protos.trackable_object_graph_pb2
     proto = pb.TrackableObjectGraph()
-    tensors = {}
+    tensors, python_states = {}, {}
     for node in nodes:
         p = proto.nodes.add()
         for name, child_id in node.children:
@@ -136,6 +168,12 @@ def serialize(root, nodes=None):
             key = checkpoint_key(node.path)
             p.attributes.add(name=VARIABLE_VALUE, full_name=node.obj._name, checkpoint_key=key)
             tensors[key] = (variable_value(node.obj), node.obj.dtype)
+        elif isinstance(node.obj, PythonState):
+            key = checkpoint_key(node.path, PY_STATE)
+            p.attributes.add(name=PY_STATE, checkpoint_key=key)
+            python_states[key] = (np.array(python_state_value(node.obj), dtype=object),
+                                  dtypes.string)
+    tensors.update(python_states)  # TF's data file: the variables, then Python state
     _mark_checkpoint_values(proto)
     tensors[OBJECT_GRAPH_KEY] = (np.array(proto.SerializeToString(), dtype=object),
                                  dtypes.string)

@@ -17,22 +17,19 @@ returned.
 
 import platform
 
+import numpy as np
+
 from .. import errors
 from ..registry import get as get_op
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
 from . import tensor_proto, tf_attrs
-from .graph_def import EXTRA_PREFIX, graph_to_function_def  # noqa: F401 - the pair's other half
+from .graph_def import graph_to_function_def  # noqa: F401 - the pair's other half
 from .ir import Graph, _propagate_static
-from .tf_attrs import INPUT_ATTRS, RENAMES
+from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES
 from .verify import verify
 
 _CALLS = ("PartitionedCall", "StatefulPartitionedCall")
-_IGNORED = {"_output_shapes", "_class", "_user_specified_name", "_read_only_resource_inputs",
-            "_lower_using_switch_merge", "_num_original_outputs", "_has_manual_control_"
-            "dependencies", "_construction_context", "_XlaMustCompile", "_collective_manager_ids",
-            "_acd_function_control_output", "_disable_call_shape_inference"}
-
 
 class GraphImportError(ValueError):
     """A GraphDef or FunctionDef that cannot be rebuilt (named, with the node)."""
@@ -104,6 +101,8 @@ class _Importer:
         sig = fdef.signature
         graph = Graph(sig.name, outer=outer)
         args = {}
+        listed = tf_attrs.decode(fdef.attr["_input_shapes"]) if "_input_shapes" in fdef.attr \
+            else ()
         with graph.as_default():
             for i, arg in enumerate(sig.input_arg):
                 dtype = _arg_dtype(arg, fdef)
@@ -113,6 +112,8 @@ class _Importer:
                 elif i in fdef.arg_attr and "_output_shapes" in fdef.arg_attr[i].attr:
                     shapes = tf_attrs.decode(fdef.arg_attr[i].attr["_output_shapes"])
                     shape = TensorShape(shapes[0]) if shapes else shape
+                elif len(listed) == len(sig.input_arg):  # a SavedModel function's own list
+                    shape = TensorShape(listed[i])
                 ph = graph.placeholder(TensorSpec(shape, dtype), arg.name)
                 args[arg.name] = ph
         if captured is not None:
@@ -247,8 +248,8 @@ class _Body:
         try:
             specs = opdef.infer(*inputs, **attrs)
         except (errors.OpError, ValueError, TypeError) as e:
-            raise GraphImportError(f"node '{name}' ({op_type}) does not accept its inputs and attrs: "
-                               f"{type(e).__name__}: {e}") from None
+            raise GraphImportError(f"node '{name}' ({op_type}) does not accept its inputs and "
+                                   f"attrs: {type(e).__name__}: {e}") from None
         single = isinstance(specs, TensorSpec)
         op = self.graph.add_op(op_type, inputs, attrs, (specs,) if single else tuple(specs),
                                name=self.prefix + name)
@@ -282,6 +283,9 @@ class _Body:
                 if a.name in from_attrs:
                     attr, kind = from_attrs[a.name]
                     src = got[0] if got else None
+                    if kind == "axes" and src is not None and _all_axes(src, data[0]):
+                        ours[attr] = None
+                        continue
                     if src is None or src.op.type != "Const":
                         raise GraphImportError(f"{where}: input {a.name!r} must be a constant "
                                            "(tensortrace holds it as the attr "
@@ -300,6 +304,10 @@ class _Body:
                     continue
                 if mine in names or (extra and k not in sig.bound):
                     ours[mine] = tf_attrs.decode(v)
+            for mine in names:  # SavedModels strip attrs at TF's default: restore them
+                k = RENAMES.get(op_type, {}).get(mine, mine)
+                if mine not in ours and k not in attrs and k in sig.attrs and sig.attrs[k][1]:
+                    ours[mine] = tf_attrs.default(sig, k)
         else:
             for k, v in attrs.items():
                 if not k.startswith("_") and k not in ours:
@@ -312,13 +320,28 @@ class _Body:
         for name in tf_attrs.required_attrs(op_type, n_inputs):
             if name in ours:
                 continue
-            if name == "shape" and "_output_shapes" in attrs:  # ReadVariableOp & co.
+            if (op_type, name) in tf_attrs.PLAIN:
+                ours[name] = tf_attrs.PLAIN[op_type, name]
+            elif name == "shape" and "_output_shapes" in attrs:  # ReadVariableOp & co.
                 shapes = tf_attrs.decode(attrs["_output_shapes"])
                 ours[name] = TensorShape(shapes[0] if shapes else None)
             elif name == "shape":
                 ours[name] = TensorShape(None)
             else:
                 raise GraphImportError(f"{where}: attr {name!r} is missing")
+
+
+def _all_axes(t, x):
+    """Whether ``t`` is Range(0, Rank(x), 1): every axis of ``x`` (TF's reduction over all the
+    axes of a tensor of unknown rank)."""
+    op = t.op
+    if op.type != "Range" or len(op.inputs) != 3:
+        return False
+    start, rank, delta = op.inputs
+    consts = [s.op.attrs["value"] if s.op.type == "Const" else None for s in (start, delta)]
+    return rank.op.type == "Rank" and rank.op.inputs[0] is x and \
+        consts[0] is not None and consts[1] is not None and \
+        int(np.asarray(consts[0])) == 0 and int(np.asarray(consts[1])) == 1
 
 
 def _output_index(op_type, attrs, arg, k, ref, where):

@@ -12,21 +12,26 @@ body passes through). ``tf.print`` becomes TF's StringFormat + PrintV2.
 Needs the ``tf-formats`` extra; ``Graph.as_graph_def`` falls back to a light view without it.
 """
 
+import importlib
+import inspect
+import os
 import re
 
 import numpy as np
 
 from .. import _protos, dtypes
+from .._export import tf_export
 from ..registry import get as get_op
-from . import tensor_proto, tf_attrs
-from .tf_attrs import INPUT_ATTRS, RENAMES, encode
+from . import tensor_proto, tf_attrs, tf_composites
+from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES, encode
 
 PRODUCER, MIN_CONSUMER = 2474, 12  # what TF 2.21 writes in GraphDef.versions
 PYTHON_OBJECT = "python:"  # the marker of an attr holding a Python object (lenient export)
-EXTRA_PREFIX = "_tt_"  # our attrs TF's op does not have (TF ignores attrs starting with "_")
 _UNSAVEABLE = {"EagerPyFunc": "tf.py_function/tf.numpy_function calls a Python callable",
                "PythonDataset": "a tf.data pipeline is a Python object"}
-_CONTROL_FLOW = ("If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile")
+# attrs TF's op lacks that only restate what TF infers (the variable's shape)
+_INFORMATIONAL = frozenset({"shape"})
+_LAST_AXIS = ("Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits")
 
 
 class ExportError(ValueError):
@@ -37,12 +42,33 @@ def _pb():
     return _protos.graph_pb2, _protos.function_pb2, _protos.node_def_pb2
 
 
-def graph_to_graph_def(graph, strict=False):
+@tf_export("io.write_graph")
+def write_graph(graph_or_graph_def, logdir, name, as_text=True):
+    """``tf.io.write_graph``: write a graph's GraphDef (with each node's ``_output_shapes``) or a
+    GraphDef to ``logdir/name``, as text or binary; returns the path."""
+    graph_def = graph_or_graph_def
+    if hasattr(graph_or_graph_def, "get_operations"):
+        graph_def = graph_to_graph_def(graph_or_graph_def, add_shapes=True)
+    os.makedirs(logdir, exist_ok=True)
+    path = os.path.join(logdir, name)
+    if as_text:
+        text_format = importlib.import_module("google.protobuf.text_format")
+        data = text_format.MessageToString(graph_def).encode("utf-8")
+    else:
+        data = graph_def.SerializeToString(deterministic=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)  # atomic, as TF's atomic_write_string_to_file
+    return path
+
+
+def graph_to_graph_def(graph, strict=False, add_shapes=False):
     """``graph`` as a ``GraphDef``: one NodeDef per op (placeholders included), its sub-graphs
     as FunctionDefs in ``library``, and TF 2.21's versions. Like TF's, it holds ops that call
     Python (py_function, generator datasets) with a marker in place of the Python object, which
     cannot be imported; ``strict`` refuses them (ExportError)."""
-    exporter = _Exporter(strict)
+    exporter = _Exporter(strict, add_shapes)
     gd = _pb()[0].GraphDef()
     gd.node.extend(_Body(exporter, graph, function=False).nodes)
     gd.library.function.extend(exporter.functions)
@@ -53,7 +79,8 @@ def graph_to_graph_def(graph, strict=False):
 
 def graph_to_function_def(graph, name):
     """``graph`` as a FunctionDef named ``name`` (its feeds are the arguments: inputs, then
-    captures, as TF orders a FuncGraph's; its outputs the return values) and the FunctionDefs of its nested sub-graphs."""
+    captures, as TF orders a FuncGraph's; its outputs the return values) and the FunctionDefs of
+    its nested sub-graphs."""
     exporter = _Exporter()
     fdef = exporter.function(graph, name)
     return fdef, [f for f in exporter.functions if f is not fdef]
@@ -62,8 +89,8 @@ def graph_to_function_def(graph, name):
 class _Exporter:
     """The library being built: one FunctionDef per sub-graph, unique names."""
 
-    def __init__(self, strict=True):
-        self.strict = strict
+    def __init__(self, strict=True, add_shapes=False):
+        self.strict, self.add_shapes = strict, add_shapes
         self.functions = []
         self.names = {}  # id(graph, layout) -> function name
         self.used = set()
@@ -168,8 +195,7 @@ class _Body:
             return node_name if index == 0 else f"{node_name}:{index}"
         sig = tf_attrs.signature(op_type)
         if sig is not None and sig.outputs:
-            decoded = {k: tf_attrs.decode(v) for k, v in attrs_pb.items()
-                       if k in sig.bound or k in sig.attrs}
+            decoded = {k: tf_attrs.decode(v) for k, v in attrs_pb.items() if k in sig.bound}
             for arg, start, count in sig.output_ranges(decoded):
                 if start <= index < start + count:
                     return f"{node_name}:{arg}:{index - start}"
@@ -210,26 +236,85 @@ class _Body:
         if get_op(op.type).stateful:
             self.stateful = True
         control = [c.name for c in op.control_inputs]
+        if not control:
+            refs = tf_composites.expand(self, op)
+            if refs is not None:  # a fused op of ours, written as the ops TF composes
+                for t, ref in zip(op.outputs, refs):
+                    self.refs[id(t)] = ref
+                return
+        refs = None
         if op.type == "PrintV2":
             node = self._print(op, control)
         elif op.type in ("While", "StatelessWhile"):
             node = self._while(op, control)
+        elif op.type in _LAST_AXIS:
+            node, refs = self._last_axis(op, control)
         else:
             node = self._generic(op, control)
+        if self.exporter.add_shapes and op.outputs:
+            shapes = node.attr["_output_shapes"].list.shape
+            shapes.extend(tensor_proto.shape_proto(t.shape) for t in op.outputs)
         offset = 2 if op.type in ("While", "StatelessWhile") else 0
         for i, t in enumerate(op.outputs):
             self.refs[id(t)] = self.out_ref(node.name, node.op, node.attr, i + offset)
+        for t, ref in zip(op.outputs, refs or ()):
+            if ref is not None:
+                self.refs[id(t)] = ref
         if self.function and get_op(op.type).stateful and op.type not in ("NoOp",):
             self.control_outputs.append(node.name)
 
-    def _generic(self, op, control):
+    def _last_axis(self, op, control):
+        """Softmax & co. work on the last axis in TF: another axis is moved there and back, as
+        TF's Python wrappers do."""
+        rank = op.inputs[0].shape.rank
+        axis = op.attrs.get("axis", -1)
+        if rank is not None:
+            axis %= rank
+        if axis == -1 or axis == (rank or 0) - 1:
+            return self._generic(op, control, drop=("axis",)), None
+        if rank is None or any(t.shape.rank != rank for t in op.inputs):
+            raise ExportError(f"op '{op.name}' ({op.type}): axis {axis} of a tensor of unknown "
+                              "or mismatched rank has no TF form")
+        perm = [i for i in range(rank) if i != axis] + [axis]
+        ins = [self._transpose(op.name + "/transpose", self.ref(t), t.dtype, perm)
+               for t in op.inputs]
+        node = self._generic(op, control, drop=("axis",), inputs=ins)
+        back = [int(i) for i in np.argsort(perm)]
+        out = len(op.outputs) - 1  # the softmax, or the backprop (the loss keeps its order)
+        refs = [None] * len(op.outputs)
+        refs[out] = self._transpose(op.name + "/transpose_out",
+                                    self.out_ref(node.name, node.op, node.attr, out),
+                                    op.outputs[out].dtype, back)
+        return node, refs
+
+    def _all_axes(self, op, base):
+        """Every axis of a tensor of unknown rank: TF's Range(0, Rank(x), 1)."""
+        x = op.inputs[0]
+        rank = self.fresh(base + "/Rank")
+        node = self.add_node(rank, "Rank", [self.ref(x)], {"T": encode(x.dtype)})
+        start = self.const(base + "/start", np.int32(0))
+        delta = self.const(base + "/delta", np.int32(1))
+        name = self.fresh(base)
+        node = self.add_node(name, "Range", [start, self.out_ref(rank, "Rank", node.attr, 0),
+                                             delta], {"Tidx": encode(dtypes.int32)})
+        return self.out_ref(name, "Range", node.attr, 0)
+
+    def _transpose(self, base, ref, dtype, perm):
+        perm_ref = self.const(base + "/perm", np.array(perm, np.int32))
+        name = self.fresh(base)
+        node = self.add_node(name, "Transpose", [ref, perm_ref],
+                             {"T": encode(dtype), "Tperm": encode(dtypes.int32)})
+        return self.out_ref(name, "Transpose", node.attr, 0)
+
+    def _generic(self, op, control, drop=(), inputs=None):
         sig = tf_attrs.signature(op.type)
-        inputs = [self.ref(t) for t in op.inputs]
+        refs = inputs
+        inputs = [self.ref(t) for t in op.inputs] if refs is None else refs
         if sig is None:  # an op TF does not have: our attrs under our names
             attrs = {(EXTRA_PREFIX + k if k.startswith("_") else k): self.encode(v, None, op)
                      for k, v in op.attrs.items()}
             return self.add_node(op.name, op.type, inputs, attrs, control)
-        ours = dict(op.attrs)
+        ours = {k: v for k, v in op.attrs.items() if k not in drop}
         from_attrs = INPUT_ATTRS.get(op.type, {})
         renames = RENAMES.get(op.type, {})
         attrs, tf_inputs = {}, []
@@ -242,19 +327,23 @@ class _Body:
             if a not in fed:
                 attr, kind = from_attrs[a.name]
                 rank = op.inputs[0].shape.rank if op.inputs else None
-                try:
-                    value = tf_attrs.input_array(kind, ours.pop(attr), rank)
-                except ValueError as e:
-                    raise ExportError(f"op '{op.name}' ({op.type}): {e}") from None
+                value = ours.pop(attr)
                 dtype = a.dtype or dtypes.int32
-                tf_inputs.append(self.const(f"{op.name}/{a.name}", value, dtype))
+                if kind == "axes" and value is None and rank is None:
+                    tf_inputs.append(self._all_axes(op, f"{op.name}/{a.name}"))
+                else:
+                    try:
+                        value = tf_attrs.input_array(kind, value, rank)
+                    except ValueError as e:
+                        raise ExportError(f"op '{op.name}' ({op.type}): {e}") from None
+                    tf_inputs.append(self.const(f"{op.name}/{a.name}", value, dtype))
                 if a.type_attr:
                     attrs[a.type_attr] = encode(dtype)
                 continue
             n = spare if (a.number_attr or a.list_attr) else 1
             got = op.inputs[pos:pos + n]
+            tf_inputs.extend(inputs[pos:pos + n])
             pos += n
-            tf_inputs.extend(self.ref(t) for t in got)
             _derive(attrs, a, [t.dtype for t in got])
         start = 0
         outs = list(op.outputs)
@@ -266,6 +355,8 @@ class _Body:
             start += n
             if got or a.number_attr or a.list_attr:
                 _derive(attrs, a, [t.dtype for t in got], outputs=True)
+        if op.type == "Placeholder" and any(op is t.op for t in self.graph.inputs):
+            attrs["_user_specified_name"] = encode(op.name)  # as TF marks a function's inputs
         if op.type == "Const":  # the value in the op's dtype (strings, bfloat16 ...)
             attrs["value"] = _tensor_attr(tensor_proto.to_proto(ours.pop("value"), ours["dtype"]))
         for k, v in ours.items():
@@ -273,6 +364,7 @@ class _Body:
             if tk in sig.attrs:
                 attrs[tk] = self.encode(v, sig.attrs[tk][0], op)
             else:
+                self._check_extra(op, k, v)
                 attrs[EXTRA_PREFIX + k] = self.encode(v, None, op)
         for k, (kind, has, value) in sig.attrs.items():
             if k not in attrs and has:
@@ -280,6 +372,21 @@ class _Body:
         if op.type in ("If", "StatelessIf"):
             attrs["Tcond"] = encode(op.inputs[0].dtype)
         return self.add_node(op.name, op.type, tf_inputs, attrs, control)
+
+    def _check_extra(self, op, name, value):
+        """An attr TF's op lacks must not change what the op computes (TF would ignore it):
+        strict exports refuse one that differs from its default."""
+        if not self.exporter.strict or name.startswith("_") or name in _INFORMATIONAL:
+            return
+        param = inspect.signature(get_op(op.type).infer).parameters.get(name)
+        plain = param.default if param is not None and \
+            param.default is not inspect.Parameter.empty else None
+        # without a default in the shape rule, the plain form is the empty one (axis 0,
+        # batch_dims 0, no explicit paddings): what TF's op computes
+        if _same(plain, value) if plain is not None else not _nonempty(value):
+            return
+        raise ExportError(f"op '{op.name}' ({op.type}): its attr {name}={value!r} has no "
+                          f"equivalent in TF's {op.type}, which would compute something else")
 
     def encode(self, value, kind, op):
         try:
@@ -305,7 +412,7 @@ class _Body:
                          "placeholder": encode(placeholder),
                          "summarize": encode(int(op.attrs["summarize"])),
                          "T": encode(tuple(op.inputs[i].dtype for i in order), "list(type)")}
-            name = self.fresh(op.name + "/StringFormat" if op.name in self.names else "StringFormat")
+            name = self.fresh(op.name + "/StringFormat")
             node = self.add_node(name, "StringFormat", [self.ref(op.inputs[i]) for i in order],
                                  fmt_attrs)
             text = self.out_ref(name, "StringFormat", node.attr, 0)
@@ -356,6 +463,20 @@ class _Body:
             captured = [(self.ref(ph), ph.dtype) for _, ph in graph.captures]
             outs = [(f"{add}:z:0", dtypes.int32), (self.limit, dtypes.int32)] + outs + captured
         self.rets = outs
+
+
+def _nonempty(value):
+    try:
+        return bool(value)
+    except (TypeError, ValueError):
+        return True
+
+
+def _same(a, b):
+    try:
+        return bool(a == b) if not isinstance(a, (tuple, list)) else tuple(a) == tuple(b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _derive(attrs, arg, dts, outputs=False):

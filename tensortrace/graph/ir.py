@@ -283,16 +283,18 @@ class Graph:
         op_name, _, index = name.partition(":")
         return self.get_operation_by_name(op_name).outputs[int(index or 0)]
 
-    def as_graph_def(self):
-        """TF's ``GraphDef`` protocol buffer of this graph (its sub-graphs in ``library``) with
-        the ``tf-formats`` extra; without it, a light view with the same ``node`` list surface
-        (``.name``, ``.op``, ``.input``)."""
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """TF's ``GraphDef`` protocol buffer of this graph (its sub-graphs in ``library``;
+        ``add_shapes`` gives each node ``_output_shapes``) with the ``tf-formats`` extra;
+        without it, a light view with the same ``node`` list surface (``.name``, ``.op``,
+        ``.input``)."""
         try:
+            # reason: the exporter needs the optional extra, so it loads on first use
             exporter = importlib.import_module("tensortrace.graph.graph_def")
             exporter._pb()
         except ImportError:
             return GraphDef([op.node_def for op in self._ops])
-        return exporter.graph_to_graph_def(self)
+        return exporter.graph_to_graph_def(self, add_shapes=add_shapes)
 
     @contextlib.contextmanager
     def as_default(self):

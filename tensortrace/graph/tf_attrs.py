@@ -26,7 +26,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # How a TF input tensor becomes a tensortrace attr: (our attr name, kind). Kinds: "int" (a
 # scalar), "ints" (a vector, kept as a tuple), "index" (an int or a tuple of them, as the tensor
-# is a scalar or a vector), "axes" (ints, or None for all axes), "shape".
+# is a scalar or a vector), "axes" (ints, or None for all axes), "shape" (a TensorList's element
+# shape: -1 for an unknown rank, -1 for an unknown dim).
 INPUT_ATTRS = {
     **{op: {"reduction_indices": ("axis", "axes")}
        for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm")},
@@ -39,6 +40,7 @@ INPUT_ATTRS = {
     "ReverseV2": {"axis": ("axis", "ints")}, "GatherV2": {"axis": ("axis", "int")},
     "Cumsum": {"axis": ("axis", "int")}, "Cumprod": {"axis": ("axis", "int")},
     "CumulativeLogsumexp": {"axis": ("axis", "int")},
+    "TensorListReserve": {"element_shape": ("element_shape", "shape")},
     "TensorListGetItem": {"element_shape": ("element_shape", "shape")},
     "TensorListGather": {"element_shape": ("element_shape", "shape")},
     "TensorListStack": {"element_shape": ("element_shape", "shape")},
@@ -50,6 +52,9 @@ INPUT_ATTRS = {
 RENAMES = {op: {"dtype": "T"} for op in ("ResourceScatterNdAdd", "ResourceScatterNdSub",
                                          "ResourceScatterNdMax", "ResourceScatterNdMin",
                                          "ResourceScatterNdUpdate")}
+# our attrs TF's op lacks, at the value TF's op computes with (a TF node has none of them)
+PLAIN = {("GatherNd", "batch_dims"): 0, ("LinSpace", "axis"): 0}
+EXTRA_PREFIX = "_tt_"  # our attrs TF's op does not have (TF ignores attrs starting with "_")
 NONE = "None"  # an attr holding None travels as this AttrValue placeholder
 
 
@@ -105,20 +110,20 @@ class Signature:
         return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _table():
     with open(os.path.join(_HERE, "tf_ops.json"), encoding="utf-8") as f:
         return json.load(f)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def signature(op_type):
     """TF's signature of ``op_type``, or None for an op TF does not have."""
     doc = _table().get(op_type)
     return None if doc is None else Signature(op_type, doc)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def our_attrs(op_type, n_inputs):
     """The attr names tensortrace's ``op_type`` takes with ``n_inputs`` inputs, and whether it
     takes any others (a ``**attrs`` shape rule)."""
@@ -294,10 +299,10 @@ def input_value(kind, array, where):
         return int(flat[0])
     if kind == "index" and np.ndim(array) == 0:
         return int(flat[0])
-    if kind == "shape":
+    if kind == "shape":  # as the TensorList ops hold it: None, or a tuple of dims
         if np.ndim(array) == 0 and int(flat[0]) == -1:
-            return TensorShape(None)
-        return TensorShape([None if d == -1 else int(d) for d in flat])
+            return None
+        return tuple(None if d == -1 else int(d) for d in flat)
     return tuple(int(v) for v in flat)
 
 
@@ -310,7 +315,7 @@ def input_array(kind, value, rank):
                              "constant reduction_indices")
         return np.arange(rank, dtype=np.int32)
     if kind == "shape":
-        shape = value if isinstance(value, TensorShape) else TensorShape(value)
+        shape = TensorShape(value)
         if shape.rank is None:
             return np.array(-1, np.int32)
         return np.array([-1 if d is None else d for d in shape.as_list()], np.int32)

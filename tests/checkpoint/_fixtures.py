@@ -29,7 +29,7 @@ def decode(rec):
 def assert_same(actual, rec):
     """``actual`` equals the recorded value exactly (dtype and bits, NaNs and signs included)."""
     expected = decode(rec)
-    actual = np.asarray(actual)
+    actual = np.asarray(actual, dtype=object if isinstance(actual, bytes) else None)
     if rec["dtype"] == "bfloat16":
         assert actual.dtype.name == "bfloat16"
         actual = actual.astype(np.float32)

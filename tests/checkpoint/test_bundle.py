@@ -94,20 +94,39 @@ def test_corrupt_data_is_data_loss(tmp_path):
 
 
 def test_corrupt_index_is_data_loss(tmp_path):
+    """TF 2.21's messages for these corruptions (its Python reader raises them as OpError; the
+    C++ status, and ours, is DATA_LOSS)."""
     prefix = _copy(tmp_path)
-    index = bytearray(open(prefix + ".index", "rb").read())
-    index[-1] ^= 1
-    open(prefix + ".index", "wb").write(index)
-    with pytest.raises(errors.DataLossError, match="bad magic number"):
-        bundle.BundleReader(prefix)
-    index[-1] ^= 1
-    index[20] ^= 0x40
-    open(prefix + ".index", "wb").write(index)
-    with pytest.raises(errors.DataLossError, match="block checksum mismatch"):
-        bundle.BundleReader(prefix)
-    open(prefix + ".index", "wb").write(index[:30])
-    with pytest.raises(errors.DataLossError, match="too short"):
-        bundle.BundleReader(prefix)
+    good = open(prefix + ".index", "rb").read()
+    cases = {
+        "short": (good[:20], "file is too short to be an sstable"),
+        "magic": (good[:-1] + bytes([good[-1] ^ 0x40]), "not an sstable (bad magic number)"),
+        "block": (good[:20] + bytes([good[20] ^ 0x40]) + good[21:],
+                  f"Unable to read file ({prefix}.index). Perhaps the file is corrupt or was "
+                  f"produced by a newer version of TensorFlow with format changes (failed to "
+                  f"seek to header entry): block checksum mismatch"),
+        "trunc": (good[:-60] + good[-48:], "block checksum mismatch"),
+    }
+    for name, (data, message) in cases.items():
+        open(prefix + ".index", "wb").write(data)
+        with pytest.raises(errors.DataLossError) as e:
+            bundle.BundleReader(prefix)
+        assert str(e.value) == message, name
+
+
+def test_not_a_bundle(tmp_path):
+    """A prefix naming a file or directory (no .index): TF's 'Unable to open table file'."""
+    (tmp_path / "notckpt").write_text("hello")
+    tail = ("perhaps your file is in a different file format and you need to use a different "
+            "restore operator?")
+    with pytest.raises(errors.DataLossError) as e:
+        bundle.BundleReader(str(tmp_path / "notckpt"))
+    assert str(e.value) == (f"Unable to open table file {tmp_path}/notckpt: DATA_LOSS: file is "
+                            f"too short to be an sstable: {tail}")
+    with pytest.raises(errors.DataLossError) as e:
+        bundle.BundleReader(str(tmp_path))
+    assert str(e.value) == (f"Unable to open table file {tmp_path}: FAILED_PRECONDITION: "
+                            f"{tmp_path}; Is a directory: {tail}")
 
 
 def test_truncated_data_file(tmp_path):
@@ -142,3 +161,41 @@ def test_block_format_details():
     assert bundle.read_table(table, "t") == [(b"", b"h"), (b"abc", b"1"), (b"abd", b"2")]
     # the second key shares two bytes with the first: prefix compression
     assert b"\x02\x01\x01d2" in table
+
+
+def test_write_bundle_arguments(tmp_path):
+    """Tensors, NumPy values and (array, DType) pairs are accepted; bad input fails before a
+    file is written."""
+    import tensortrace as tf
+    prefix = str(tmp_path / "b")
+    bundle.write_bundle(prefix, {"a": tf.constant([1.0, 2.0]), "s": tf.constant(["x", "yy"]),
+                                 "h": tf.constant(1.5, tf.float16),
+                                 "i": (np.array([1, 2]), dtypes.int32)})
+    r = bundle.BundleReader(prefix)
+    assert [(k, r.dtype(k).name) for k in r.keys()] == [
+        ("a", "float32"), ("h", "float16"), ("i", "int32"), ("s", "string")]
+    assert r.read("s").tolist() == [b"x", b"yy"] and r.read("i").dtype == np.int32
+    for bad, kind, message in [
+            ({"": np.ones(1)}, ValueError, "The empty key is reserved for the bundle header"),
+            ({"a": np.ones(1), b"a": np.ones(2)}, ValueError, "Duplicate key in the bundle: a"),
+            ({"o": np.array([object()], dtype=object)}, TypeError,
+             "A string tensor element must be bytes or str, got object")]:
+        with pytest.raises(kind, match=f"^{message}$"):
+            bundle.write_bundle(str(tmp_path / "bad"), bad)
+    assert sorted(os.listdir(tmp_path)) == ["b.data-00000-of-00001", "b.index"]
+
+
+def test_dtypes_tensortrace_lacks(tmp_path):
+    """A quantized TF dtype is Unimplemented (named); a number TF does not know is DataLoss."""
+    from tensortrace import _protos
+    header = _protos.BundleHeaderProto(num_shards=1)
+    entries = [(b"", header.SerializeToString())]
+    for key, enum in ((b"q", 11), (b"z", 999)):
+        entries.append((key, _protos.BundleEntryProto(dtype=enum, size=1).SerializeToString()))
+    open(tmp_path / "b.index", "wb").write(bundle.build_table(entries))
+    r = bundle.BundleReader(str(tmp_path / "b"))
+    with pytest.raises(errors.UnimplementedError, match="^Key q has dtype DT_QINT8, which "
+                                                        "tensortrace does not support$"):
+        r.dtype("q")
+    with pytest.raises(errors.DataLossError, match="^Invalid dtype 999 for key z$"):
+        r.read("z")

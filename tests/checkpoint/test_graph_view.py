@@ -91,3 +91,20 @@ def test_mlp_graph_is_tfs():
 def test_escaping():
     assert graph_view.escape_local_name("a.b/c") == "a..b.Sc"
     assert graph_view.checkpoint_key(("x", "a/b")) == "x/a.Sb/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+def test_walk_with_extra_children():
+    """A SavedModel's walk adds children (functions) to the same breadth-first numbering."""
+    m = tf.Module()
+    m.v = tf.Variable(1.0)
+    fn = object()
+
+    def with_functions(obj):
+        out = graph_view.children(obj)
+        return out + [("f", fn)] if obj is m else out
+
+    nodes = graph_view.walk(m, with_functions)
+    assert [(n.id, n.children) for n in nodes] == [(0, [("v", 1), ("f", 2)]), (1, []), (2, [])]
+    assert nodes[2].obj is fn and nodes[2].path == ("f",)
+    node_id, obj, kids = nodes[0]
+    assert (node_id, obj, kids) == (0, m, [("v", 1), ("f", 2)])

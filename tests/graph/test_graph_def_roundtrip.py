@@ -1,6 +1,9 @@
 """Our graphs -> TF's GraphDef / FunctionDef -> graphs again: the rebuilt graph computes the same
 values as the traced function, for a wide set of ops, control flow and variables."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -48,11 +51,25 @@ CASES = {
     "linalg_nn": (lambda x: [tf.matmul(x, x, transpose_b=True), tf.linalg.matmul(x, x,
                                                                                   transpose_a=True),
                              tf.nn.relu(x), tf.nn.relu6(x), tf.nn.elu(x), tf.nn.leaky_relu(x),
-                             tf.nn.softmax(x), tf.nn.log_softmax(x), tf.nn.bias_add(x, [1.0, 2.0,
-                                                                                       3.0, 4.0]),
+                             tf.nn.softmax(x), tf.nn.log_softmax(x), tf.nn.softmax(x, axis=0),
+                             tf.nn.log_softmax(x[None], axis=1),
+                             tf.nn.softmax_cross_entropy_with_logits(tf.nn.softmax(x, 0), x,
+                                                                     axis=0),
+                             tf.nn.bias_add(x, [1.0, 2.0, 3.0, 4.0]),
                              tf.nn.softplus(x), tf.einsum("ij,kj->ik", x, x),
                              tf.nn.softmax_cross_entropy_with_logits(tf.nn.softmax(x), x),
                              tf.nn.l2_loss(x), tf.clip_by_value(x, -0.5, 0.5)], [X]),
+    "fused": (lambda x: [tf.nn.gelu(x), tf.nn.gelu(x, approximate=True), tf.nn.silu(x),
+                         tf.nn.silu(x, beta=2.0), tf.nn.sigmoid_cross_entropy_with_logits(
+                             tf.sigmoid(x), x), tf.nn.l2_normalize(x, 1),
+                         tf.nn.l2_normalize(x), *tf.nn.moments(x, [0]),
+                         *tf.nn.moments(x, [0, 1], keepdims=True),
+                         tf.nn.batch_normalization(x, 0.5, 2.0, 0.1, 3.0, 1e-3),
+                         tf.nn.batch_normalization(x, 0.5, 2.0, None, None, 1e-3),
+                         tf.linalg.matrix_transpose(x), tf.norm(x), tf.norm(x, ord=1, axis=1),
+                         tf.norm(x, ord=np.inf, axis=0, keepdims=True),
+                         tf.norm(x, ord="fro", axis=[0, 1]), tf.linalg.trace(x[:, :3]),
+                         tf.nn.dropout(x, 0.0), tf.nn.dropout(x, tf.constant(0.0))], [X]),
     "conv": (lambda img, k: [tf.nn.conv2d(img, k, 1, "SAME"), tf.nn.conv2d(img, k, 2, "VALID"),
                              tf.nn.max_pool2d(img, 2, 2, "VALID"), tf.nn.avg_pool2d(img, 2, 1,
                                                                                     "SAME"),
@@ -76,6 +93,15 @@ def _loop(n, x):
     return [i, acc, j, c, s]
 
 
+def _tensor_array(x):
+    ta = tf.TensorArray(tf.float32, size=3)
+    for i in tf.range(3):
+        ta = ta.write(i, x * tf.cast(i, tf.float32))
+    tf.debugging.Assert(tf.reduce_all(x > -10.0), [x])
+    return [ta.stack(), ta.read(2), tf.strings.upper(tf.constant("ab")), tf.unique(x)[1]]
+
+
+CASES["tensor_array"] = (_tensor_array, [X[0]])
 CASES["control_flow"] = (_loop, [np.int32(4), X[0]])
 CASES["control_flow_other"] = (_loop, [np.int32(1), X[0]])
 
@@ -150,6 +176,52 @@ def test_variables_round_trip_through_resource_arguments():
     np.testing.assert_allclose(v.numpy(), [1.0, 2.0])  # the traced function's own never ran
 
 
+def test_fused_ops_are_written_as_tfs_ops():
+    fn, args = CASES["fused"]
+    cf, _ = _trace(fn, args)
+    types = {n.op for n in cf.graph.as_graph_def().node}
+    assert not types & {"Gelu", "Silu", "SigmoidCrossEntropyWithLogits", "L2Normalize",
+                        "Moments", "BatchNormalization", "MatrixTranspose", "Norm", "Trace",
+                        "Dropout"}
+    assert {"Erf", "Sigmoid", "Log1p", "Rsqrt", "SquaredDifference", "Transpose",
+            "Sqrt"} <= types
+
+
+def test_reductions_over_every_axis_of_unknown_rank():
+    @tf.function
+    def f(x):
+        return tf.reduce_sum(x), tf.reduce_max(x * 2.0, keepdims=True)
+
+    cf = f.get_concrete_function(tf.TensorSpec(None, tf.float32))
+    gd = cf.graph.as_graph_def()
+    assert {"Rank", "Range"} <= {n.op for n in gd.node}  # TF's form: Range(0, Rank(x), 1)
+    graph = function_def.graph_def_to_graph(gd)
+    assert [op.attrs["axis"] for op in graph.get_operations() if op.type in ("Sum", "Max")] \
+        == [None, None]
+    graph.inputs = [graph.get_tensor_by_name("x:0")]
+    graph.outputs = [graph.get_tensor_by_name(t.name) for t in cf.graph.outputs]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    outs = compile_graph(graph, "f")(x)
+    assert float(outs[0]) == 15.0 and np.asarray(outs[1]).tolist() == [[10.0]]
+
+
+def test_dropout_written_as_tfs_ops_still_drops():
+    @tf.function
+    def f(x):
+        return tf.nn.dropout(x, 0.5, seed=3)
+
+    cf = f.get_concrete_function(tf.TensorSpec([200], tf.float32))
+    gd = cf.graph.as_graph_def()
+    draw = next(n for n in gd.node if n.op == "RandomUniform")
+    assert draw.attr["seed2"].i == 3 and "_tt__stream" in draw.attr
+    graph = function_def.graph_def_to_graph(gd)
+    graph.inputs = [graph.get_tensor_by_name("x:0")]
+    graph.outputs = [graph.get_tensor_by_name(cf.graph.outputs[0].name)]
+    x = np.ones(200, np.float32)
+    out = np.asarray(compile_graph(graph, "f")(x)[0])
+    assert set(out.tolist()) == {0.0, 2.0} and 40 < (out == 0).sum() < 160
+
+
 def test_tf_names_and_encodings():
     @tf.function
     def f(x):
@@ -158,6 +230,7 @@ def test_tf_names_and_encodings():
     gd = f.get_concrete_function(tf.TensorSpec([None, 3])).graph.as_graph_def()
     nodes = {n.name: n for n in gd.node}
     assert nodes["x"].attr["shape"].shape.dim[0].size == -1
+    assert nodes["x"].attr["_user_specified_name"].s == b"x"
     mm = nodes["MatMul"]
     assert mm.attr["transpose_a"].b and not mm.attr["transpose_b"].b and mm.attr["T"].type == 1
     s = nodes["Sum"]
@@ -192,3 +265,71 @@ def test_python_objects_are_refused_strictly():
         graph_def.graph_to_function_def(g, "f")
     with pytest.raises(TypeError, match="Python object"):
         function_def.graph_def_to_graph(gd)
+
+
+def test_attrs_tf_would_ignore_are_refused_strictly():
+    @tf.function
+    def f(x):
+        return tf.gather_nd(x, [[0], [1]], batch_dims=1)
+
+    g = f.get_concrete_function(tf.TensorSpec([2, 3])).graph
+    with pytest.raises(graph_def.ExportError, match=r"'GatherNd' \(GatherNd\): its attr "
+                                                    r"batch_dims=1 has no equivalent"):
+        graph_def.graph_to_function_def(g, "f")
+    gd = g.as_graph_def()  # lenient: kept under an underscore name, so tensortrace reads it back
+    node = [n for n in gd.node if n.op == "GatherNd"][0]
+    assert node.attr["_tt_batch_dims"].i == 1
+    back = function_def.graph_def_to_graph(gd)
+    back.inputs = [back.get_tensor_by_name("x:0")]
+    back.outputs = [back.get_tensor_by_name(g.outputs[0].name)]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    want = f(tf.constant(x)).numpy()
+    assert want.tolist() == [0.0, 4.0]
+    np.testing.assert_allclose(np.asarray(compile_graph(back, "f")(x)[0]), want)
+    del node.attr["_tt_batch_dims"]  # as TF writes it: TF's GatherNd is batch_dims 0
+    back = function_def.graph_def_to_graph(gd)
+    assert [op.attrs["batch_dims"] for op in back.get_operations() if op.type == "GatherNd"] \
+        == [0]
+
+
+def test_write_graph_text_and_binary(tmp_path):
+    @tf.function
+    def f(x):
+        return tf.nn.relu(x) * 2.0
+
+    g = f.get_concrete_function(tf.TensorSpec([None, 2])).graph
+    path = graph_def.write_graph(g, str(tmp_path / "logs"), "g.pbtxt")  # tf.io.write_graph
+    assert path == str(tmp_path / "logs" / "g.pbtxt")
+    text = open(path).read()
+    assert 'op: "Relu"' in text and 'key: "_output_shapes"' in text  # add_shapes, as TF's
+    path = graph_def.write_graph(g.as_graph_def(), str(tmp_path), "g.pb", as_text=False)
+    back = function_def.graph_def_to_graph(
+        type(g.as_graph_def()).FromString(open(path, "rb").read()))
+    assert [op.type for op in back.get_operations()] == ["Placeholder", "Relu", "Const", "Mul",
+                                                         "Identity"]
+
+
+def test_without_the_extra_as_graph_def_is_the_light_view(monkeypatch):
+    def missing():
+        raise ImportError("TensorFlow's file formats ... need the optional 'tf-formats' extra")
+
+    monkeypatch.setattr(graph_def, "_pb", missing)
+
+    @tf.function
+    def f(x):
+        return tf.reduce_sum(x * 2.0)
+
+    nodes = f.get_concrete_function(tf.TensorSpec([2])).graph.as_graph_def().node
+    assert [n.op for n in nodes] == ["Placeholder", "Const", "Mul", "Sum", "Identity"]
+    assert nodes[2].input == ["x", "Const"] and nodes[2].name == "Mul"
+
+
+def test_the_formats_load_only_on_first_use():
+    code = ("import sys, tensortrace as tf\n"
+            "f = tf.function(lambda x: x * 2.0)\n"
+            "f(tf.constant(1.0))\n"
+            "print(sorted(m for m in sys.modules if m.startswith('google.protobuf') or "
+            "m.startswith('tensortrace.graph.')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert "google.protobuf" not in out and "graph_def" not in out and "tensor_proto" not in out

@@ -36,9 +36,9 @@ def _run(name, bind=None):
 
 
 @pytest.mark.parametrize("name", ["mlp_step", "conv", "while_loop", "cond", "cond_false",
-                                  "nested_call"])
+                                  "nested_call", "tensor_array", "switch_case"])
 def test_tf_graphdef_runs_with_tfs_outputs(name):
-    graph, outs, wants = _run(name)
+    _, outs, wants = _run(name)
     assert len(outs) == len(wants)
     for got, want in zip(outs, wants):
         got = np.asarray(got)
@@ -68,7 +68,7 @@ def test_function_calls_are_inlined():
 
 def test_resource_inputs_bind_to_variables():
     v = tf.Variable([1.0, 2.0, 3.0])
-    graph, outs, wants = _run("variable_step", bind=[v.handle._value])
+    _, outs, wants = _run("variable_step", bind=[v.handle._value])
     np.testing.assert_allclose(np.asarray(outs[0]), wants[0])
     np.testing.assert_allclose(v.numpy(), [1.5, 3.0, 2.0])  # assign_add ran once
 
@@ -80,3 +80,50 @@ def test_unknown_op_type_is_tfs_not_found_error():
                        match=r"Op type not registered 'FancyOp' in binary running on .+ Make "
                              r"sure the Op and Kernel are registered"):
         function_def.graph_def_to_graph(gd)
+
+
+def _saved_library():
+    with open(os.path.join(HERE, "saved_library.pb"), "rb") as f:
+        library = _protos.parse(_protos.function_pb2.FunctionDefLibrary, f.read(), "library")
+    return library, np.load(os.path.join(HERE, "saved_library.npz"))
+
+
+def test_saved_model_functions_with_stripped_defaults_and_resource_arguments():
+    library, data = _saved_library()
+    by_name = {f.signature.name: f for f in library.function}
+    fdef = by_name[str(data["function"])]
+    # TF saved the Sum without keep_dims (its default): the default comes back on import
+    assert any(n.op == "Sum" and "keep_dims" not in n.attr for n in fdef.node_def)
+    graph = function_def.function_def_to_graph(fdef, library)
+    assert [t.dtype for t in graph.inputs] == [tf.float32, tf.resource, tf.resource]
+    assert [t.shape for t in graph.inputs] == [tf.TensorShape([None, 3]), tf.TensorShape([]),
+                                               tf.TensorShape([])]  # arg_attr, _input_shapes
+    w, b = tf.Variable(data["w"]), tf.Variable(data["b"])
+    out = compile_graph(graph, "call")(data["in0"], w.handle._value, b.handle._value)
+    np.testing.assert_allclose(np.asarray(out[0]), data["out0"], rtol=1e-6)
+    # the serving wrapper reaches it through StatefulPartitionedCall, inlined
+    (wrapper,) = [f for f in library.function if "signature_wrapper" in f.signature.name]
+    graph = function_def.function_def_to_graph(wrapper, library)
+    assert "StatefulPartitionedCall" not in {op.type for op in graph.get_operations()}
+    handles = {t.op.name: t for t in graph.inputs if t.dtype == tf.resource}
+    feeds = [data["in0"] if t.dtype == tf.float32 else None for t in graph.inputs]
+    # the wrapper's resource arguments are the variables in the order they were captured
+    order = [w, b] if len(handles) == 2 else []
+    feeds = [f if f is not None else order.pop(0).handle._value for f in feeds]
+    out = compile_graph(graph, "wrapper")(*feeds)
+    np.testing.assert_allclose(np.asarray(out[0]), data["out0"], rtol=1e-6)
+
+
+def test_var_handle_nodes_become_resource_inputs_a_loader_binds():
+    with open(os.path.join(HERE, "var_handle.pb"), "rb") as f:
+        gd = _protos.parse(_protos.graph_pb2.GraphDef, f.read(), "GraphDef")
+    data = np.load(os.path.join(HERE, "var_handle.npz"))
+    graph = function_def.graph_def_to_graph(gd)
+    assert graph.variable_handles == {"v": {"shared_name": "v", "container": "",
+                                            "dtype": tf.float32, "shape": tf.TensorShape([2])}}
+    assert [t.op.name for t in graph.inputs] == ["x", "v"]  # placeholders, then the handles
+    assert graph.get_operation_by_name("v").type == "Placeholder"
+    graph.outputs = [graph.get_tensor_by_name("y:0")]
+    v = tf.Variable(data["v"])
+    out = compile_graph(graph, "y")(data["in0"], v.handle._value)
+    np.testing.assert_allclose(np.asarray(out[0]), data["out0"])

@@ -244,8 +244,9 @@ def worker(seed, seconds, workdir):
                 for call in _calls(tf, name, loaded):
                     try:
                         call()
-                    except tf.errors.OpError:
-                        pass  # a call failing as TF's calls fail
+                    except (tf.errors.OpError, TypeError, ValueError, AttributeError, KeyError):
+                        pass  # a call failing as TF's calls fail (an edited object graph may
+                        # put an object where a function was, drop a signature, ...)
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
         except Timeout:

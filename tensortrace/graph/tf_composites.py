@@ -1,0 +1,213 @@
+"""tensortrace's fused ops that TF builds from several ops, written out as TF's ops for a GraphDef.
+
+TF has no Gelu, Silu, Moments, L2Normalize, BatchNormalization, Norm or MatrixTranspose op: its
+Python functions compose them (tf.nn.gelu, tf.nn.moments, tf.norm ...). A GraphDef TF can load
+holds that composition, so export expands each into the ops TF's function builds, in TF's order
+of operations. ``expand(body, op)`` returns the references of the op's outputs, or None when the
+op has no expansion here (it is then exported under its own type, which only tensortrace loads).
+"""
+
+import math
+
+import numpy as np
+
+from .. import dtypes
+from . import tf_attrs
+from .tf_attrs import EXTRA_PREFIX
+
+
+def expand(body, op):
+    rule = _RULES.get(op.type)
+    if rule is None:
+        return None
+    return rule(_Emit(body, op), op, *op.inputs, **op.attrs)
+
+
+class _Emit:
+    """Emits TF nodes named under the op's name: ``node(type, ins, **attrs)`` -> output refs."""
+
+    def __init__(self, body, op):
+        self.body, self.base = body, op.name
+
+    def ref(self, t):
+        return (self.body.ref(t), t.dtype)
+
+    def const(self, value, dtype, name="Const"):
+        return (self.body.const(f"{self.base}/{name}", np.asarray(value, dtype.as_numpy_dtype),
+                                dtype), dtype)
+
+    def node(self, op_type, ins, name=None, **attrs):
+        """One TF node of ``op_type`` on ``ins`` ((ref, dtype) pairs); its output (ref, dtype)
+        pairs (dtype of the first input)."""
+        sig = tf_attrs.signature(op_type)
+        values, bound = {}, {}
+        for arg, (_, dtype) in zip(sig.inputs, ins):
+            if arg.type_attr and arg.type_attr not in values:
+                values[arg.type_attr] = tf_attrs.encode(dtype)
+                bound[arg.type_attr] = dtype
+        for k, v in attrs.items():
+            if k in sig.attrs:
+                values[k] = tf_attrs.encode(v, sig.attrs[k][0])
+            else:  # ours only (a random op's stream): under the underscore name TF ignores
+                values[EXTRA_PREFIX + k] = tf_attrs.encode(v)
+        for k, (kind, has, _) in sig.attrs.items():
+            if k not in values and has:
+                values[k] = tf_attrs.encode(tf_attrs.default(sig, k), kind)
+        node_name = self.body.fresh(f"{self.base}/{name or op_type}")
+        node = self.body.add_node(node_name, op_type, [r for r, _ in ins], values)
+        return [(self.body.out_ref(node_name, op_type, node.attr, i),
+                 arg.dtype or bound.get(arg.type_attr, ins[0][1] if ins else None))
+                for i, arg in enumerate(sig.outputs)]
+
+    def one(self, op_type, *ins, name=None, **attrs):
+        return self.node(op_type, list(ins), name=name, **attrs)[0]
+
+    def reduce(self, op_type, x, axes, keep_dims):
+        idx = self.const(np.asarray(axes, np.int32).reshape(-1), dtypes.int32,
+                         f"{op_type}/reduction_indices")
+        return self.one(op_type, x, idx, keep_dims=bool(keep_dims))
+
+
+def _scalar(e, value, like):
+    return e.const(value, like[1])
+
+
+def _gelu(e, op, x, approximate=False):
+    x = e.ref(x)
+    half = e.one("Mul", _scalar(e, 0.5, x), x)
+    if approximate:  # 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3)))
+        cube = e.one("Pow", x, _scalar(e, 3.0, x))
+        inner = e.one("AddV2", x, e.one("Mul", _scalar(e, 0.044715, x), cube))
+        t = e.one("Tanh", e.one("Mul", _scalar(e, 0.7978845608028654, x), inner))
+        return [e.one("Mul", half, e.one("AddV2", _scalar(e, 1.0, x), t))[0]]
+    erf = e.one("Erf", e.one("RealDiv", x, _scalar(e, math.sqrt(2.0), x)))
+    return [e.one("Mul", half, e.one("AddV2", _scalar(e, 1.0, x), erf))[0]]
+
+
+def _silu(e, op, x, beta=1.0):
+    x = e.ref(x)
+    scaled = x if beta == 1.0 else e.one("Mul", _scalar(e, beta, x), x)
+    return [e.one("Mul", x, e.one("Sigmoid", scaled))[0]]
+
+
+def _sigmoid_ce(e, op, logits, labels):
+    # TF: relu_logits - logits * labels + log1p(exp(neg_abs_logits)), by selects on logits >= 0
+    x, z = e.ref(logits), e.ref(labels)
+    zeros = e.one("ZerosLike", x)
+    cond = e.one("GreaterEqual", x, zeros)
+    relu = e.one("SelectV2", cond, x, zeros)
+    neg_abs = e.one("SelectV2", cond, e.one("Neg", x), x)
+    diff = e.one("Sub", relu, e.one("Mul", x, z))
+    return [e.one("AddV2", diff, e.one("Log1p", e.one("Exp", neg_abs)))[0]]
+
+
+def _all_axes(op, axis):
+    if axis is None:
+        rank = op.inputs[0].shape.rank
+        return None if rank is None else tuple(range(rank))
+    return (axis,) if isinstance(axis, int) else tuple(axis)
+
+
+def _l2_normalize(e, op, x, axis, epsilon):
+    axes = _all_axes(op, axis)
+    if axes is None:
+        return None
+    x = e.ref(x)
+    total = e.reduce("Sum", e.one("Square", x), axes, True)
+    inv = e.one("Rsqrt", e.one("Maximum", total, _scalar(e, epsilon, x)))
+    return [e.one("Mul", x, inv)[0]]
+
+
+def _moments(e, op, x, axes, keepdims=False):
+    x = e.ref(x)
+    mean = e.reduce("Mean", x, axes, True)
+    sq = e.one("SquaredDifference", x, e.one("StopGradient", mean))
+    variance = e.reduce("Mean", sq, axes, True)
+    if not keepdims:
+        rank = op.inputs[0].shape.rank
+        dims = [a % rank for a in axes] if rank is not None else list(axes)
+        mean = e.one("Squeeze", mean, squeeze_dims=tuple(dims))
+        variance = e.one("Squeeze", variance, squeeze_dims=tuple(dims))
+    return [mean[0], variance[0]]
+
+
+def _batch_norm(e, op, x, mean, variance, *rest, variance_epsilon, has_offset, has_scale):
+    x, mean, variance = e.ref(x), e.ref(mean), e.ref(variance)
+    offset = e.ref(rest[0]) if has_offset else None
+    scale = e.ref(rest[-1]) if has_scale else None
+    inv = e.one("Rsqrt", e.one("AddV2", variance, _scalar(e, variance_epsilon, variance)))
+    if scale is not None:
+        inv = e.one("Mul", inv, scale)
+    shift = e.one("Mul", mean, inv)
+    shift = e.one("Sub", offset, shift) if offset is not None else e.one("Neg", shift)
+    return [e.one("AddV2", e.one("Mul", x, inv), shift)[0]]
+
+
+def _dropout(e, op, x, rate, noise_shape=None, scale=None, seed=0, seed2=0, _stream=0):
+    # TF: keep = random_uniform(noise_shape) >= rate; where(keep, x * scale, zeros)
+    if noise_shape is not None and any(d is None for d in noise_shape):
+        return None
+    xr, rr = e.ref(x), e.ref(rate)
+    if noise_shape is None:
+        shape = e.one("Shape", xr, out_type=dtypes.int32)
+        shape = (shape[0], dtypes.int32)
+    else:
+        shape = e.const(np.array(noise_shape, np.int32), dtypes.int32, "noise_shape")
+    draw = e.one("RandomUniform", shape, dtype=x.dtype, seed=int(seed), seed2=int(seed2),
+                 _stream=_stream)
+    keep = e.one("GreaterEqual", (draw[0], x.dtype), rr)
+    if scale is None:
+        one = _scalar(e, 1.0, xr)
+        factor = e.one("RealDiv", one, e.one("Sub", one, rr))
+    else:
+        factor = _scalar(e, scale, xr)
+    kept = e.one("Mul", xr, factor)
+    return [e.one("SelectV2", keep, kept, e.one("ZerosLike", xr))[0]]
+
+
+def _trace(e, op, x):
+    # TF: reduce_sum(matrix_diag_part(x), -1)
+    xr = e.ref(x)
+    zero_k = e.const(np.int32(0), dtypes.int32, "k")
+    pad = _scalar(e, 0, xr)
+    diag = e.one("MatrixDiagPartV3", xr, zero_k, pad, align="RIGHT_LEFT")
+    return [e.reduce("Sum", diag, (-1,), False)[0]]
+
+
+def _matrix_transpose(e, op, x, conjugate=False):
+    rank = op.inputs[0].shape.rank
+    if rank is None or rank < 2:
+        return None
+    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    x = e.ref(x)
+    p = e.const(np.array(perm, np.int32), dtypes.int32, "perm")
+    return [e.one("ConjugateTranspose" if conjugate else "Transpose", x, p)[0]]
+
+
+def _norm(e, op, x, ord, axis, keepdims, is_matrix):
+    axes = _all_axes(op, axis)
+    if axes is None or op.inputs[0].dtype.is_complex:
+        return None
+    if is_matrix and ord not in ("fro", "euclidean"):
+        return None
+    xr = e.ref(x)
+    if ord in ("euclidean", "fro", 2, 2.0):
+        if not is_matrix and ord in (2, 2.0) and len(axes) != 1:
+            return None
+        out = e.one("Sqrt", e.reduce("Sum", e.one("Mul", xr, xr), axes, True))
+    elif ord in (1, 1.0) and not is_matrix:
+        out = e.reduce("Sum", e.one("Abs", xr), axes, True)
+    elif ord == np.inf and not is_matrix:
+        out = e.reduce("Max", e.one("Abs", xr), axes, True)
+    else:
+        return None
+    if not keepdims:
+        rank = op.inputs[0].shape.rank
+        out = e.one("Squeeze", out, squeeze_dims=tuple(a % rank for a in axes))
+    return [out[0]]
+
+
+_RULES = {"Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
+          "L2Normalize": _l2_normalize, "Moments": _moments, "BatchNormalization": _batch_norm,
+          "MatrixTranspose": _matrix_transpose, "Norm": _norm, "Dropout": _dropout,
+          "Trace": _trace}
