@@ -31,7 +31,7 @@ LAYERS = {
     11: ("data", "saving", "initializers", "summary", "checkpoint"),
     # "" is the package's own __init__: the public surface; tnp is tf.experimental.numpy
     12: ("api", "", "tnp"),
-    13: ("shim", "__main__"),  # the command line: runs scripts on the package
+    13: ("shim", "__main__", "saved_model_cli"),  # the command line: runs scripts on the package
 }
 
 #: Modules allowed to import the package root: ``python -m tensortrace`` runs the package as a

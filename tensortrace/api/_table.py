@@ -295,8 +295,8 @@ COPIES = {
 
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api autodiff checkpoint composite context convert errors executor graph initializers '
-          'messages module nest numerics ops passes random_generator registry saving shapes '
-          'tensor tnp tracing variables xla')
+          'messages module nest numerics ops passes random_generator registry saved_model_cli '
+          'saving shapes tensor tnp tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {

@@ -27,8 +27,8 @@ def run(graph):
     changed = []
 
     def replace(op, inputs, new):
-        if get_op(op.type).stateful:
-            return None
+        if get_op(op.type).stateful or not op.outputs or op.control_inputs:
+            return None  # ordering ops (NoOp, control dependents) are not values to share
         key = (op.type, tuple(id(t) for t in inputs),
                tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items())))
         hit = seen.get(key)

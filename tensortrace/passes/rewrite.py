@@ -15,15 +15,18 @@ def empty_like(graph):
     return new
 
 
-def copy_op(new, op, inputs):
-    """``op`` in graph ``new`` reading ``inputs``: the op itself if its inputs did not change."""
-    if all(a is b for a, b in zip(inputs, op.inputs)):
+def copy_op(new, op, inputs, control_inputs=None):
+    """``op`` in graph ``new`` reading ``inputs`` (after ``control_inputs``, default op's): the op
+    itself if neither changed."""
+    control = op.control_inputs if control_inputs is None else tuple(control_inputs)
+    if all(a is b for a, b in zip(inputs, op.inputs)) and \
+            all(a is b for a, b in zip(control, op.control_inputs)):
         new._ops.append(op)
         return op.outputs
     copy = Operation.__new__(Operation)
     copy.graph, copy.name, copy.type = new, op.name, op.type
     copy.inputs, copy.attrs = tuple(inputs), op.attrs
-    copy.control_inputs, copy.source, copy.multi = op.control_inputs, op.source, op.multi
+    copy.control_inputs, copy.source, copy.multi = control, op.source, op.multi
     copy.outputs = tuple(SymbolicTensor(copy, i, t.spec) for i, t in enumerate(op.outputs))
     for t, c in zip(op.outputs, copy.outputs):
         c.static = t.static
@@ -38,7 +41,7 @@ def rebuild(graph, keep=None, replace=None):
     Placeholders (inputs and captures) are always kept, so a graph's feeds never change.
     """
     new = empty_like(graph)
-    env = {}
+    env, ops = {}, {}  # old tensor -> new tensor; old op -> new op (control inputs follow it)
     for op in graph.get_operations():
         placeholder = op.type == "Placeholder"
         if not placeholder and keep is not None and not keep(op):
@@ -46,7 +49,11 @@ def rebuild(graph, keep=None, replace=None):
         inputs = [env.get(id(t), t) for t in op.inputs]
         outs = None if placeholder or replace is None else replace(op, inputs, new)
         if outs is None:
-            outs = copy_op(new, op, inputs)
+            control = [ops.get(id(c), c) for c in op.control_inputs]
+            outs = copy_op(new, op, inputs, control)
+            ops[id(op)] = new._ops[-1]
+        elif outs and getattr(outs[0], "op", None) is not None:
+            ops[id(op)] = outs[0].op
         for t, r in zip(op.outputs, outs):
             env[id(t)] = r
     new.outputs = [env.get(id(t), t) for t in graph.outputs]

@@ -90,3 +90,71 @@ def _tensor(tensors, name, where):
     if not isinstance(name, str) or name not in tensors:
         raise FormatError(f"{where}: custom gradient tensor {name!r} is not in the function")
     return tensors[name]
+
+
+# --- TF's format ----------------------------------------------------------------------------------
+def encode_tf(graph, convert, capture_node, where):
+    """The custom gradients of ``graph`` for TF's format: each gradient graph converted by
+    ``convert(grad_graph, name) -> function name`` (a library FunctionDef), and a list (JSON
+    data) naming its forward tensors and what each captured value is (a forward tensor, or
+    ``capture_node(value)``: an object node id)."""
+    args = {id(t): f"#{k}" for k, t in enumerate(
+        list(graph.inputs) + [ph for _, ph in graph.captures])}
+
+    def ref(t):  # an argument by position (the import names placeholders anew), else by name
+        return args.get(id(t), t.name)
+
+    entries = []
+    for k, (marker, (opdef, inputs, outputs)) in enumerate(
+            sorted(custom_gradient.markers(graph).items())):
+        if any(getattr(t, "graph", None) is not graph for t in list(inputs) + list(outputs)):
+            raise UnsaveableError(f"Cannot save {where}: the custom gradient at {marker!r} "
+                                  "reads tensors from outside the function.")
+        grad_graph, connected = _trace(graph, opdef, outputs, f"{where} custom gradient")
+        captures = []
+        for value, _ in grad_graph.captures:
+            if isinstance(value, ir.SymbolicTensor) and value.graph is graph:
+                captures.append({"tensor": ref(value)})
+            else:
+                captures.append({"node": capture_node(value)})
+        entries.append({"marker": marker, "inputs": [ref(t) for t in inputs],
+                        "outputs": [ref(t) for t in outputs], "connected": connected,
+                        "function": convert(grad_graph, f"{graph.name}_custom_gradient_{k}"),
+                        "captures": captures})
+    return entries
+
+
+def restore_tf(graph, args, docs, build, objects, where):
+    """Register the custom gradients ``encode_tf`` wrote for the loaded ``graph`` (``args``:
+    its placeholders in the FunctionDef's order); ``build(function name)`` gives a library
+    function's graph, ``objects`` the captured values by object node id."""
+    tensors = {t.name: t for op in graph.get_operations() for t in op.outputs}
+    tensors.update({f"#{k}": t for k, t in enumerate(args)})
+    for doc in expect(docs, list, f"{where}: custom gradients"):
+        doc = expect(doc, dict, f"{where}: custom gradient")
+        marker = expect(doc.get("marker"), str, f"{where}: custom gradient marker")
+        inputs = [_tensor(tensors, n, where) for n in expect(doc.get("inputs"), list, where)]
+        outputs = [_tensor(tensors, n, where) for n in expect(doc.get("outputs"), list, where)]
+        connected = [expect(c, bool, where) for c in expect(doc.get("connected"), list, where)]
+        grad_graph = build(expect(doc.get("function"), str, where))
+        grad_graph.outer = graph
+        captured = []
+        for c in expect(doc.get("captures"), list, where):
+            c = expect(c, dict, where)
+            if "tensor" in c:
+                captured.append(_tensor(tensors, c["tensor"], where))
+            elif c.get("node") in objects:
+                captured.append(objects[c["node"]])
+            else:
+                raise FormatError(f"{where}: custom gradient {marker!r} captures {c!r}")
+        phs = list(grad_graph.inputs)
+        if len(phs) != len(outputs) + len(captured) or sum(connected) != \
+                len(grad_graph.outputs) or len(connected) != len(inputs):
+            raise FormatError(f"{where}: custom gradient {marker!r} does not fit its op")
+        grad_graph.inputs = phs[:len(outputs)]
+        grad_graph.captures = list(zip(captured, phs[len(outputs):]))
+        checks.check_graph(grad_graph, f"{where} custom gradient {marker!r}")
+        opdef = OpDef(f"{marker}_custom_gradient", infer=None, kernel=None,
+                      grad=_rule(grad_graph, connected))
+        custom_gradient._MARKERS.setdefault(graph, {})[marker] = (opdef, inputs, outputs)
+

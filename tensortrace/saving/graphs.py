@@ -16,10 +16,17 @@ from ..variables import ResourceHandle
 from .format import FormatError, UnsaveableError, decode, decode_dtype, decode_shape, encode, expect
 
 # Ops whose attrs hold Python objects: named in the error so users know which call to replace.
-_PYTHON_OPS = {
+PYTHON_OPS = {
     "EagerPyFunc": "tf.py_function/tf.numpy_function calls a Python callable",
     "PythonDataset": "a tf.data pipeline is a Python object",
 }
+
+
+def python_op_error(op, where):
+    """The error saving an op that calls Python (``op.type`` in PYTHON_OPS) raises."""
+    return UnsaveableError(
+        f"Cannot save {where}: op '{op.name}' ({op.type}) cannot be saved because "
+        f"{PYTHON_OPS[op.type]}, and a SavedModel stores no Python code.")
 
 
 class GraphWriter:
@@ -59,10 +66,8 @@ class GraphWriter:
         return doc
 
     def _op(self, op, where):
-        if op.type in _PYTHON_OPS:
-            raise UnsaveableError(
-                f"Cannot save {where}: op '{op.name}' ({op.type}) cannot be saved because "
-                f"{_PYTHON_OPS[op.type]}, and a SavedModel stores no Python code.")
+        if op.type in PYTHON_OPS:
+            raise python_op_error(op, where)
         attrs = {}
         for key, value in op.attrs.items():
             try:

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import errors
 from .format import ARRAYS, DOCUMENT, FORMAT, SUPPORTED_VERSIONS, FormatError
+from .tf_files import SAVED_MODEL
 
 try:
     import fcntl
@@ -270,8 +271,10 @@ def _sha256(path):
 
 # --- reading --------------------------------------------------------------------------------------
 def contains_saved_model(export_dir):
-    """Whether ``export_dir`` holds a saved model document."""
-    return os.path.isfile(os.path.join(resolve(export_dir), DOCUMENT))
+    """Whether ``export_dir`` holds a saved model: TF's ``saved_model.pb`` or the JSON document
+    of tensortrace's earlier format."""
+    directory = resolve(export_dir)
+    return any(os.path.isfile(os.path.join(directory, name)) for name in (DOCUMENT, SAVED_MODEL))
 
 
 def resolve(export_dir):
@@ -304,6 +307,23 @@ def read(export_dir):
                 # a writer replaced the directory while it was read: read the new one
                 if attempt == 2 or opener.inode == _inode(resolve(export_dir)):
                     raise
+    raise AssertionError("unreachable")
+
+
+def read_whole(export_dir, read, retry=(OSError, FormatError)):
+    """``read(directory)`` of the model at ``export_dir``, from one save: when a writer replaced
+    the directory while it was read (its inode changed), the new one is read again."""
+    for attempt in range(3):
+        directory = resolve(export_dir)
+        before = _inode(directory)
+        try:
+            result = read(directory)
+        except retry:
+            if attempt == 2 or _inode(resolve(export_dir)) == before:
+                raise
+            continue
+        if _inode(resolve(export_dir)) == before or attempt == 2:
+            return result
     raise AssertionError("unreachable")
 
 

@@ -10,13 +10,14 @@ import inspect
 
 import numpy as np
 
+from .. import errors
 from ..graph.verify import GraphVerificationError, verify
 from ..registry import all_ops
 from ..tensor import EagerTensor
 from ..tracing.signature import Binder
 from ..tracing.trace import FuncGraph
 from ..variables import Variable
-from . import checks, custom_gradients, io
+from . import checks, custom_gradients, io, tf_files, tf_load
 from .format import ArrayReader, FormatError, decode, decode_dtype, decode_shape, expect
 from .graphs import GraphReader, op_types
 from .restored import (
@@ -24,6 +25,7 @@ from .restored import (
     RestoredFunction,
     RestoredSignatureFunction,
     _UserObject,
+    set_attribute,
     stub,
 )
 from .signatures import SignatureFunction, SignatureMap
@@ -34,7 +36,8 @@ _KINDS = {k.name: k for k in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.V
 
 
 def load(export_dir, tags=None, options=None):
-    """Load the model saved in ``export_dir``.
+    """Load the model saved in ``export_dir``: TF's format (``saved_model.pb``, what ``save``
+    writes) or tensortrace's earlier JSON + npz format, told apart by their files.
 
     Returns:
         An object with the saved attributes: functions callable like the originals, tf.Variables,
@@ -48,6 +51,9 @@ def load(export_dir, tags=None, options=None):
             graph whose inputs or outputs do not fit its signature, arrays whose sizes do not
             fit their declared shapes or the file.
     """
+    if tf_files.is_tf_format(io.resolve(export_dir)):
+        return io.read_whole(export_dir, lambda d: tf_load.load_tf(d, tags, shown=export_dir),
+                             (OSError, FormatError, errors.DataLossError))
     document, npz = io.read(export_dir)
     try:
         return _Loader(document, npz).root()
@@ -172,7 +178,7 @@ class _Loader:
             if node.get("kind") == "object":
                 for pair in expect(node.get("children"), list, f"object #{i} children"):
                     name, child = expect(pair, list, f"object #{i} child")
-                    _set_attribute(made[i], expect(name, str, "attribute name"), get(child))
+                    set_attribute(made[i], expect(name, str, "attribute name"), get(child))
         return made
 
     def _object(self, node, i, get, variables):
@@ -205,19 +211,6 @@ class _Loader:
         concretes = [self._function(k) for k in
                      expect(node.get("concrete_functions"), list, f"{where}: concrete functions")]
         return RestoredFunction(name, parameters, signature, concretes)
-
-
-def _set_attribute(obj, name, value):
-    if name.startswith("__") and name.endswith("__") and name != "__call__" or \
-            name == "__call__" and not callable(value):
-        raise FormatError(f"invalid attribute {name!r}")
-    setattr(obj, name, value)
-    if name == "__call__":  # Python looks __call__ up on the type: give this object its own
-        obj.__class__ = type("_UserObject", (type(obj),), {"__call__": _call_attribute})
-
-
-def _call_attribute(instance, *args, **kwargs):
-    return instance.__dict__["__call__"](*args, **kwargs)
 
 
 def _value(value):

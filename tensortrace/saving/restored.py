@@ -15,7 +15,7 @@ from ..tracing import signature
 from ..tracing.concrete import ConcreteFunction
 from ..tracing.function import PolymorphicFunction
 from ..variables import Variable, VariableSpec
-from .format import is_namedtuple
+from .format import FormatError, is_namedtuple
 from .signatures import SignatureFunction
 
 
@@ -42,6 +42,13 @@ class _CheckedOutputs:
     its graph declares: the load-time checks cannot prove a shape a file claims beyond what the
     ops infer (``set_shape`` refinements are saved as claims), so a claim the graph does not
     keep is TF's InvalidArgumentError at the call, never a silently mistyped tensor."""
+
+    _output_specs = None  # loaded from TF's format: the output signature, as TF shows it
+
+    @property
+    def structured_outputs(self):
+        specs = self._output_specs
+        return self.graph.structured_outputs if specs is None else specs
 
     def _executable(self):
         if self._compiled is None:
@@ -186,3 +193,18 @@ def _convert(spec, value):
         items = {k: _convert(spec[k], value[k]) for k in spec}
         return _FAIL if any(i is _FAIL for i in items.values()) else items
     return value if signature.is_subtype(signature.spec_of(value), spec) else _FAIL
+
+
+def set_attribute(obj, name, value):
+    """``obj.name = value`` for a loaded attribute; dunder names other than a callable
+    ``__call__`` are refused (a file must not redefine Python's protocols)."""
+    if name.startswith("__") and name.endswith("__") and name != "__call__" or \
+            name == "__call__" and not callable(value):
+        raise FormatError(f"invalid attribute {name!r}")
+    setattr(obj, name, value)
+    if name == "__call__":  # Python looks __call__ up on the type: give this object its own
+        obj.__class__ = type("_UserObject", (type(obj),), {"__call__": _call_attribute})
+
+
+def _call_attribute(instance, *args, **kwargs):
+    return instance.__dict__["__call__"](*args, **kwargs)

@@ -13,7 +13,7 @@ from ..tracing.concrete import ConcreteFunction
 from ..tracing.function import PolymorphicFunction
 from ..tracing.signature import IdentitySpec
 from ..variables import Variable
-from . import custom_gradients, io
+from . import custom_gradients, io, tf_save
 from . import signatures as _signatures
 from .format import FORMAT, VERSION, ArrayWriter, UnsaveableError, encode
 from .graphs import GraphWriter
@@ -23,7 +23,8 @@ TRACKABLE = (Module, _UserObject)
 
 
 def save(obj, export_dir, signatures=None, options=None):
-    """Save ``obj`` (a tf.Module or a loaded object) to the directory ``export_dir``.
+    """Save ``obj`` (a tf.Module or a loaded object) to the directory ``export_dir``, in TF's
+    SavedModel format (``saved_model.pb``, ``variables/``, ``fingerprint.pb``).
 
     Every tf.function attribute is saved with its concrete functions (one with an
     input_signature is traced now if it has none); variables are saved by value; ``signatures``
@@ -34,12 +35,27 @@ def save(obj, export_dir, signatures=None, options=None):
             cannot be saved (``tf.py_function``), naming the op and the function.
         FailedPreconditionError: when ``export_dir`` exists and is not a directory.
     """
+    _check_trackable(obj)
+    built = _signatures.canonicalize(signatures)
+    if signatures is None:
+        built = _signatures.canonicalize(_signatures.default_signature(
+            tf_save.trackable_children(obj)))
+    tf_save.write_tf(obj, export_dir, built)
+
+
+def save_json(obj, export_dir, signatures=None):
+    """Save ``obj`` in tensortrace's earlier format (a JSON document and one ``.npz``), which
+    ``load`` still reads; same arguments and errors as ``save``."""
+    _check_trackable(obj)
+    document, arrays = _Saver().document(obj, signatures)
+    io.write(export_dir, document, arrays)
+
+
+def _check_trackable(obj):
     if not isinstance(obj, TRACKABLE):
         raise ValueError(  # noqa: TRY004 - TF's error type
             "Expected an object of type `Trackable`, such as `tf.Module` or a subclass of the "
             f"`Trackable` class, for export. Got {obj} with type {type(obj)}.")
-    document, arrays = _Saver().document(obj, signatures)
-    io.write(export_dir, document, arrays)
 
 
 def children(obj):

@@ -67,7 +67,7 @@ def valid_signature(concrete):
         return False
     try:
         _validate_inputs(concrete)
-        normalize_outputs(concrete.structured_outputs, "unused", "unused")
+        normalize_outputs(concrete.graph.structured_outputs, "unused", "unused")
     except ValueError:
         return False
     return True

@@ -24,6 +24,7 @@ import numpy as np
 
 import tensortrace as tf
 from tensortrace.saving import io as saving_io
+from tensortrace.saving.save import save_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRIALS = 120
@@ -83,7 +84,7 @@ def server(trials, seed, workdir):
     os.makedirs(parent)
     name = "model"
     path = os.path.join(parent, name)
-    tf.saved_model.save(models[0], path)
+    save_json(models[0], path)
     tally, examples = collections.Counter(), collections.defaultdict(list)
     exchange = getattr(saving_io, "_EXCHANGE", None)
     for trial in range(trials):
@@ -96,7 +97,7 @@ def server(trials, seed, workdir):
                     os.rename = _slow_rename(os.rename)
                 k = rng.randrange(len(models))
                 while True:
-                    tf.saved_model.save(models[k], path)
+                    save_json(models[k], path)
                     k = (k + 1) % len(models)
             finally:
                 os._exit(1)
@@ -114,7 +115,7 @@ def server(trials, seed, workdir):
             examples[outcome].append(f"trial {trial}: {_strays(parent, name)} "
                                      f"{os.listdir(path) if os.path.isdir(path) else 'no dir'}")
         saving_io._EXCHANGE = exchange
-        tf.saved_model.save(models[trial % len(models)], path)  # a later successful save
+        save_json(models[trial % len(models)], path)  # a later successful save
         if _strays(parent, name):
             tally[f"{scheme}: temporaries after a successful save"] += 1
             if len(examples["strays"]) < 3:

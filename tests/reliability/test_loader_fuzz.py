@@ -30,6 +30,7 @@ import numpy as np
 import tensortrace as tf
 from tensortrace.graph.verify import GraphVerificationError
 from tensortrace.saving.format import FormatError
+from tensortrace.saving.save import save_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MUTANTS_PER_WORKER = 1000
@@ -72,7 +73,7 @@ def build_models(parent):
     m.loop = loop
     loop.get_concrete_function()
     first = os.path.join(parent, "loop")
-    tf.saved_model.save(m, first, signatures=loop)
+    save_json(m, first, signatures=loop)
 
     n = tf.Module()
     n.k = tf.Variable(np.arange(24, dtype=np.int64).reshape(2, 3, 4), name="k")
@@ -92,7 +93,7 @@ def build_models(parent):
     n.mixed = mixed
     mixed.get_concrete_function()
     second = os.path.join(parent, "mixed")
-    tf.saved_model.save(n, second, signatures={"serving_default": mixed, "other": mixed})
+    save_json(n, second, signatures={"serving_default": mixed, "other": mixed})
     return [first, second]
 
 

@@ -59,7 +59,10 @@ def model_and_loaded(tmp_path):
 
 def test_files_and_contains_saved_model(tmp_path, model_and_loaded):
     path = tmp_path / "m"
-    assert sorted(os.listdir(path)) == ["saved_model.json", "variables.npz"]
+    assert sorted(os.listdir(path)) == ["assets", "fingerprint.pb", "saved_model.pb",
+                                        "variables"]
+    assert sorted(os.listdir(path / "variables")) == ["variables.data-00000-of-00001",
+                                                      "variables.index"]
     assert tf.saved_model.contains_saved_model(str(path))
     assert not tf.saved_model.contains_saved_model(str(tmp_path / "nothing"))
 

@@ -1,10 +1,13 @@
 """The tracing and AutoGraph corpora (plain functions, Python control flow on tensors) through
-save -> load -> call: the same values bit for bit, and graphs that print as the originals."""
+save -> load -> call: in TF's format (the default) the same values bit for bit and the same
+signatures; in tensortrace's JSON format (still loadable) also graphs that print as the
+originals."""
 
 import numpy as np
 import pytest
 
 import tensortrace as tf
+from tensortrace.saving.save import save_json
 from tests.autograph import corpus as autograph_corpus
 from tests.tracing.test_corpus import CORPUS, _tensors
 
@@ -31,5 +34,8 @@ def test_save_load_call(fn, args, kwargs, tmp_path):
         np.testing.assert_array_equal(a, b)
     (original,) = m.f.experimental_get_concrete_functions()
     (restored,) = loaded.f.concrete_functions
+    assert restored.structured_input_signature == original.structured_input_signature
+    save_json(m, str(tmp_path / "json"))
+    (restored,) = tf.saved_model.load(str(tmp_path / "json")).f.concrete_functions
     assert str(restored.graph) == str(original.graph)
     assert restored.structured_input_signature == original.structured_input_signature

@@ -11,6 +11,7 @@ import pytest
 
 import tensortrace as tf
 from tensortrace.saving import io
+from tensortrace.saving.save import save_json
 
 
 def _model(scale=2.0):
@@ -23,7 +24,7 @@ def _model(scale=2.0):
 
 def _save(tmp_path, name="m", model=None):
     path = str(tmp_path / name)
-    tf.saved_model.save(model or _model(), path)
+    save_json(model or _model(), path)
     return path
 
 
@@ -61,7 +62,7 @@ def test_py_function_cannot_be_saved_and_names_op_and_function(tmp_path):
     with pytest.raises(ValueError, match=r"^Cannot save function 'doubled' \(__inference_doubled"
                        r"_\d+\): op 'EagerPyFunc' \(EagerPyFunc\) cannot be saved because "
                        r"tf.py_function/tf.numpy_function calls a Python callable"):
-        tf.saved_model.save(m, str(tmp_path / "m"))
+        save_json(m, str(tmp_path / "m"))
     assert not os.path.exists(tmp_path / "m") and _leftovers(tmp_path) == []
 
 
@@ -79,20 +80,20 @@ def test_python_dataset_cannot_be_saved(tmp_path):
     assert m.total().numpy() == 3
     with pytest.raises(ValueError, match="op 'PythonDataset' .* a tf.data pipeline is a Python "
                        "object"):
-        tf.saved_model.save(m, str(tmp_path / "m"))
+        save_json(m, str(tmp_path / "m"))
 
 
 def test_only_trackable_objects_can_be_saved(tmp_path):
     for obj in (object(), 3, tf.function(lambda: 1)):
         with pytest.raises(ValueError, match="^Expected an object of type `Trackable`, such as "
                            "`tf.Module` or a subclass of the `Trackable` class, for export. Got "):
-            tf.saved_model.save(obj, str(tmp_path / "m"))
+            save_json(obj, str(tmp_path / "m"))
 
 
 def test_save_into_a_file_path_is_failed_precondition(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(tf.errors.FailedPreconditionError, match="file is not a directory"):
-        tf.saved_model.save(_model(), str(tmp_path / "file"))
+        save_json(_model(), str(tmp_path / "file"))
 
 
 def test_save_creates_missing_parent_directories(tmp_path):
@@ -122,7 +123,7 @@ def test_failing_save_leaves_the_existing_model_intact(tmp_path):
     bad = _model(5.0)
     bad.p = tf.function(lambda: tf.py_function(lambda: 1.0, [], tf.float32), input_signature=[])
     with pytest.raises(ValueError, match="EagerPyFunc"):
-        tf.saved_model.save(bad, path)
+        save_json(bad, path)
     _assert_intact(path)
     assert _leftovers(tmp_path) == []
 
@@ -135,7 +136,7 @@ def test_crash_while_writing_leaves_the_existing_model_intact(tmp_path, monkeypa
 
     monkeypatch.setattr(io.json, "dumps", crash)  # after the .npz, before the document
     with pytest.raises(OSError, match="disk full"):
-        tf.saved_model.save(_model(5.0), path)
+        save_json(_model(5.0), path)
     monkeypatch.undo()
     _assert_intact(path)
     assert _leftovers(tmp_path) == []
@@ -152,7 +153,7 @@ def test_failed_rename_puts_the_existing_model_back(tmp_path, monkeypatch):
 
     monkeypatch.setattr(io.os, "rename", failing)
     with pytest.raises(OSError, match="rename failed"):
-        tf.saved_model.save(_model(5.0), path)
+        save_json(_model(5.0), path)
     monkeypatch.undo()
     _assert_intact(path)
     assert _leftovers(tmp_path) == []
@@ -161,7 +162,7 @@ def test_failed_rename_puts_the_existing_model_back(tmp_path, monkeypatch):
 def test_overwrite_replaces_the_model_whole(tmp_path):
     path = _save(tmp_path)
     (tmp_path / "m" / "stale.txt").write_text("from an older save")
-    tf.saved_model.save(_model(5.0), path)
+    save_json(_model(5.0), path)
     _assert_intact(path, 5.0)
     assert sorted(os.listdir(path)) == ["saved_model.json", "variables.npz"]
     assert _leftovers(tmp_path) == []

@@ -15,6 +15,7 @@ import pytest
 import tensortrace as tf
 from tensortrace import registry as tf_registry
 from tensortrace.saving import io
+from tensortrace.saving.save import save_json
 
 from ..reliability.test_loader_fuzz import make_bomb
 from .test_errors import _edit
@@ -25,7 +26,7 @@ def _save(tmp_path, fn, name="m"):
     m.f = fn
     fn.get_concrete_function()
     path = str(tmp_path / name)
-    tf.saved_model.save(m, path)
+    save_json(m, path)
     return path
 
 

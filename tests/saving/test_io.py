@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.saving import io
+from tensortrace.saving import io, tf_load
+from tensortrace.saving.save import save_json
 
 
 def _model(scale):
@@ -190,19 +191,38 @@ def test_only_stale_temporaries_are_removed(tmp_path):
 
 
 def test_a_reader_sees_one_save_whole(tmp_path, monkeypatch):
-    """A document and its arrays are read from one directory instance even when a save
-    replaces the directory between the two reads (the reader retries the new one)."""
+    """A document and its arrays (tensortrace's JSON format) are read from one directory
+    instance even when a save replaces the directory between the two reads (the reader
+    retries the new one)."""
     path = str(tmp_path / "m")
-    tf.saved_model.save(_model(1.0), path)
+    save_json(_model(1.0), path)
     read_arrays, swapped = io._read_arrays, []
 
     def swap_first(f, shown, digest):
         if not swapped:
             swapped.append(True)
-            tf.saved_model.save(_model(2.0), path)  # replaced after the document was read
+            save_json(_model(2.0), path)  # replaced after the document was read
         return read_arrays(f, shown, digest)
 
     monkeypatch.setattr(io, "_read_arrays", swap_first)
     _, npz = io.read(path)
     values = [np.asarray(a).reshape(-1)[0] for a in npz.values()]
     assert swapped and values == [1.0]
+
+
+def test_a_tf_format_load_sees_one_save_whole(tmp_path, monkeypatch):
+    """saved_model.pb and the variables are read from one save even when a save replaces the
+    directory between the two reads: the load reads the new directory again."""
+    path = str(tmp_path / "m")
+    tf.saved_model.save(_model(1.0), path)
+    reader, swapped = tf_load.BundleReader, []
+
+    def swap_first(prefix):
+        if not swapped:
+            swapped.append(True)
+            tf.saved_model.save(_model(2.0), path)  # replaced after saved_model.pb was read
+        return reader(prefix)
+
+    monkeypatch.setattr(tf_load, "BundleReader", swap_first)
+    loaded = tf.saved_model.load(path)
+    assert swapped and loaded.v.numpy() == 2.0

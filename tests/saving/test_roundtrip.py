@@ -1,6 +1,7 @@
 """Every corpus module saved, loaded (in this process, and in a fresh one that cannot import the
-defining code) and called: the loaded model reproduces the original's results exactly, its
-graphs print exactly as the originals, and it can be saved again."""
+defining code) and called: the loaded model reproduces the original's results exactly and it can
+be saved again; saved in tensortrace's JSON format (which load still reads), its graphs also
+print exactly as the originals."""
 
 import os
 import subprocess
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
+from tensortrace.saving.save import save_json
 from tensortrace.saving.signatures import canonicalize
 from tensortrace.tracing.concrete import ConcreteFunction
 
@@ -18,13 +20,13 @@ from . import corpus, runner
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _prepared(entry, path):
+def _prepared(entry, path, save=tf.saved_model.save):
     """Build and warm up ``entry``'s module, save it to ``path``; returns the module and the
     signature functions (built the same way as the saved ones) to call on the original."""
     module = entry.build()
     runner.run_calls(tf, module, {}, entry.warmup)
     signatures = entry.signatures(module) if entry.signatures else None
-    tf.saved_model.save(module, path, signatures=signatures)
+    save(module, path, signatures=signatures)
     return module, canonicalize(signatures)
 
 
@@ -98,7 +100,7 @@ def test_loaded_model_reproduces_the_original(entry, tmp_path):
 @pytest.mark.parametrize("entry", corpus.ENTRIES, ids=[e.name for e in corpus.ENTRIES])
 def test_loaded_graphs_print_as_the_originals(entry, tmp_path):
     path = str(tmp_path / entry.name)
-    module, _ = _prepared(entry, path)
+    module, _ = _prepared(entry, path, save_json)
     want = _graph_texts(module)
     got = {k: v for k, v in _graph_texts(tf.saved_model.load(path)).items()
            if not k.startswith("root.signatures")}
