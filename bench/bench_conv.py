@@ -3,7 +3,7 @@ VALID padding; tensortrace against plain NumPy (one im2col GEMM) and, when impor
 TensorFlow, measured in one run.
 
     python bench/bench_conv.py                      # tensortrace vs NumPy
-    /opt/tfenv/bin/python bench/bench_conv.py       # ... and vs TensorFlow
+    PYTHON_WITH_TF bench/bench_conv.py            # ... and vs TensorFlow
 
 Rounds run every implementation a few times back to back, so changing machine load hits all of
 them alike; the medians over all runs are reported with their ratios. NumPy's OpenBLAS kernel set is

@@ -1,6 +1,6 @@
 """Eager dispatch cost: the same eager code on tensortrace, in plain NumPy and (when the running
 interpreter has it) on TensorFlow, timed in one run. Run: python bench/bench_eager.py, and
-/opt/tfenv/bin/python bench/bench_eager.py for all three."""
+the same with an interpreter that has TensorFlow for all three."""
 
 import statistics
 import time

@@ -5,7 +5,7 @@ machine's load affects them all alike), medians of each, and what ``import tenso
 ``import tensortrace`` did before deferral).
 
     python bench/bench_import.py                       # 15 rounds
-    python bench/bench_import.py --tf /opt/tfenv/bin/python --compare OTHER_CHECKOUT
+    python bench/bench_import.py --tf PYTHON_WITH_TF --compare OTHER_CHECKOUT
 
 ``--tf PYTHON`` adds ``import tensorflow`` run by that interpreter; ``--compare DIR`` adds
 ``import tensortrace`` from another checkout (the tree before a change). Bytecode is cached in a

@@ -2,7 +2,7 @@
 tensortrace as a tf.function and eagerly, against the same step hand-written in NumPy with manual
 backprop (and TensorFlow when the interpreter has it).
 
-Run: python bench/bench_training.py   (or /opt/tfenv/bin/python bench/bench_training.py)
+Run: python bench/bench_training.py   (or with an interpreter that has TensorFlow)
 """
 
 import os

@@ -28,7 +28,6 @@ from .ops.random.stateless import (RngReadAndSkip, StatelessRandomNormalV2,
                                    StatelessRandomUniformV2, StatelessTruncatedNormalV2,
                                    state_size, stateless_v2, unsupported_algorithm)
 from .ops.random._common import scale
-from .ops.utility.basic import bitcast
 from .ops.reduce import reduce_prod
 from .tensor import Tensor
 from .variables import Variable
@@ -186,7 +185,9 @@ class Generator:
         it by 256 per value (TF's ``_prepare_key_counter``)."""
         old = self.skip(reduce_prod(shape))
         size = _counter_size(self._alg)
-        return bitcast(old[size:size + 1], D.uint64), bitcast(old[:size], D.uint64)
+        # TF bitcasts int64 to uint64; a cast wraps to the same bits (and keeps the utility
+        # family unloaded)
+        return cast(old[size:size + 1], D.uint64), cast(old[:size], D.uint64)
 
     def _draw(self, op, shape, dtype=None, minval=None, maxval=None):
         key, counter = self._key_counter(shape)

@@ -385,7 +385,7 @@ def _generate(out=NAMES_FILE):
     found.update(f"Variable.{m}" for m in dir(real_tf.Variable(1)) if not m.startswith("_"))
     header = (f"# TensorFlow {real_tf.__version__}'s public API, for tensortrace/shim.py.\n"
               "# 'ns.' is a namespace, 'ns.*' one whose contents are not listed, others leaves.\n"
-              "# Regenerate: /opt/tfenv/bin/python tensortrace/shim.py\n")
+              "# Regenerate: PYTHON_WITH_TF tensortrace/shim.py\n")
     with open(out, "w", encoding="utf-8") as f:
         f.write(header + "\n".join(sorted(found)) + "\n")
     return len(found)

@@ -2,7 +2,7 @@
 sys.argv, imports of ``tensorflow``, and tracebacks that point at the script.
 
 The ``examples/NAME.expected.txt`` files are real TensorFlow 2.21's output (stdout and stderr in
-program order, normalized); regenerate them with ``python tests/test_main.py /opt/tfenv/bin/python``
+program order, normalized); regenerate them with ``python tests/test_main.py PYTHON_WITH_TF`` (an interpreter that has TensorFlow 2.21)
 (the argument is the Python that has TensorFlow).
 """
 
@@ -319,4 +319,6 @@ def regenerate(python):
 
 
 if __name__ == "__main__":
-    regenerate(sys.argv[1] if len(sys.argv) > 1 else "/opt/tfenv/bin/python")
+    if len(sys.argv) != 2:
+        sys.exit("usage: python tests/test_main.py PYTHON_WITH_TF")
+    regenerate(sys.argv[1])

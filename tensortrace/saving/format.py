@@ -40,6 +40,11 @@ class UnsaveableError(ValueError):
     """A value the format has no encoding for (a Python callable, an arbitrary object)."""
 
 
+class CompositeSpecError(UnsaveableError):
+    """A composite tensor's spec (RaggedTensorSpec ...) in a signature: TF's format as written
+    here cannot hold it yet, tensortrace's JSON format can."""
+
+
 class FormatError(ValueError):
     """The document is malformed: a field is missing, of the wrong kind, or out of range."""
 

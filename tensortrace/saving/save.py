@@ -15,7 +15,7 @@ from ..tracing.signature import IdentitySpec
 from ..variables import Variable
 from . import custom_gradients, io, tf_save
 from . import signatures as _signatures
-from .format import FORMAT, VERSION, ArrayWriter, UnsaveableError, encode
+from .format import FORMAT, VERSION, ArrayWriter, CompositeSpecError, UnsaveableError, encode
 from .graphs import GraphWriter
 from .restored import _UserObject
 
@@ -40,7 +40,12 @@ def save(obj, export_dir, signatures=None, options=None):
     if signatures is None:
         built = _signatures.canonicalize(_signatures.default_signature(
             tf_save.trackable_children(obj)))
-    tf_save.write_tf(obj, export_dir, built)
+    try:
+        tf_save.write_tf(obj, export_dir, built)
+    except CompositeSpecError as e:  # raised before anything is written
+        logger.warning("Saving %s in tensortrace's own SavedModel format (saved_model.json + "
+                       "npz), which tf.saved_model.load here reads: %s", export_dir, e)
+        save_json(obj, export_dir, signatures)
 
 
 def save_json(obj, export_dir, signatures=None):

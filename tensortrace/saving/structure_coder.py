@@ -13,7 +13,9 @@ from ..graph import tensor_proto
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, TensorSpec
 from ..variables import VariableSpec
-from .format import FormatError, UnsaveableError, _namedtuple, is_namedtuple
+from ..composite import TypeSpec
+from .format import (CompositeSpecError, FormatError, UnsaveableError, _namedtuple,
+                     is_namedtuple)
 
 _MAX_DEPTH = 64  # deeper nesting is a hostile file, not a signature
 
@@ -80,7 +82,8 @@ def _encode(x, out):
     elif isinstance(x, (np.ndarray, np.generic)):
         out.numpy_value.CopyFrom(tensor_proto.to_proto(np.asarray(x)))
     else:
-        raise UnsaveableError(f"a value of type {t.__module__}.{t.__qualname__} ({x!r:.80})")
+        error = CompositeSpecError if isinstance(x, TypeSpec) else UnsaveableError
+        raise error(f"a value of type {t.__module__}.{t.__qualname__} ({x!r:.80})")
 
 
 def decode(proto, what="a structured value"):

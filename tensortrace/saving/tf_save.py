@@ -293,7 +293,7 @@ class _Writer:
             saved.output_signature.CopyFrom(structure_coder.encode(
                 _output_specs(cf.graph.structured_outputs)))
         except UnsaveableError as e:
-            raise UnsaveableError(f"Cannot save {where}: its signature holds {e}.") from None
+            raise type(e)(f"Cannot save {where}: its signature holds {e}.") from None
         self.saved_functions[name] = saved
         return name
 

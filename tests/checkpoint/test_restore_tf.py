@@ -141,8 +141,7 @@ def test_errors_match_tf(tmp_path):
         kind, message = errs[key]
         assert type(e.value).__name__ == kind
         if exact:
-            assert str(e.value) == message.replace(
-                "/work/wt/ckpt/tests/fixtures/tf/checkpoints/_errors_tmp", str(tmp_path))
+            assert str(e.value) == message.replace("{TMP}", str(tmp_path))
         return str(e.value)
 
     check("shape", lambda: tf.train.Checkpoint(v=tf.Variable([1.0, 2.0, 3.0])).restore(path))

@@ -53,6 +53,9 @@ def test_generator_draws_split_and_seeds_match_tf():
     np.testing.assert_array_equal(g.state.numpy(), [3591, 0, 0])
     np.testing.assert_array_equal(g.make_seeds(2).numpy(),
                                   [[6958698921710751781, 2127770947798251487], [0, 0]])
+    wrapped = tf.random.Generator.from_state([-5, -1, -3], alg="philox")  # words as uint64
+    np.testing.assert_array_equal(wrapped.uniform([3]).numpy(),
+                                  F32([0.91261005, 0.29382277, 0.56690264]))
     g2 = tf.random.Generator.from_state([0, 0, 1], alg="philox")
     np.testing.assert_array_equal(
         g2.normal([5]).numpy(), F32([0.3052047, 0.5671378, 0.41852272, 0.2326421, -0.6602213]))
