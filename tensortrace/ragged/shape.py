@@ -12,7 +12,6 @@ from ..convert import convert_to_tensor
 from ..ops.math.casting import cast
 from ..shapes import TensorShape
 from ..tensor import Tensor, TensorSpec
-from ..ops.reduce import reduce_prod
 from . import _util as U
 from .ragged_tensor import RaggedTensor
 

@@ -3,6 +3,8 @@ tensors, with TF-NumPy's dtype rules. Every function takes tensors, NumPy arrays
 values and returns ``tf.Tensor`` (``tnp.ndarray``); they are built from the public ops, so
 they trace in ``tf.function`` and differentiate under ``GradientTape``."""
 
+# ruff: noqa: F401  (this module re-exports TF-NumPy's names)
+
 import math as _pymath
 
 import numpy as _np

@@ -167,7 +167,8 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
               name=None):
     """Format each element as a string (printf style; ``fill`` is a printf flag)."""
     if isinstance(input, CompositeTensor):  # ragged: its values
-        return map_values(as_string, input, precision=precision, scientific=scientific, shortest=shortest, width=width, fill=fill)
+        return map_values(as_string, input, precision=precision, scientific=scientific,
+                          shortest=shortest, width=width, fill=fill)
     return bind(AsString, convert_to_tensor(input), precision=int_arg(precision, "precision"),
                 scientific=bool(scientific), shortest=bool(shortest),
                 width=int_arg(width, "width"),

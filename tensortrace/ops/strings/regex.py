@@ -133,7 +133,8 @@ class RegexFullMatch:
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     """Replace matches of ``pattern`` (RE2 syntax) with ``rewrite`` (``\\1`` names a group)."""
     if isinstance(input, CompositeTensor):  # ragged: its values
-        return map_values(regex_replace, input, pattern=pattern, rewrite=rewrite, replace_global=replace_global)
+        return map_values(regex_replace, input, pattern=pattern, rewrite=rewrite,
+                          replace_global=replace_global)
     input = strings(input)
     if isinstance(pattern, (str, bytes)) and isinstance(rewrite, (str, bytes)):
         return bind(StaticRegexReplace, input, pattern=text(pattern), rewrite=text(rewrite),
