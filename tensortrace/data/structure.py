@@ -216,10 +216,21 @@ def composite_arrays(value):
     return [value._value if isinstance(value, Tensor) else value]
 
 
+#: component spec type -> ``wrap(spec, value)`` for components that are not tensors (the
+#: datasets of a window), registered by the module that makes them
+ELEMENT_WRAPPERS = {}
+
+
 def wrap_element(spec, components):
-    """Eager tensors packed like ``spec`` from flat component values."""
+    """Eager tensors (or what ``ELEMENT_WRAPPERS`` makes) packed like ``spec`` from flat
+    component values."""
     if type(spec) is TensorSpec:
         return _wrap(components[0])
+    if ELEMENT_WRAPPERS:
+        wrappers = [ELEMENT_WRAPPERS.get(type(s)) for s in flatten(spec)]
+        if any(wrappers):
+            return pack(spec, [w(s, c) if w else _wrap(c) for w, s, c in
+                               zip(wrappers, flatten(spec), components)])
     return pack(spec, [_wrap(c) for c in components])
 
 

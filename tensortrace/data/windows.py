@@ -90,6 +90,9 @@ class _WindowElement(Dataset):
 
 
 _WindowElement.__name__ = _WindowElement.__qualname__ = "_VariantDataset"
+# a window's component reached through another dataset (window(2).take(1)) is a dataset too
+structure.ELEMENT_WRAPPERS[DatasetSpec] = lambda spec, values: _WindowElement(
+    spec.element_spec, values)
 
 
 class _WindowFlatMapDataset(Dataset):

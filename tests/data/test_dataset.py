@@ -695,3 +695,18 @@ def test_options_read_none_until_set_and_travel_downstream():
     o2.experimental_slack = True
     both = ds.with_options(o2).options()
     assert both.deterministic is False and both.experimental_slack is True
+
+
+def test_windows_of_nested_elements_through_other_datasets():
+    # TF 2.21 prints each window's components as _VariantDatasets, also through take/skip
+    ds = tf.data.Dataset.from_tensor_slices(({"a": tf.range(5)}, tf.range(5) * 2)).window(2)
+    first = next(iter(ds.take(1)))
+    assert repr(first) == ("({'a': <_VariantDataset element_spec=TensorSpec(shape=(), "
+                           "dtype=tf.int32, name=None)>}, <_VariantDataset element_spec="
+                           "TensorSpec(shape=(), dtype=tf.int32, name=None)>)")
+    second = next(iter(ds.skip(1)))
+    assert [list(second[0]["a"].as_numpy_iterator()), list(second[1].as_numpy_iterator())] == \
+        [[2, 3], [4, 6]]
+    batched = ds.flat_map(lambda d, y: tf.data.Dataset.zip((d["a"].batch(2), y.batch(2))))
+    assert [(a.tolist(), b.tolist()) for a, b in batched.as_numpy_iterator()] == \
+        [([0, 1], [0, 2]), ([2, 3], [4, 6]), ([4], [8])]
