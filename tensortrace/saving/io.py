@@ -370,7 +370,9 @@ def _read(export_dir, opener):
         with open(DOCUMENT, "rb", opener=opener) as f:
             text = f.read()
     except (FileNotFoundError, NotADirectoryError):
-        raise OSError(f"SavedModel file does not exist at: {path}") from None
+        # neither format is there: TF's message (which names TF's files)
+        raise OSError(f"SavedModel file does not exist at: {os.fspath(export_dir)}"
+                      "/{saved_model.pbtxt|saved_model.pb}") from None
     try:
         document = json.loads(text.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
