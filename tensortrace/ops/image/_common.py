@@ -24,8 +24,3 @@ def check_3d(image, name="image", require_static=False):
 def _shape(shape):
     return str(TensorShape(shape))
 
-
-def static_hw(image):
-    """The static height and width of an image (3-D or 4-D), None where unknown."""
-    dims = image.shape.dims
-    return (None, None) if dims is None else (dims[-3], dims[-2])

@@ -103,6 +103,19 @@ def _cubic_grid(in_size, out_size, align_corners, half_pixel):
     return index, weights.astype(np.float32)
 
 
+def _scatter_taps(g, original_image, row_taps, col_taps):
+    """The gradient of a separable resampling: each output's gradient ``g`` spread back onto
+    the input pixels its taps read, times the taps' weights. ``row_taps``/``col_taps`` are
+    (input index per output row/col, weight per output row/col) pairs."""
+    shape = np.shape(original_image)
+    out = np.zeros((g.shape[0], shape[1], shape[2], g.shape[3]), np.float32)
+    for rows, wy in row_taps:
+        for cols, wx in col_taps:
+            w = wy[None, :, None, None] * wx[None, None, :, None]
+            np.add.at(out, (slice(None), rows[:, None], cols[None, :]), g * w)
+    return out.astype(np.asarray(original_image).dtype)
+
+
 # --- op records ----------------------------------------------------------------------------------
 def _size(size):
     s = np.asarray(size)
@@ -164,12 +177,8 @@ class ResizeBilinearGrad:
         shape = np.shape(original_image)
         y0, y1, fy = _linear_grid(shape[1], g.shape[1], align_corners, half_pixel_centers)
         x0, x1, fx = _linear_grid(shape[2], g.shape[2], align_corners, half_pixel_centers)
-        out = np.zeros((g.shape[0], shape[1], shape[2], g.shape[3]), np.float32)
-        fy, fx = fy[None, :, None, None], fx[None, None, :, None]
-        for rows, wy in ((y0, 1 - fy), (y1, fy)):
-            for cols, wx in ((x0, 1 - fx), (x1, fx)):
-                np.add.at(out, (slice(None), rows[:, None], cols[None, :]), g * wy * wx)
-        return out.astype(np.asarray(original_image).dtype)
+        return _scatter_taps(g, original_image, ((y0, 1 - fy), (y1, fy)),
+                             ((x0, 1 - fx), (x1, fx)))
 
 
 @define_op("ResizeNearestNeighbor")
@@ -244,12 +253,7 @@ class ResizeBicubicGrad:
         shape = np.shape(original_image)
         ry, wy = _cubic_grid(shape[1], g.shape[1], align_corners, half_pixel_centers)
         rx, wx = _cubic_grid(shape[2], g.shape[2], align_corners, half_pixel_centers)
-        out = np.zeros((g.shape[0], shape[1], shape[2], g.shape[3]), np.float32)
-        for k in range(4):
-            for m in range(4):
-                w = wy[k][None, :, None, None] * wx[m][None, None, :, None]
-                np.add.at(out, (slice(None), ry[k][:, None], rx[m][None, :]), g * w)
-        return out.astype(np.asarray(original_image).dtype)
+        return _scatter_taps(g, original_image, tuple(zip(ry, wy)), tuple(zip(rx, wx)))
 
 
 # --- tf.image.resize ---------------------------------------------------------------------------
