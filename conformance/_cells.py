@@ -12,6 +12,7 @@ import ast
 import contextlib
 import io
 import json
+import os
 import sys
 import traceback
 
@@ -22,16 +23,20 @@ def _missing_api(exc):
     return None if found is None else found.summary
 
 
-def run_cell(source, namespace):
+def run_cell(source, namespace, filename):
     out = io.StringIO()
     record = {"status": "ok"}
+    # The cell is a file, as IPython's cells are in linecache: AutoGraph (TF's and ours) reads a
+    # function's source with ``inspect``, which cannot see code exec'd from a bare string.
+    with open(filename, "w") as f:
+        f.write(source)
     try:
-        tree = ast.parse(source, "<cell>")
+        tree = ast.parse(source, filename)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            exec(compile(tree, "<cell>", "exec"), namespace)
+            exec(compile(tree, filename, "exec"), namespace)
             if last is not None:
-                value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+                value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
                 if value is not None:
                     print(repr(value))
     except BaseException as e:  # a cell's SystemExit or error is that cell's result
@@ -53,8 +58,8 @@ def main(cells_path, out_path):
         cells = json.load(f)
     namespace = {"__name__": "__main__"}
     records = []
-    for source in cells:
-        records.append(run_cell(source, namespace))
+    for i, source in enumerate(cells):
+        records.append(run_cell(source, namespace, os.path.abspath(f"cell_{i}.py")))
         with open(out_path, "w") as f:  # written as it goes: a hang still leaves the rest
             json.dump(records, f, indent=1)
 
