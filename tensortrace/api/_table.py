@@ -354,9 +354,14 @@ OPS = {
     'ops.math.transcendental': ('Acos Acosh Asin Asinh Atan Atan2 Atanh Cos Cosh Exp Expm1 Log '
                                 'Log1p Rsqrt Sigmoid Sin Sinh Softplus Softsign Sqrt Tan Tanh'),
     'ops.nn.activations': 'Elu Gelu LeakyRelu Relu Relu6 Selu Silu',
+    'ops.nn.conv_grad': ('Conv2DBackpropFilter Conv2DBackpropInput Conv3DBackpropFilterV2 '
+                         'Conv3DBackpropInputV2 DepthwiseConv2dNativeBackpropFilter '
+                         'DepthwiseConv2dNativeBackpropInput'),
     'ops.nn.convolution': 'Conv2D Conv3D DepthwiseConv2dNative',
     'ops.nn.dropout': 'Dropout',
     'ops.nn.normalization': 'BatchNormalization BiasAdd L2Loss Moments',
+    'ops.nn.pool_grad': ('AvgPool3DGrad AvgPoolGrad MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad '
+                         'MaxPoolGradGrad'),
     'ops.nn.pooling': 'AvgPool AvgPool3D MaxPool MaxPool3D',
     'ops.nn.softmax': ('LogSoftmax SigmoidCrossEntropyWithLogits Softmax '
                        'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
@@ -433,10 +438,13 @@ GRADS = {
                             'Rsqrt SelectV2 Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Square '
                             'SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod Where Xdivy '
                             'Xlog1py Xlogy Zeta'),
-    'autodiff.rules.nn': ('AvgPool AvgPool3D BatchNormalization BiasAdd Conv2D Conv3D '
-                          'DepthwiseConv2dNative Dropout Elu Gelu L2Loss LeakyRelu LogSoftmax '
-                          'MaxPool MaxPool3D Moments Relu Relu6 Selu '
-                          'SigmoidCrossEntropyWithLogits Silu Softmax '
+    'autodiff.rules.nn': ('AvgPool AvgPool3D AvgPool3DGrad AvgPoolGrad BatchNormalization BiasAdd '
+                          'Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
+                          'Conv3DBackpropFilterV2 Conv3DBackpropInputV2 DepthwiseConv2dNative '
+                          'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput '
+                          'Dropout Elu Gelu L2Loss LeakyRelu LogSoftmax MaxPool MaxPool3D '
+                          'MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad MaxPoolGradGrad Moments '
+                          'Relu Relu6 Selu SigmoidCrossEntropyWithLogits Silu Softmax '
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),

@@ -114,9 +114,63 @@ CONV = [
       id="max_pool3d"),
     C(lambda x: tf.nn.avg_pool3d(x, 2, 2, "VALID"), rand(1, 4, 2, 2, 1), id="avg_pool3d"),
 ]
-for _case in CONV:  # rebuilt from slices: the gradients need static shapes
-    _case.dynamic = False
-CASES += CONV
+
+
+def _grad_of(fn, wrt):
+    """The gradient of ``fn(*args)`` with respect to argument ``wrt``, with the cotangent as
+    the last argument: a computation made of the gradient ops (Conv2DBackpropFilter ...)."""
+
+    def grad(*args):
+        *xs, dy = args
+        with tf.GradientTape() as tape:
+            tape.watch(xs[wrt])
+            y = fn(*xs)
+        return tape.gradient(y, xs[wrt], output_gradients=dy)
+
+    return grad
+
+
+def _grad_grad_of(pool):
+    """MaxPoolGrad's gradient with respect to its cotangent: MaxPoolGradGrad."""
+
+    def grad(x, dy, v):
+        with tf.GradientTape() as outer:
+            outer.watch(dy)
+            g = _grad_of(pool, 0)(x, dy)
+        return outer.gradient(g, dy, output_gradients=v)
+
+    return grad
+
+
+_MAX2 = lambda x: tf.nn.max_pool2d(x, 2, 2, "SAME")  # noqa: E731
+_MAX3 = lambda x: tf.nn.max_pool3d(x, 2, 1, "VALID")  # noqa: E731
+GRAD_OPS = [  # TF's gradient ops, differentiated in turn (second order of the forward ops)
+    C(lambda dy, w: tf.nn.conv2d_transpose(dy, w, [1, 5, 4, 2], 2, "SAME"), rand(1, 3, 2, 3),
+      rand(3, 3, 2, 3), id="conv2d_backprop_input"),
+    C(_grad_of(lambda x, w: tf.nn.conv2d(x, w, 2, "SAME"), 1), rand(1, 5, 4, 2),
+      rand(3, 3, 2, 3), rand(1, 3, 2, 3), id="conv2d_backprop_filter"),
+    C(lambda dy, w: tf.nn.conv3d_transpose(dy, w, [1, 3, 3, 3, 1], [1, 1, 1, 1, 1], "VALID"),
+      rand(1, 2, 2, 2, 2), rand(2, 2, 2, 1, 2), id="conv3d_backprop_input"),
+    C(_grad_of(lambda x, w: tf.nn.conv3d(x, w, [1] * 5, "VALID"), 1), rand(1, 3, 3, 3, 1),
+      rand(2, 2, 2, 1, 2), rand(1, 2, 2, 2, 2), id="conv3d_backprop_filter"),
+    C(_grad_of(lambda x, w: tf.nn.depthwise_conv2d(x, w, [1] * 4, "SAME"), 0), rand(1, 3, 3, 2),
+      rand(2, 2, 2, 2), rand(1, 3, 3, 4), id="depthwise_backprop_input"),
+    C(_grad_of(lambda x, w: tf.nn.depthwise_conv2d(x, w, [1] * 4, "VALID"), 1),
+      rand(1, 3, 3, 2), rand(2, 2, 2, 2), rand(1, 2, 2, 4), id="depthwise_backprop_filter"),
+    C(_grad_of(_MAX2, 0), distinct(1, 3, 3, 2), rand(1, 2, 2, 2), order=1,
+      id="max_pool_grad"),
+    C(_grad_grad_of(_MAX2), distinct(1, 3, 3, 2), rand(1, 2, 2, 2), rand(1, 3, 3, 2), order=1,
+      id="max_pool_grad_grad"),
+    C(_grad_of(_MAX3, 0), distinct(1, 3, 3, 2, 1), rand(1, 2, 2, 1, 1), order=1,
+      id="max_pool3d_grad"),
+    C(_grad_grad_of(_MAX3), distinct(1, 3, 3, 2, 1), rand(1, 2, 2, 1, 1), rand(1, 3, 3, 2, 1),
+      order=1, id="max_pool3d_grad_grad"),
+    C(_grad_of(lambda x: tf.nn.avg_pool2d(x, 2, 1, "SAME"), 0), rand(1, 3, 3, 2),
+      rand(1, 3, 3, 2), id="avg_pool_grad"),
+    C(_grad_of(lambda x: tf.nn.avg_pool3d(x, 2, 2, "VALID"), 0), rand(1, 4, 2, 2, 1),
+      rand(1, 2, 1, 1, 1), id="avg_pool3d_grad"),
+]
+CASES += CONV + GRAD_OPS
 
 
 def _modes():

@@ -1,32 +1,28 @@
 """Gradients of the nn ops, following TF's nn_grad.py: activations, softmax and cross-entropies,
-normalization and dropout by formula; convolutions and pooling by differentiating their
-composition from strided slices (static shapes only)."""
-
-import itertools
+normalization and dropout by formula; convolutions and pooling by TF's gradient ops
+(Conv2DBackpropInput, MaxPoolGrad ...), which take shapes as tensors, so they differentiate with
+unknown batch and spatial sizes, to any order."""
 
 import numpy as np
 
-from ...convert import constant
+from ...context import bind
 from ...ops.array.creation import zeros_like
-from ...ops.array.joining import stack
-from ...ops.array.padding import pad
-from ...ops.array.passthrough import stop_gradient
-from ...ops.array.ranges import one_hot
-from ...ops.array.reshaping import expand_dims, reshape, transpose
-from ...ops.indexing.slicing import strided_slice
-from ...ops.linalg.products import tensordot
+from ...ops.array.reshaping import expand_dims, reshape
+from ...ops.array.shapes import shape
 from ...ops.math.casting import cast
-from ...ops.math.clip import add_n
 from ...ops.math.compare import equal, greater, less, logical_and
 from ...ops.math.select import where
 from ...ops.math.special import erf
 from ...ops.math.transcendental import exp, rsqrt, sigmoid, tanh
-from ...ops.nn._geometry import out_sizes, spatial_axes, spatial_pads, window_counts
+from ...ops.nn import conv_grad as CG
+from ...ops.nn import pool_grad as PG
 from ...ops.nn.activations import SELU_ALPHA, SELU_SCALE
+from ...ops.nn.convolution import CONV2D, CONV3D, DEPTHWISE
+from ...ops.nn.pooling import AVG_POOL, AVG_POOL3D
 from ...ops.nn.softmax import log_softmax, softmax
-from ...ops.reduce import argmax, reduce_sum
+from ...ops.reduce import reduce_sum
 from ..grad_util import (kept_shape, reduced_count, reduced_grad, register_gradients, skip,
-                         unbroadcast, via_composite)
+                         unbroadcast)
 
 
 # --- activations: each rule maps (x, y, dy, attrs) to dx -------------------------------------
@@ -180,91 +176,60 @@ def _dropout(op, dy):
     return where(kept, dy * scale, zeros_like(dy)), None
 
 
-# --- convolutions and pooling, rebuilt from strided slices ------------------------------------
-def _layout(x, data_format):
-    rank = x.shape.rank
-    last = not data_format.startswith("NC")
-    if rank is None or not x.shape.is_fully_defined():
-        raise NotImplementedError("the gradients of convolutions and pooling need static shapes")
-    return rank, last, spatial_axes(rank, last)
+# --- convolutions and pooling: TF's gradient ops, shapes passed as tensors ---------------------
+def _conv(input_op, filter_op):
+    """Conv2D/Conv3D/DepthwiseConv2dNative: the backprop-input and backprop-filter ops."""
+
+    def grad(op, dy):
+        x, w = op.inputs
+        dx = None if skip(op, 0) else bind(input_op, shape(x), w, dy, **op.attrs)
+        dw = None if skip(op, 1) else bind(filter_op, x, shape(w), dy, **op.attrs)
+        return dx, dw
+
+    return grad
 
 
-def _channels_last(x, last):
-    rank = x.shape.rank
-    return x if last else transpose(x, [0] + list(range(2, rank)) + [1])
+def _conv_backprop_input(forward, filter_op):
+    """The backprop-input op (input_sizes, filter, out_backprop) is linear in its last two."""
+
+    def grad(op, g):
+        _, w, dy = op.inputs
+        dw = None if skip(op, 1) else bind(filter_op, g, shape(w), dy, **op.attrs)
+        d_dy = None if skip(op, 2) else bind(forward, g, w, **op.attrs)
+        return None, dw, d_dy
+
+    return grad
 
 
-def _channels_back(y, last):
-    rank = y.shape.rank
-    return y if last else transpose(y, [0, rank - 1] + list(range(1, rank - 1)))
+def _conv_backprop_filter(forward, input_op):
+    """The backprop-filter op (input, filter_sizes, out_backprop)."""
+
+    def grad(op, g):
+        x, _, dy = op.inputs
+        dx = None if skip(op, 0) else bind(input_op, shape(x), g, dy, **op.attrs)
+        d_dy = None if skip(op, 2) else bind(forward, x, g, **op.attrs)
+        return dx, None, d_dy
+
+    return grad
 
 
-def _taps(xp, k, s, d, out):
-    """For each kernel offset, the strided slice of the padded input it meets: [N, *out, C]."""
-    for tap in itertools.product(*(range(v) for v in k)):
-        begin = [0] + [t * dd for t, dd in zip(tap, d)] + [0]
-        end = [xp.shape[0]] + [t * dd + (o - 1) * ss + 1 for t, dd, o, ss in
-                               zip(tap, d, out, s)] + [xp.shape[-1]]
-        yield tap, strided_slice(xp, begin, end, [1] + list(s) + [1])
+def _max_pool(grad_op):
+    return lambda op, dy: bind(grad_op, op.inputs[0], op.outputs[0], dy, **op.attrs)
 
 
-def _spatial(x, padding, explicit, k, s, d, axes, pad_value=0.0):
-    """x (channels last) padded as the op pads it, and the output's spatial sizes."""
-    sizes = x.shape.as_list()[1:-1]
-    pads = spatial_pads(padding, explicit, sizes, k, s, d, axes)  # axes: explicit's layout
-    out = out_sizes(sizes, k, s, d, pads, padding)
-    if any(p != (0, 0) for p in pads):
-        x = pad(x, [[0, 0]] + [list(p) for p in pads] + [[0, 0]], constant_values=pad_value)
-    return x, out, pads
+def _max_pool_grad(grad_op):
+    """MaxPoolGrad and MaxPoolGradGrad: linear in their gradient input, each the other's
+    transpose; the pooled values only pick the positions (TF gives them zeros)."""
+    return lambda op, g: (None, None, bind(grad_op, *op.inputs[:2], g, **op.attrs))
 
 
-def _conv_composite(depthwise):
-    def composite(x, w, strides, padding, explicit_paddings=(), data_format="NHWC",
-                  dilations=None, **extra):
-        rank, last, axes = _layout(x, data_format)
-        dilations = dilations or (1,) * rank
-        k = w.shape.as_list()[:-2]
-        s, d = [strides[a] for a in axes], [dilations[a] for a in axes]
-        xl = _channels_last(x, last)
-        cin, cout = w.shape.as_list()[-2:]
-        if not depthwise and xl.shape[-1] != cin:
-            raise NotImplementedError("the gradient of grouped convolutions")
-        xp, out, _ = _spatial(xl, padding, explicit_paddings, k, s, d, axes)
-        terms = []
-        for tap, window in _taps(xp, k, s, d, out):
-            wt = w[tap]
-            if depthwise:
-                terms.append(reshape(expand_dims(window, -1) * wt, [-1] + out + [cin * cout]))
-            else:
-                terms.append(tensordot(window, wt, [[rank - 1], [0]]))
-        return _channels_back(add_n(terms), last)
-
-    return composite
+def _avg_pool(grad_op):
+    return lambda op, dy: bind(grad_op, shape(op.inputs[0]), dy, **op.attrs)
 
 
-def _pool_composite(average):
-    def composite(x, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
-        _, last, axes = _layout(x, data_format)
-        k, s = [ksize[a] for a in axes], [strides[a] for a in axes]
-        ones = [1] * len(k)
-        xl = _channels_last(x, last)
-        fill = 0.0 if average else -np.inf
-        xp, out, pads = _spatial(xl, padding, explicit_paddings, k, s, ones, axes, fill)
-        windows = stack([w for _, w in _taps(xp, k, s, ones, out)])
-        if average:
-            count = window_counts(xl.shape.as_list()[1:-1], k, s, pads, out)
-            y = reduce_sum(windows, 0) / constant(count, x.dtype)
-        else:  # the first maximum of each window takes the gradient, as TF's MaxPoolGrad
-            first = one_hot(argmax(windows, 0), int(np.prod(k)), axis=0, dtype=x.dtype)
-            y = reduce_sum(windows * stop_gradient(first), 0)
-        return _channels_back(y, last)
+def _avg_pool_grad(forward):
+    return lambda op, g: (None, bind(forward, g, **op.attrs))
 
-    return composite
-
-
-_CONV = via_composite(_conv_composite(depthwise=False))
-_MAX_POOL = via_composite(_pool_composite(average=False))
-_AVG_POOL = via_composite(_pool_composite(average=True))
 
 register_gradients({
     **{name: _activation(vjp) for name, vjp in _ACTIVATIONS.items()},
@@ -278,11 +243,32 @@ register_gradients({
     "Moments":                             _moments,
     "BatchNormalization":                  _batch_norm,
     "Dropout":                             _dropout,
-    "Conv2D":                              _CONV,
-    "Conv3D":                              _CONV,
-    "DepthwiseConv2dNative":               via_composite(_conv_composite(depthwise=True)),
-    "MaxPool":                             _MAX_POOL,
-    "MaxPool3D":                           _MAX_POOL,
-    "AvgPool":                             _AVG_POOL,
-    "AvgPool3D":                           _AVG_POOL,
+    "Conv2D":                              _conv(CG.CONV2D_BACKPROP_INPUT,
+                                                 CG.CONV2D_BACKPROP_FILTER),
+    "Conv2DBackpropInput":                 _conv_backprop_input(CONV2D,
+                                                                CG.CONV2D_BACKPROP_FILTER),
+    "Conv2DBackpropFilter":                _conv_backprop_filter(CONV2D,
+                                                                 CG.CONV2D_BACKPROP_INPUT),
+    "Conv3D":                              _conv(CG.CONV3D_BACKPROP_INPUT,
+                                                 CG.CONV3D_BACKPROP_FILTER),
+    "Conv3DBackpropInputV2":               _conv_backprop_input(CONV3D,
+                                                                CG.CONV3D_BACKPROP_FILTER),
+    "Conv3DBackpropFilterV2":              _conv_backprop_filter(CONV3D,
+                                                                 CG.CONV3D_BACKPROP_INPUT),
+    "DepthwiseConv2dNative":               _conv(CG.DEPTHWISE_BACKPROP_INPUT,
+                                                 CG.DEPTHWISE_BACKPROP_FILTER),
+    "DepthwiseConv2dNativeBackpropInput":  _conv_backprop_input(DEPTHWISE,
+                                                                CG.DEPTHWISE_BACKPROP_FILTER),
+    "DepthwiseConv2dNativeBackpropFilter": _conv_backprop_filter(DEPTHWISE,
+                                                                 CG.DEPTHWISE_BACKPROP_INPUT),
+    "MaxPool":                             _max_pool(PG.MAX_POOL_GRAD),
+    "MaxPool3D":                           _max_pool(PG.MAX_POOL3D_GRAD),
+    "MaxPoolGrad":                         _max_pool_grad(PG.MAX_POOL_GRAD_GRAD),
+    "MaxPoolGradGrad":                     _max_pool_grad(PG.MAX_POOL_GRAD),
+    "MaxPool3DGrad":                       _max_pool_grad(PG.MAX_POOL3D_GRAD_GRAD),
+    "MaxPool3DGradGrad":                   _max_pool_grad(PG.MAX_POOL3D_GRAD),
+    "AvgPool":                             _avg_pool(PG.AVG_POOL_GRAD),
+    "AvgPool3D":                           _avg_pool(PG.AVG_POOL3D_GRAD),
+    "AvgPoolGrad":                         _avg_pool_grad(AVG_POOL),
+    "AvgPool3DGrad":                       _avg_pool_grad(AVG_POOL3D),
 })

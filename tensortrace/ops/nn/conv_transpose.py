@@ -1,96 +1,49 @@
-"""Transposed convolutions (TF's Conv*DBackpropInput): the input zero-stuffed by the strides,
-padded, then a stride-1 VALID convolution with the flipped filters."""
+"""Transposed convolutions, as TF writes them: the gradient op of the convolution with respect to
+its input (Conv2DBackpropInput, Conv3DBackpropInputV2), ``output_shape`` a tensor, so it may be
+known only at run time (a batch of None)."""
 
 import numpy as np
 
-from ..._export import tf_export
+from ...context import bind
 from ...convert import convert_to_tensor
-from ...errors import invalid_argument
+from ..._export import tf_export
 from ...tensor import static_value
-from .._args import int_arg
-from ..array.padding import pad
-from ..array.reshaping import expand_dims, reshape, transpose
-from ..array.sequences import reverse
-from ._geometry import conv_data_format, expand
-from .convolution import convolution
+from ..array.joining import concat
+from ..array.reshaping import expand_dims, squeeze
+from ..math.casting import cast
+from ._geometry import conv_data_format, expand, padding_arg
+from .conv_grad import CONV2D_BACKPROP_INPUT, CONV3D_BACKPROP_INPUT
 
 
-def _stuff(x, axis, stride, length):
-    """Insert ``stride - 1`` zeros between the entries of ``x`` along ``axis`` (static sizes)."""
-    if stride == 1:
-        return x
-    dims = x.shape.as_list()
-    x = expand_dims(x, axis + 1)
-    paddings = [[0, 0]] * (len(dims) + 1)
-    paddings[axis + 1] = [0, stride - 1]
-    x = pad(x, paddings)
-    dims[axis] *= stride
-    x = reshape(x, [-1 if d is None else d for d in dims])
-    return x[(slice(None),) * axis + (slice(0, length),)]
+def _output_shape(output_shape, rank):
+    shape = convert_to_tensor(output_shape)
+    if shape.dtype.name not in ("int32", "int64"):
+        shape = cast(shape, "int32")
+    if shape.shape.rank is not None and shape.shape.rank != 1:
+        raise ValueError(f"output_shape must be a 1-D tensor, got shape {shape.shape}")
+    n = shape.shape[0] if shape.shape.rank == 1 else None
+    if n is not None and n != rank:
+        raise ValueError(f"output_shape must have shape ({rank},), got ({n},)")
+    return shape
 
 
-def _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations, n,
-                    op_name):
-    """The gradient of an ``n``-d convolution with respect to its input (TF's
-    Conv*DBackpropInput): ``output_shape`` is the forward input's shape."""
+def _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations, n):
+    """The gradient of an ``n``-d (2 or 3) convolution with respect to its input: ``output_shape``
+    is the forward input's shape."""
     rank = n + 2
-    _, last = conv_data_format(data_format, 5 if n == 3 else 4)
+    fmt, last = conv_data_format(data_format, rank)
     x = convert_to_tensor(input)
     w = convert_to_tensor(filters, dtype_hint=x.dtype)
-    out = static_value(convert_to_tensor(output_shape))
-    if out is None:
-        raise NotImplementedError(f"{op_name}: output_shape must be known when the function is "
-                                  f"traced")
-    out = [int_arg(v, "output_shape") for v in np.asarray(out).reshape(-1)]
-    if len(out) != rank:
-        raise ValueError(f"output_shape must have shape ({rank},), got ({len(out)},)")
-    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
-        raise ValueError(f"{op_name}: padding must be 'SAME' or 'VALID'; got {padding!r}")
-    padding = padding.upper()
-    if not last:
-        x = transpose(x, [0] + list(range(2, rank)) + [1])
-        out = [out[0]] + out[2:] + [out[1]]
-    s = expand(strides, n, rank, True, "strides")[1:-1]
-    d = expand(dilations, n, rank, True, "dilations")[1:-1]
-    if w.shape.rank is not None and w.shape.rank != rank:
-        raise ValueError(f"filters must be {rank}-dimensional; got shape {w.shape}")
-    if x.shape.rank is not None and x.shape.rank != rank:
-        raise ValueError(f"input must be {rank}-dimensional; got shape {x.shape}")
-    k = w.shape.as_list()[:n]
-    sizes = x.shape.as_list()[1:-1]
-    if None in k or None in sizes:
-        raise NotImplementedError(f"{op_name} needs static spatial and filter sizes")
-    cin, cout = w.shape.as_list()[-1], w.shape.as_list()[-2]
-    if x.shape[-1] is not None and cin is not None and x.shape[-1] != cin:
-        raise invalid_argument(f"input depth {x.shape[-1]} does not match the filter's "
-                               f"in_channels {cin}", op_name)
-    if cout is not None and out[-1] != cout:
-        raise invalid_argument(f"output_shape's depth {out[-1]} does not match the filter's "
-                               f"out_channels {cout}", op_name)
-    pads = []
-    for i, (size, o, kk, ss, dd) in enumerate(zip(sizes, out[1:-1], k, s, d)):
-        keff = (kk - 1) * dd + 1
-        if padding == "SAME":
-            expected = -(-o // ss)
-            before = max((expected - 1) * ss + keff - o, 0) // 2
-        else:
-            expected = max((o - keff) // ss + 1, 0) if o >= keff else 0
-            before = 0
-        if size != expected:
-            raise invalid_argument(
-                f"Conv{n}DCustomBackpropInput: Size of out_backprop doesn't match computed: "
-                f"actual = {size}, computed = {expected} spatial_dim: {i + 1} input: {o} "
-                f"filter: {kk} output: {size} stride: {ss} dilation: {dd}", op_name)
-        length = (size - 1) * ss + 1 if size else 0
-        x = _stuff(x, i + 1, ss, length)
-        lo = keff - 1 - before
-        pads.append((lo, o + keff - 1 - lo - length))
-    crop = [slice(None)] + [slice(max(-lo, 0), None if hi >= 0 else hi) for lo, hi in pads]
-    x = pad(x, [[0, 0]] + [[max(lo, 0), max(hi, 0)] for lo, hi in pads] + [[0, 0]])
-    x = x[tuple(crop)]
-    wf = transpose(reverse(w, list(range(n))), list(range(n)) + [rank - 1, rank - 2])
-    y = convolution(x, wf, strides=1, padding="VALID", dilations=list(d))
-    return y if last else transpose(y, [0, rank - 1] + list(range(1, rank - 1)))
+    for what, t in (("filters", w), ("input", x)):
+        if t.shape.rank is not None and t.shape.rank != rank:
+            raise ValueError(f"{what} must be {rank}-dimensional; got shape {t.shape}")
+    padding, explicit = padding_arg(padding, rank, allow_explicit=n == 2)
+    attrs = dict(strides=expand(strides, n, rank, last, "strides"), padding=padding,
+                 data_format=fmt, dilations=expand(dilations, n, rank, last, "dilations"))
+    if n == 2:
+        attrs["explicit_paddings"] = explicit
+    op = CONV2D_BACKPROP_INPUT if n == 2 else CONV3D_BACKPROP_INPUT
+    return bind(op, _output_shape(output_shape, rank), w, x, **attrs)
 
 
 @tf_export("nn.conv2d_transpose")
@@ -99,15 +52,27 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     """The transpose of conv2d: ``filters`` is [H, W, out_channels, in_channels] and
     ``output_shape`` the full output shape."""
     return _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations,
-                           2, "Conv2DBackpropInput")
+                           2)
 
 
 @tf_export("nn.conv1d_transpose")
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",
                      dilations=None, name=None):
-    """The transpose of conv1d: ``filters`` is [W, out_channels, in_channels]."""
-    return _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations,
-                           1, "Conv2DBackpropInput")
+    """The transpose of conv1d: ``filters`` is [W, out_channels, in_channels]; as TF, a
+    Conv2DBackpropInput over a unit height (ExpandDims, Conv2DBackpropInput, Squeeze)."""
+    fmt, last = conv_data_format(data_format, 4)
+    if isinstance(padding, (list, tuple)):
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    axis = 1 if last else 2
+    s = expand(strides, 1, 3, last, "strides")
+    d = expand(dilations, 1, 3, last, "dilations")
+    shape = _output_shape(output_shape, 3)
+    shape = concat([shape[:axis], [1], shape[axis:]], 0) if shape.dtype.name == "int32" else \
+        concat([shape[:axis], np.array([1], np.int64), shape[axis:]], 0)
+    out = _conv_transpose(expand_dims(convert_to_tensor(input), axis),
+                          expand_dims(convert_to_tensor(filters), 0), shape,
+                          [1, s[axis]], padding, fmt, [1, d[axis]], 2)
+    return squeeze(out, [axis])
 
 
 @tf_export("nn.conv3d_transpose")
@@ -115,7 +80,7 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data
                      dilations=None, name=None):
     """The transpose of conv3d: ``filters`` is [D, H, W, out_channels, in_channels]."""
     return _conv_transpose(input, filters, output_shape, strides, padding, data_format, dilations,
-                           3, "Conv3DBackpropInputV2")
+                           3)
 
 
 @tf_export("nn.conv_transpose")

@@ -1,0 +1,207 @@
+"""The gradient ops of convolutions and pooling (Conv2DBackpropInput, MaxPoolGrad ...) against
+NumPy references: each is the transpose of its forward op's Jacobian, built here column by
+column from the loop references of test_nn; and traced with unknown batch and spatial sizes."""
+
+import numpy as np
+import pytest
+
+import tensortrace as tf
+
+from .optable import Case, rand, run_case
+from .test_nn import ref_conv, ref_pool
+
+F64 = np.float64
+
+
+def jacobian_t(fn, x, dy, h=1.0):
+    """J(x)^T dy for ``fn`` (NumPy), one column per input element: exact for a linear ``fn``
+    (h=1), and for a max pooling of distinct values with a small ``h``."""
+    base = fn(x)
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = x.copy()
+        e[i] += h
+        out[i] = np.sum((fn(e) - base) / h * dy)
+    return out
+
+
+def _grad(fn, x, dy):
+    """``tape.gradient(fn(x), x, dy)`` for a tensor x."""
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+    return tape.gradient(y, x, output_gradients=dy)
+
+
+def _grad_grad(fn, x, dy, v):
+    """The gradient of <fn'(x)^T dy, v> with respect to dy: MaxPoolGrad's own gradient."""
+    with tf.GradientTape() as outer:
+        outer.watch(dy)
+        g = _grad(fn, x, dy)
+    return outer.gradient(g, dy, output_gradients=v)
+
+
+def _conv(s=(1, 1), p="VALID", d=(1, 1)):
+    return lambda x, w: ref_conv(x, w, list(s), p, list(d))
+
+
+def _depthwise(s, p):
+    def fn(x, w):
+        c, m = w.shape[-2:]
+        return np.concatenate([ref_conv(x[..., i:i + 1], w[..., i:i + 1, :], list(s), p,
+                                        [1, 1]) for i in range(c)], -1)
+    return fn
+
+
+X = rand(2, 5, 4, 3, dtype=F64)
+W = rand(3, 2, 3, 4, dtype=F64)
+DY_SAME2 = rand(2, 3, 2, 4, dtype=F64)   # conv of X by W, stride 2, SAME
+X3 = rand(1, 3, 4, 3, 2, dtype=F64)
+W3 = rand(2, 2, 2, 2, 3, dtype=F64)
+DY3 = rand(1, 2, 3, 2, 3, dtype=F64)     # conv3d VALID
+WD = rand(2, 2, 3, 2, dtype=F64)
+DYD = rand(2, 5, 4, 6, dtype=F64)        # depthwise SAME
+XP = rand(2, 5, 5, 2, dtype=F64)
+DYP = rand(2, 3, 3, 2, dtype=F64)        # pooling 3x3 / 2, SAME
+VP = rand(2, 5, 5, 2, dtype=F64)
+XP3 = rand(1, 4, 4, 4, 1, dtype=F64)
+DYP3 = rand(1, 2, 2, 2, 1, dtype=F64)
+
+
+def _distinct(shape, seed):
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    return rng.permutation(np.linspace(-2, 2, n)).reshape(shape)
+
+
+XP = _distinct(XP.shape, 1)
+XP3 = _distinct(XP3.shape, 2)
+MAX2 = lambda x: ref_pool(x, [3, 3], [2, 2], "SAME", False)  # noqa: E731
+MAX3 = lambda x: ref_pool(x, [2, 2, 2], [2, 2, 2], "VALID", False)  # noqa: E731
+
+GRAD_CASES = [
+    Case(lambda dy, w: tf.nn.conv2d_transpose(dy, w, [2, 5, 4, 3], 2, "SAME"), (DY_SAME2, W),
+         ref=lambda dy, w: jacobian_t(lambda x: _conv((2, 2), "SAME")(x, w), X, dy),
+         id="Conv2DBackpropInput"),
+    Case(lambda x, w, dy: _grad(lambda w: tf.nn.conv2d(x, w, 2, "SAME"), w, dy),
+         (X, W, DY_SAME2), ref=lambda x, w, dy: jacobian_t(
+             lambda w: _conv((2, 2), "SAME")(x, w), w, dy), id="Conv2DBackpropFilter"),
+    Case(lambda dy, w: tf.nn.conv3d_transpose(dy, w, [1, 3, 4, 3, 2], [1, 1, 1, 1, 1],
+                                              "VALID"), (DY3, W3),
+         ref=lambda dy, w: jacobian_t(lambda x: ref_conv(x, w, [1] * 3, "VALID", [1] * 3),
+                                      X3, dy), id="Conv3DBackpropInputV2"),
+    Case(lambda x, w, dy: _grad(lambda w: tf.nn.conv3d(x, w, [1] * 5, "VALID"), w, dy),
+         (X3, W3, DY3), ref=lambda x, w, dy: jacobian_t(
+             lambda w: ref_conv(x, w, [1] * 3, "VALID", [1] * 3), w, dy),
+         id="Conv3DBackpropFilterV2"),
+    Case(lambda x, w, dy: _grad(lambda x: tf.nn.depthwise_conv2d(x, w, [1] * 4, "SAME"), x,
+                                dy), (X, WD, DYD),
+         ref=lambda x, w, dy: jacobian_t(lambda x: _depthwise((1, 1), "SAME")(x, w), x, dy),
+         id="DepthwiseConv2dNativeBackpropInput"),
+    Case(lambda x, w, dy: _grad(lambda w: tf.nn.depthwise_conv2d(x, w, [1] * 4, "SAME"), w,
+                                dy), (X, WD, DYD),
+         ref=lambda x, w, dy: jacobian_t(lambda w: _depthwise((1, 1), "SAME")(x, w), w, dy),
+         id="DepthwiseConv2dNativeBackpropFilter"),
+    Case(lambda x, dy: _grad(lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"), x, dy), (XP, DYP),
+         ref=lambda x, dy: jacobian_t(MAX2, x, dy, 1e-4), id="MaxPoolGrad"),
+    Case(lambda x, dy, v: _grad_grad(lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"), x, dy, v),
+         (XP, DYP, VP), ref=lambda x, dy, v: (MAX2(x + 1e-4 * v) - MAX2(x)) / 1e-4,
+         id="MaxPoolGradGrad"),
+    Case(lambda x, dy: _grad(lambda x: tf.nn.max_pool3d(x, 2, 2, "VALID"), x, dy), (XP3, DYP3),
+         ref=lambda x, dy: jacobian_t(MAX3, x, dy, 1e-4), id="MaxPool3DGrad"),
+    Case(lambda x, dy, v: _grad_grad(lambda x: tf.nn.max_pool3d(x, 2, 2, "VALID"), x, dy, v),
+         (XP3, DYP3, XP3[::-1].copy()),
+         ref=lambda x, dy, v: (MAX3(x + 1e-4 * v) - MAX3(x)) / 1e-4, id="MaxPool3DGradGrad"),
+    Case(lambda x, dy: _grad(lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME"), x, dy), (XP, DYP),
+         ref=lambda x, dy: jacobian_t(lambda x: ref_pool(x, [3, 3], [2, 2], "SAME", True), x,
+                                      dy), id="AvgPoolGrad"),
+    Case(lambda x, dy: _grad(lambda x: tf.nn.avg_pool3d(x, 2, 2, "VALID"), x, dy), (XP3, DYP3),
+         ref=lambda x, dy: jacobian_t(lambda x: ref_pool(x, [2] * 3, [2] * 3, "VALID", True),
+                                      x, dy), id="AvgPool3DGrad"),
+]
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=str)
+def test_grad_op_table(case):
+    run_case(case)
+
+
+# --- unknown batch (and spatial) sizes ---------------------------------------------------------
+def _net(x, w1, w2):
+    """A small CNN touching every gradient op a Keras CNN needs."""
+    y = tf.nn.relu(tf.nn.conv2d(x, w1, 1, "SAME"))
+    y = tf.nn.max_pool2d(y, 2, 2, "SAME")
+    y = tf.nn.depthwise_conv2d(y, w2, [1, 1, 1, 1], "VALID")
+    return tf.reduce_sum(tf.nn.avg_pool2d(y, 2, 1, "SAME") ** 2)
+
+
+@pytest.mark.parametrize("spec", [[None, 6, 5, 2], [None, None, None, 2]])
+def test_cnn_gradients_traced_with_unknown_batch_match_eager(spec):
+    rng = np.random.default_rng(5)
+    w1 = tf.constant(rng.uniform(-1, 1, (3, 3, 2, 3)))
+    w2 = tf.constant(rng.uniform(-1, 1, (2, 2, 3, 2)))
+
+    def grads(x):
+        with tf.GradientTape() as tape:
+            tape.watch([x, w1, w2])
+            loss = _net(x, w1, w2)
+        return tape.gradient(loss, [x, w1, w2])
+
+    f = tf.function(grads, input_signature=[tf.TensorSpec(spec, tf.float64)])
+    graph_ops = {op.type for op in f.get_concrete_function().graph.get_operations()}
+    assert {"Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
+            "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"} \
+        <= graph_ops
+    for batch in (3, 1, 4):
+        x = tf.constant(rng.uniform(-1, 1, (batch, 6, 5, 2)))
+        for got, want in zip(f(x), grads(x)):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_gradient_shapes_stay_partial_in_the_graph():
+    w = tf.ones([3, 3, 2, 4])
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 8, 8, 2])])
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.max_pool2d(tf.nn.conv2d(x, w, 2, "SAME"), 2, 2, "SAME")
+        return tape.gradient(y, x), tf.nn.conv2d_transpose(
+            y, tf.ones([2, 2, 5, 4]), tf.stack([tf.shape(x)[0], 8, 8, 5]), 4, "SAME")
+
+    grad, up = f.get_concrete_function().outputs
+    assert grad.shape.as_list() == [None, 8, 8, 2]
+    assert up.shape.as_list() == [None, 8, 8, 5]
+    out = f(tf.ones([3, 8, 8, 2]))
+    assert out[0].shape == (3, 8, 8, 2) and out[1].shape == (3, 8, 8, 5)
+
+
+def test_transposed_convolution_with_a_run_time_output_shape():
+    rng = np.random.default_rng(2)
+    w = rng.uniform(-1, 1, (3, 3, 2, 4))
+    dy = rng.uniform(-1, 1, (3, 4, 4, 4))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None, None, 4], tf.float64)])
+    def up(v):
+        n, h, wd = tf.shape(v)[0], tf.shape(v)[1], tf.shape(v)[2]
+        return tf.nn.conv2d_transpose(v, w, tf.stack([n, 2 * h, 2 * wd, 2]), 2, "SAME")
+
+    assert up.get_concrete_function().outputs[0].shape.as_list() == [None, None, None, 2]
+    want = jacobian_t(lambda x: ref_conv(x, w, [2, 2], "SAME", [1, 1]),
+                      np.zeros((3, 8, 8, 2)), dy)
+    np.testing.assert_allclose(up(tf.constant(dy)).numpy(), want, rtol=1e-10, atol=1e-12)
+    one_d = tf.function(lambda v: tf.nn.conv1d_transpose(
+        v, w[0], tf.stack([tf.shape(v)[0], 8, 2]), 2, "SAME"),
+        input_signature=[tf.TensorSpec([None, 4, 4], tf.float64)])
+    want1 = jacobian_t(lambda x: ref_conv(x, w[0], [2], "SAME", [1]), np.zeros((3, 8, 2)),
+                       dy[:, 0])
+    np.testing.assert_allclose(one_d(tf.constant(dy[:, 0])).numpy(), want1, rtol=1e-10)
+
+
+def test_backprop_size_mismatch_is_tf_error():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Conv2DCustomBackpropInput: Size of out_backprop doesn't match "
+                             r"computed: actual = 5, computed = 6 spatial_dim: 1 input: 12 "
+                             r"filter: 3 output: 5 stride: 2 dilation: 1"):
+        tf.nn.conv2d_transpose(tf.ones([2, 5, 5, 3]), tf.ones([3, 3, 4, 3]), [2, 12, 12, 4], 2)
