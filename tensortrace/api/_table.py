@@ -11,6 +11,7 @@ EXPORTS = {
         'autodiff.gradients': 'gradients hessians recompute_grad',
         'autodiff.tape': 'GradientTape UnconnectedGradients',
         'composite': 'TypeSpec',
+        'data.optional': 'OptionalSpec',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),
         'module': 'Module name_scope',
@@ -118,7 +119,7 @@ EXPORTS = {
         'ops.math.complex_numbers': 'complex',
     },
     'experimental': {
-        'data.iterator': 'Optional',
+        'data.optional': 'Optional',
         'ragged.shape': 'DynamicRaggedShape RowPartition',
     },
     'image': {
@@ -302,6 +303,7 @@ ENGINE = ('api autodiff checkpoint composite context convert errors executor gra
 OPS = {
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
+    'data.optional': 'OptionalFromValue OptionalNone',
     'ops.array.broadcasting': 'BroadcastArgs BroadcastTo SumToShape',
     'ops.array.creation': 'Fill OnesLike ZerosLike',
     'ops.array.joining': 'ConcatV2 Pack Split SplitV Unpack',
@@ -486,6 +488,7 @@ GRADS = {
                                'VarIsInitializedOp WriteFile'),
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
+    'data.optional': 'OptionalFromValue OptionalNone',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }

@@ -13,7 +13,8 @@ from . import methods as _methods  # noqa: F401  (gives Dataset its map, batch .
 from . import ops as _ops
 from .dataset import Dataset, DatasetSpec, Options
 from .iterator import Iterator, NumpyIterator
-from .iterator import Optional as _Optional
+from .optional import Optional as _Optional
+from .optional import get_next_as_optional as _get_next_as_optional
 from .sources import TextLineDatasetV2 as TextLineDataset
 
 AUTOTUNE = -1
@@ -33,6 +34,7 @@ experimental.INFINITE_CARDINALITY = INFINITE_CARDINALITY
 experimental.UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 experimental.cardinality = _cardinality
 experimental.Optional = _Optional
+experimental.get_next_as_optional = _get_next_as_optional
 
 
 def _dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64):

@@ -15,7 +15,7 @@ from ..ops.control_flow.loops import while_loop
 from ..ops.math.compare import logical_and
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import ops, structure
+from . import ops, optional, structure
 
 _ERROR_THRESHOLD = 32
 _TOO_MANY_GET_NEXT = (
@@ -91,9 +91,10 @@ class OwnedIterator(Iterator):
     def get_next_as_optional(self):
         """The next element as a ``tf.experimental.Optional``."""
         if state.graph is not None:
-            return _GraphOptional(bind(ops.GET_NEXT_AS_OPTIONAL, self._resource(),
-                                       **_attrs(self._spec)), self._spec)
-        return Optional._from_components(_next(self._state), self._spec)
+            return optional.from_iterator(bind(ops.GET_NEXT_AS_OPTIONAL, self._resource(),
+                                               **_attrs(self._spec)), self._spec)
+        return optional.from_iterator(ops.handle(ops.OptionalValue(_next(self._state))),
+                                      self._spec)
 
     def _for_loop(self, body, loop_vars, extra_test=None):
         """``for element in it`` inside a trace (see ``Dataset._for_loop``)."""
@@ -127,8 +128,8 @@ class GraphIterator(Iterator):
         return _pack(self._spec, bind(ops.GET_NEXT, self._handle(), **_attrs(self._spec)))
 
     def get_next_as_optional(self):
-        return _GraphOptional(bind(ops.GET_NEXT_AS_OPTIONAL, self._handle(),
-                                   **_attrs(self._spec)), self._spec)
+        return optional.from_iterator(bind(ops.GET_NEXT_AS_OPTIONAL, self._handle(),
+                                           **_attrs(self._spec)), self._spec)
 
     def _for_loop(self, body, loop_vars, extra_test=None):
         return for_loop(self._handle(), self._spec, body, loop_vars, extra_test)
@@ -162,56 +163,6 @@ def _numpy(v):
     if type(v) is np.ndarray:
         return v[()] if v.ndim == 0 else v.copy()
     return v
-
-
-@tf_export("experimental.Optional")
-class Optional:
-    """An element that may be missing (``tf.experimental.Optional``), eagerly."""
-
-    def __init__(self, components=None, spec=None):
-        self._components = components
-        self._spec = spec
-
-    @classmethod
-    def _from_components(cls, components, spec):
-        return cls(components, spec)
-
-    @staticmethod
-    def empty(element_spec):
-        return Optional(None, element_spec)
-
-    @staticmethod
-    def from_value(value):
-        value = structure.normalize(value)
-        flat = tuple(t._value for t in structure.flatten(value))
-        return Optional(flat, structure.spec_of(value))
-
-    element_spec = property(lambda self: self._spec)
-
-    def has_value(self, name=None):
-        return constant(self._components is not None)
-
-    def get_value(self, name=None):
-        if self._components is None:
-            raise errors.InvalidArgumentError(None, None, "The optional does not have a value "
-                                              "[Op:OptionalGetValue]")
-        return structure.wrap_element(self._spec, self._components)
-
-
-class _GraphOptional:
-    """An optional element inside a trace: a ``variant`` tensor."""
-
-    def __init__(self, variant, spec):
-        self._variant = variant
-        self._spec = spec
-
-    element_spec = property(lambda self: self._spec)
-
-    def has_value(self, name=None):
-        return bind(ops.HAS_VALUE, self._variant)
-
-    def get_value(self, name=None):
-        return _pack(self._spec, bind(ops.GET_VALUE, self._variant, **_attrs(self._spec)))
 
 
 # --- the graph loop -----------------------------------------------------------------------------

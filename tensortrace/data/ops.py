@@ -182,7 +182,7 @@ class OptionalGetValue:
 
     def kernel(optional, output_types, output_shapes):
         if optional.components is None:
-            raise errors.invalid_argument("The optional does not have a value")
+            raise errors.invalid_argument("The given optional does not have a value.")
         return _components(optional.components)
 
 

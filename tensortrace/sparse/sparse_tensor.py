@@ -111,6 +111,8 @@ class SparseTensor(CompositeTensor):
         out._dense_shape_default = self._dense_shape_default
         return out
 
+    _with_values = with_values  # what tf.cast uses (it casts a SparseTensor's values)
+
     def __str__(self):
         return (f"SparseTensor(indices={self._indices!s}, values={self._values!s}, "
                 f"dense_shape={self._dense_shape!s})")

@@ -40,6 +40,15 @@ def range_cardinality(n):
     return D.range(n).cardinality()
 
 
+def optional_from_value(x):
+    opt = tf.experimental.Optional.from_value((x, x[0]))
+    return opt.has_value(), opt.get_value()
+
+
+def optional_empty(x):
+    return tf.experimental.Optional.empty(tf.TensorSpec(x.shape, x.dtype)).has_value()
+
+
 def range_sum(n):
     return D.range(n).reduce(tf.constant(0, tf.int64), lambda s, v: s + v)
 
@@ -50,6 +59,9 @@ CASES = [
     Case(first, (S,), ref=lambda x: np.array(x[0], dtype=object), id="get_next_string"),
     Case(first_pair, (M32, F64[:3]), ref=lambda x, y: (x[0], y[0]), id="get_next_tuple"),
     Case(optional_value, (M32,), ref=lambda x: (np.bool_(True), x[0]), id="optional"),
+    Case(optional_from_value, (M32,), ref=lambda x: (np.bool_(True), (x, x[0])),
+         id="optional_from_value"),
+    Case(optional_empty, (F64,), ref=lambda x: np.bool_(False), id="optional_none"),
     Case(total, (M32,), ref=lambda x: x.sum(0, dtype=np.int32), id="reduce_rows"),
     Case(total, (F64,), ref=lambda x: x.sum(), id="reduce_float64"),
     Case(batched_total, (M32,), ref=lambda x: np.int32(x.sum()), id="batch_map_reduce"),

@@ -79,7 +79,7 @@ XP3 = _distinct(XP3.shape, 2)
 MAX2 = lambda x: ref_pool(x, [3, 3], [2, 2], "SAME", False)  # noqa: E731
 MAX3 = lambda x: ref_pool(x, [2, 2, 2], [2, 2, 2], "VALID", False)  # noqa: E731
 
-GRAD_CASES = [
+CASES = [
     Case(lambda dy, w: tf.nn.conv2d_transpose(dy, w, [2, 5, 4, 3], 2, "SAME"), (DY_SAME2, W),
          ref=lambda dy, w: jacobian_t(lambda x: _conv((2, 2), "SAME")(x, w), X, dy),
          id="Conv2DBackpropInput"),
@@ -95,7 +95,7 @@ GRAD_CASES = [
              lambda w: ref_conv(x, w, [1] * 3, "VALID", [1] * 3), w, dy),
          id="Conv3DBackpropFilterV2"),
     Case(lambda x, w, dy: _grad(lambda x: tf.nn.depthwise_conv2d(x, w, [1] * 4, "SAME"), x,
-                                dy), (X, WD, DYD),
+                                dy), (X[:1], WD, DYD[:1]),
          ref=lambda x, w, dy: jacobian_t(lambda x: _depthwise((1, 1), "SAME")(x, w), x, dy),
          id="DepthwiseConv2dNativeBackpropInput"),
     Case(lambda x, w, dy: _grad(lambda w: tf.nn.depthwise_conv2d(x, w, [1] * 4, "SAME"), w,
@@ -121,7 +121,7 @@ GRAD_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", GRAD_CASES, ids=str)
+@pytest.mark.parametrize("case", CASES, ids=str)
 def test_grad_op_table(case):
     run_case(case)
 
@@ -180,7 +180,7 @@ def test_gradient_shapes_stay_partial_in_the_graph():
 def test_transposed_convolution_with_a_run_time_output_shape():
     rng = np.random.default_rng(2)
     w = rng.uniform(-1, 1, (3, 3, 2, 4))
-    dy = rng.uniform(-1, 1, (3, 4, 4, 4))
+    dy = rng.uniform(-1, 1, (2, 3, 3, 4))
 
     @tf.function(input_signature=[tf.TensorSpec([None, None, None, 4], tf.float64)])
     def up(v):
@@ -189,12 +189,12 @@ def test_transposed_convolution_with_a_run_time_output_shape():
 
     assert up.get_concrete_function().outputs[0].shape.as_list() == [None, None, None, 2]
     want = jacobian_t(lambda x: ref_conv(x, w, [2, 2], "SAME", [1, 1]),
-                      np.zeros((3, 8, 8, 2)), dy)
+                      np.zeros((2, 6, 6, 2)), dy)
     np.testing.assert_allclose(up(tf.constant(dy)).numpy(), want, rtol=1e-10, atol=1e-12)
     one_d = tf.function(lambda v: tf.nn.conv1d_transpose(
-        v, w[0], tf.stack([tf.shape(v)[0], 8, 2]), 2, "SAME"),
-        input_signature=[tf.TensorSpec([None, 4, 4], tf.float64)])
-    want1 = jacobian_t(lambda x: ref_conv(x, w[0], [2], "SAME", [1]), np.zeros((3, 8, 2)),
+        v, w[0], tf.stack([tf.shape(v)[0], 6, 2]), 2, "SAME"),
+        input_signature=[tf.TensorSpec([None, 3, 4], tf.float64)])
+    want1 = jacobian_t(lambda x: ref_conv(x, w[0], [2], "SAME", [1]), np.zeros((2, 6, 2)),
                        dy[:, 0])
     np.testing.assert_allclose(one_d(tf.constant(dy[:, 0])).numpy(), want1, rtol=1e-10)
 

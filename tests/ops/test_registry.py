@@ -10,6 +10,7 @@ from .optable import op_types
 TABLE_MODULES = [
     "tests.ops.test_math", "tests.ops.test_reduce", "tests.ops.test_array",
     "tests.ops.test_indexing", "tests.ops.test_linalg", "tests.ops.test_nn",
+    "tests.ops.test_nn_grad_ops",
     "tests.ops.test_random", "tests.ops.test_random_philox", "tests.ops.test_image",
     "tests.ops.test_strings", "tests.test_control_flow",
     "tests.test_tensor_array", "tests.autodiff.test_grad_ops", "tests.data.test_ops",

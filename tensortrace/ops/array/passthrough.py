@@ -1,7 +1,9 @@
 """The ops whose output is their input, Identity and StopGradient (which tapes find no path
 through), made together with their public functions by one definition."""
 
+from ... import nest
 from ..._export import tf_export
+from ...composite import CompositeTensor
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...registry import OpDef, register
@@ -22,6 +24,8 @@ def _pass_through(op_name, public_name, doc):
     opdef = register(OpDef(op_name, _same_spec, _same_array, expr="{0}", doc=doc))
 
     def apply(input, name=None):
+        if isinstance(input, CompositeTensor):  # TF maps a composite's components
+            return nest.map_structure(apply, input, expand_composites=True)
         return bind(opdef, convert_to_tensor(input))
 
     apply.__name__ = apply.__qualname__ = public_name

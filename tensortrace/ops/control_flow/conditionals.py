@@ -36,7 +36,7 @@ def _check_same_outputs(traced, names, op_name, kind):
 
     for i, other in enumerate(traced[1:], 1):
         try:
-            nest.assert_same_structure(first.result, other.result)
+            nest.assert_same_structure(first.result, other.result, expand_composites=True)
         except (TypeError, ValueError) as e:
             raise error(i, str(e)) from None
         a, b = first.graph.outputs, other.graph.outputs

@@ -8,6 +8,7 @@ into sub-graphs held by one While op whose kernel is a Python ``while``.
 from ... import dtypes as D
 from ... import nest
 from ..._export import tf_export
+from ...composite import CompositeTensor, TypeSpec
 from ...context import bind, state
 from ...convert import convert_to_tensor
 from ...shapes import TensorShape, shape_attr
@@ -56,7 +57,8 @@ def _eager_while(cond, body, loop_vars, maximum_iterations):
         loop_vars = body(*loop_vars)
         nest.assert_same_structure(structure, list(loop_vars), check_types=True)
     loop_vars = nest.map_structure(
-        lambda x: x if is_tensor_array(x) else convert_to_tensor(x), loop_vars)
+        lambda x: x if is_tensor_array(x) or isinstance(x, CompositeTensor) else
+        convert_to_tensor(x), loop_vars)
     return loop_vars[1] if maximum_iterations is not None else loop_vars
 
 
@@ -72,14 +74,25 @@ def _loop_tensor(x):
     return t
 
 
-def _invariants(loop_vars, leaves, flat, shape_invariants):
-    """The shape each loop variable's placeholder gets: its own, or its shape invariant."""
-    if shape_invariants is None:
-        return [t.shape for t in flat]
-    nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
-    shapes = []
-    for leaf, t, inv in zip(leaves, flat, nest.flatten(shape_invariants)):
-        if inv is None or is_tensor_array(leaf):
+def _invariants(loop_vars, flat, shape_invariants):
+    """The spec each flat loop tensor's placeholder gets: its own shape, or its shape invariant;
+    a composite's components get its spec's component shapes (a SparseTensor's count of values
+    may change), as TF's ``_shape_invariant_to_type_spec``."""
+    tops = nest.flatten(loop_vars)
+    invs = [None] * len(tops) if shape_invariants is None else None
+    if invs is None:
+        nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
+        invs = nest.flatten(shape_invariants)
+    shapes, it = [], iter(flat)
+    for top, inv in zip(tops, invs):
+        if isinstance(top, CompositeTensor):
+            spec = top._type_spec if inv is None else _composite_invariant(top, inv)
+            shapes.extend(s.shape for s in spec._flat_tensor_specs)
+            for _ in spec._flat_tensor_specs:
+                next(it)
+            continue
+        t = next(it)
+        if inv is None or is_tensor_array(top):
             shapes.append(t.shape)
         elif isinstance(inv, TensorSpec):
             if not inv.is_compatible_with(t):
@@ -91,6 +104,17 @@ def _invariants(loop_vars, leaves, flat, shape_invariants):
             raise TypeError(f"'shape' must be one of TypeSpec, TensorShape or None. Received: "
                             f"{type(inv)}")
     return shapes
+
+
+def _composite_invariant(value, inv):
+    if isinstance(inv, TypeSpec) and not isinstance(inv, TensorSpec):
+        if not inv.is_compatible_with(value):
+            raise TypeError(f"TypeSpec {inv!r} is not compatible with {value!r}")
+        return inv
+    if isinstance(inv, TensorShape):
+        return value._shape_invariant_to_type_spec(inv)
+    raise TypeError(f"'shape' must be one of TypeSpec, TensorShape or None. Received: "
+                    f"{type(inv)}")
 
 
 def _check_body(flat, body_graph, shapes):
@@ -117,9 +141,10 @@ def _traced_pred(traced):
 def _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations,
                  maximum_iterations):
     len(loop_vars)  # TF requires a sequence of loop variables (and fails like this otherwise)
-    leaves = nest.flatten(loop_vars)  # may be empty: a loop run for its side effects
+    # may be empty (a loop run for its side effects); composites carry their components
+    leaves = nest.flatten(loop_vars, expand_composites=True)
     flat = [_loop_tensor(x) for x in leaves]
-    shapes = _invariants(loop_vars, leaves, flat, shape_invariants)
+    shapes = _invariants(loop_vars, flat, shape_invariants)
     specs = [TensorSpec(s, t.dtype) for s, t in zip(shapes, flat)]
     traced_cond = trace("while_cond", cond, specs=specs, templates=leaves, structure=loop_vars)
     _traced_pred(traced_cond)

@@ -52,8 +52,7 @@ class Traced:
         """The result with tensors in place of Python values (for error messages)."""
         it = iter(self.graph.outputs)
         flat = [None if leaf is None else next(it) for leaf in self.leaves]
-        return nest.pack_sequence_as(self.result, flat) if nest.is_nested(self.result) else \
-            flat[0]
+        return nest.pack_sequence_as(self.result, flat, expand_composites=True)
 
 
 def trace(kind, fn, args=(), specs=None, templates=None, structure=None, allow_none=True,
@@ -70,12 +69,11 @@ def trace(kind, fn, args=(), specs=None, templates=None, structure=None, allow_n
         result = fn(*args)
         if specs is not None and kind == "while_body" and not nest.is_nested(result):
             result = [result]
-        leaves = nest.flatten(result)
+        leaves = nest.flatten(result, expand_composites=True)  # composites give components
         if op_value is not None and any(isinstance(x, Operation) for x in leaves):
             leaves = [_op_result(graph, x, op_value) if isinstance(x, Operation) else x
                       for x in leaves]
-            result = nest.pack_sequence_as(result, leaves) if nest.is_nested(result) \
-                else leaves[0]
+            result = nest.pack_sequence_as(result, leaves, expand_composites=True)
         tensors = []
         for leaf in leaves:
             if leaf is None:
@@ -96,13 +94,13 @@ def _op_result(graph, op, value):
 
 
 def pack(structure, leaves, tensors):
-    """``structure`` with its leaves replaced by ``tensors`` (TensorArrays rebuilt around them,
-    None kept)."""
+    """``structure`` with its leaves (composites' components) replaced by ``tensors``
+    (TensorArrays rebuilt around them, None kept, composites rebuilt from their components)."""
     it = iter(tensors)
     flat = [None if leaf is None else
             from_flow(leaf, next(it)) if is_tensor_array(leaf) else next(it)
             for leaf in leaves]
-    return nest.pack_sequence_as(structure, flat) if nest.is_nested(structure) else flat[0]
+    return nest.pack_sequence_as(structure, flat, expand_composites=True)
 
 
 def unify_captures(graphs):

@@ -6,7 +6,7 @@ import numpy as np
 from ... import dtypes as D
 from ... import errors
 from ..._export import tf_export
-from ...composite import fallback
+from ...composite import CompositeTensor, fallback
 from ...context import bind
 from ...messages import c_name
 from ...numerics import quiet
@@ -61,6 +61,8 @@ def cast(x, dtype, name=None):
     """``x`` as ``dtype``: floats truncate toward zero, complex drops its imaginary part, and
     anything nonzero is True; a tensor already of ``dtype`` comes back unchanged."""
     dtype = D.as_dtype(dtype)
+    if isinstance(x, CompositeTensor) and hasattr(x, "_with_values"):
+        return x._with_values(cast(x.values, dtype))  # SparseTensor, IndexedSlices, as TF
     try:
         x = as_tensor(x)
     except (TypeError, ValueError):  # a composite (ragged) casts its values

@@ -83,6 +83,10 @@ class IndexedSlices(CompositeTensor):
     def __neg__(self):
         return IndexedSlices(-self._values, self._indices, self._dense_shape)
 
+    def _with_values(self, values):
+        """The same slices holding ``values`` (what tf.cast uses, as TF)."""
+        return IndexedSlices(values, self._indices, self._dense_shape)
+
     @property
     def _type_spec(self):
         values_shape = self._values.shape
