@@ -361,7 +361,7 @@ OPS = {
                          'DepthwiseConv2dNativeBackpropInput'),
     'ops.nn.convolution': 'Conv2D Conv3D DepthwiseConv2dNative',
     'ops.nn.dropout': 'Dropout',
-    'ops.nn.normalization': 'BatchNormalization BiasAdd L2Loss Moments',
+    'ops.nn.normalization': 'BatchNormalization BiasAdd FusedBatchNormV3 L2Loss Moments',
     'ops.nn.pool_grad': ('AvgPool3DGrad AvgPoolGrad MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad '
                          'MaxPoolGradGrad'),
     'ops.nn.pooling': 'AvgPool AvgPool3D MaxPool MaxPool3D',
@@ -444,9 +444,9 @@ GRADS = {
                           'Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
                           'Conv3DBackpropFilterV2 Conv3DBackpropInputV2 DepthwiseConv2dNative '
                           'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput '
-                          'Dropout Elu Gelu L2Loss LeakyRelu LogSoftmax MaxPool MaxPool3D '
-                          'MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad MaxPoolGradGrad Moments '
-                          'Relu Relu6 Selu SigmoidCrossEntropyWithLogits Silu Softmax '
+                          'Dropout Elu FusedBatchNormV3 Gelu L2Loss LeakyRelu LogSoftmax MaxPool '
+                          'MaxPool3D MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad MaxPoolGradGrad '
+                          'Moments Relu Relu6 Selu SigmoidCrossEntropyWithLogits Silu Softmax '
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),

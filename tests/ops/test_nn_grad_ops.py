@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
+from tensortrace import registry
+from tensortrace.context import bind
 
 from .optable import Case, rand, run_case
 from .test_nn import ref_conv, ref_pool
@@ -121,6 +123,41 @@ CASES = [
 ]
 
 
+def fused_batch_norm(x, scale, offset, mean, variance, **attrs):
+    """TF's FusedBatchNormV3 (tf.raw_ops in TF; only graphs TF wrote name it here)."""
+    return bind(registry.get("FusedBatchNormV3"), x, scale, offset, mean, variance, **attrs)
+
+
+def ref_fused(x, scale, offset, mean, variance, epsilon=1e-4, is_training=True,
+              exponential_avg_factor=1.0):
+    x64 = x.astype(F64)
+    if is_training:
+        bm, bv = x64.mean((0, 1, 2)), x64.var((0, 1, 2))
+        n = x.size // x.shape[-1]
+        unbiased = bv * n / (n - 1)
+        f = exponential_avg_factor
+        rm, rv = (1 - f) * mean + f * bm, (1 - f) * variance + f * unbiased
+    else:
+        bm, bv, rm, rv = mean, variance, mean, variance
+    y = (x64 - bm) / np.sqrt(bv + epsilon) * scale + offset
+    f32 = np.float32
+    return (y.astype(f32), rm.astype(f32), rv.astype(f32), bm.astype(f32), bv.astype(f32),
+            f32(0))
+
+
+BN = (rand(3, 4, 2, 3), rand(3, low=0.5), rand(3), rand(3), rand(3, low=0.5, high=2.0))
+CASES += [
+    Case(fused_batch_norm, BN, {"epsilon": 1e-3}, ref=lambda *a, **k: ref_fused(*a, **k),
+         rtol=1e-5, atol=1e-5, id="FusedBatchNormV3"),
+    Case(fused_batch_norm, BN, {"epsilon": 1e-3, "exponential_avg_factor": 0.5},
+         ref=lambda *a, **k: ref_fused(*a, **k), rtol=1e-5, atol=1e-5,
+         id="FusedBatchNormV3-running"),
+    Case(fused_batch_norm, BN, {"is_training": False},
+         ref=lambda *a, **k: ref_fused(*a, **k), rtol=1e-5, atol=1e-5,
+         id="FusedBatchNormV3-inference"),
+]
+
+
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_grad_op_table(case):
     run_case(case)
@@ -205,3 +242,27 @@ def test_backprop_size_mismatch_is_tf_error():
                              r"computed: actual = 5, computed = 6 spatial_dim: 1 input: 12 "
                              r"filter: 3 output: 5 stride: 2 dilation: 1"):
         tf.nn.conv2d_transpose(tf.ones([2, 5, 5, 3]), tf.ones([3, 3, 4, 3]), [2, 12, 12, 4], 2)
+
+
+def test_gradient_ops_save_in_tf_format_and_load(tmp_path):
+    """The gradient ops carry TF's signatures into saved graphs (a transposed convolution is
+    one: Conv2DBackpropInput)."""
+    class Net(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(np.linspace(-1, 1, 72, dtype=np.float32).reshape(3, 3, 2, 4))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 4, 4, 4])])
+        def __call__(self, x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                up = tf.nn.conv2d_transpose(x, self.w, tf.stack([tf.shape(x)[0], 8, 8, 2]), 2,
+                                            "SAME")
+                y = tf.nn.max_pool2d(up, 2, 2, "SAME")
+            return y, tape.gradient(y, x)
+
+    net = Net()
+    tf.saved_model.save(net, str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    x = tf.constant(np.linspace(-1, 1, 96, dtype=np.float32).reshape(3, 4, 4, 2).repeat(2, -1))
+    for got, want in zip(loaded(x), net(x)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)

@@ -13,6 +13,7 @@ from ...ops.math.casting import cast
 from ...ops.math.compare import equal, greater, less, logical_and
 from ...ops.math.select import where
 from ...ops.math.special import erf
+from ...ops.math.arithmetic import square
 from ...ops.math.transcendental import exp, rsqrt, sigmoid, tanh
 from ...ops.nn import conv_grad as CG
 from ...ops.nn import pool_grad as PG
@@ -20,7 +21,7 @@ from ...ops.nn.activations import SELU_ALPHA, SELU_SCALE
 from ...ops.nn.convolution import CONV2D, CONV3D, DEPTHWISE
 from ...ops.nn.pooling import AVG_POOL, AVG_POOL3D
 from ...ops.nn.softmax import log_softmax, softmax
-from ...ops.reduce import reduce_sum
+from ...ops.reduce import reduce_mean, reduce_sum
 from ..grad_util import (kept_shape, reduced_count, reduced_grad, register_gradients, skip,
                          unbroadcast)
 
@@ -165,6 +166,33 @@ def _batch_norm(op, dy):
     return out
 
 
+def _fused_batch_norm(op, dy, *unused):
+    """TF's FusedBatchNormGradV3 written with public ops (so it differentiates again): in
+    training the batch statistics are recomputed from x; mean and variance get no gradient."""
+    x, scale, offset, mean, variance = op.inputs
+    first = op.attrs.get("data_format", "NHWC").startswith("NC")
+    training, eps = op.attrs.get("is_training", True), op.attrs.get("epsilon", 1e-4)
+    rank = x.shape.rank
+    axes = [i for i in range(rank) if i != (1 if first else rank - 1)]
+    if first:  # per-channel parameters against dim 1
+        scale, mean, variance = (reshape(t, [-1] + [1] * (rank - 2))
+                                 for t in (scale, mean, variance))
+    xf, g = cast(x, scale.dtype), cast(dy, scale.dtype)
+    if training:
+        mean = reduce_mean(xf, axes, keepdims=True)
+        variance = reduce_mean(square(xf - mean), axes, keepdims=True)
+    inv = rsqrt(variance + eps)
+    xhat = (xf - mean) * inv
+    d_offset = reduce_sum(g, axes)
+    d_scale = reduce_sum(g * xhat, axes)
+    if training:
+        dx = scale * inv * (g - reduce_mean(g, axes, keepdims=True)
+                            - xhat * reduce_mean(g * xhat, axes, keepdims=True))
+    else:
+        dx = g * scale * inv
+    return cast(dx, x.dtype), d_scale, d_offset, None, None
+
+
 def _dropout(op, dy):
     """Kept elements scale their gradient by 1 / (1 - rate); dropped ones get 0. The kept mask
     is read back from the output (y == x * scale)."""
@@ -242,6 +270,7 @@ register_gradients({
     "BiasAdd":                             _bias_add,
     "Moments":                             _moments,
     "BatchNormalization":                  _batch_norm,
+    "FusedBatchNormV3":                    _fused_batch_norm,
     "Dropout":                             _dropout,
     "Conv2D":                              _conv(CG.CONV2D_BACKPROP_INPUT,
                                                  CG.CONV2D_BACKPROP_FILTER),

@@ -219,6 +219,76 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
                 has_offset=offset is not None, has_scale=scale is not None)
 
 
+# --- FusedBatchNormV3 (Keras 2 models' batch normalization, in graphs TF wrote) ---------------
+FUSED_T = dtypes_named("float16 bfloat16 float32")
+
+
+def _fused_axes(rank, data_format):
+    """(reduction axes, channel axis) of a fused batch norm's input."""
+    channel = 1 if data_format.startswith("NC") else rank - 1
+    return tuple(a for a in range(rank) if a != channel), channel
+
+
+@define_op("FusedBatchNormV3")
+class FusedBatchNormV3:
+    """Batch normalization of x by its batch statistics (``is_training``) or by the given
+    ``mean``/``variance``: outputs y, the (running) batch mean and unbiased variance, the batch
+    mean and biased variance TF keeps for the gradient, and TF's unused scalar."""
+
+    check = DtypeCheck("FusedBatchNormV3", FUSED_T, same=1)
+
+    def infer(x, scale, offset, mean, variance, epsilon=1e-4, exponential_avg_factor=1.0,
+              data_format="NHWC", is_training=True):
+        check_dtypes("FusedBatchNormV3", (x,), FUSED_T, ("x",))
+        check_dtypes("FusedBatchNormV3", (scale, offset, mean, variance), dtypes_named("float32"),
+                     ("scale", "offset", "mean", "variance"))
+        rank = x.shape.rank
+        if rank is not None and rank not in (4, 5):
+            raise ValueError(f"Shape must be rank 4 but is rank {rank} for "
+                             f"'{{{{node FusedBatchNormV3}}}}'")
+        c = None if rank is None else x.shape.dims[_fused_axes(rank, data_format)[1]]
+        for t in (scale, offset, mean, variance):
+            if t.shape.rank == 1 and t.shape.dims[0] is not None:
+                c = t.shape.dims[0] if c is None else c
+        vec = TensorSpec([c], scale.dtype)
+        return (TensorSpec(x.shape, x.dtype), vec, vec, vec, vec, TensorSpec([], scale.dtype))
+
+    def kernel(x, scale, offset, mean, variance, epsilon=1e-4, exponential_avg_factor=1.0,
+               data_format="NHWC", is_training=True):
+        if x.ndim not in (4, 5):
+            raise invalid_argument(f"input must be 4 or 5-dimensional{shape_text(x.shape)}")
+        axes, channel = _fused_axes(x.ndim, data_format)
+        c = x.shape[channel]
+        for what, t in (("scale", scale), ("offset", offset)) + (
+                () if is_training else (("mean", mean), ("variance", variance))):
+            if t.ndim != 1 or t.shape[0] != c:
+                raise invalid_argument(f"{what} must have the same number of elements as the "
+                                       f"channels of x, got {t.size} and {c}")
+        shape = [1] * x.ndim
+        shape[channel] = c
+        xf = x.astype(np.float32)
+        with np.errstate(all="ignore"):
+            if is_training:
+                batch_mean = xf.mean(axis=axes)
+                batch_var = np.square(xf - batch_mean.reshape(shape)).mean(axis=axes)
+                n = x.size // max(c, 1)
+                unbiased = batch_var * (n / (n - 1) if n > 1 else 1.0)
+                f = np.float32(exponential_avg_factor)
+                running_mean, running_var = batch_mean, unbiased
+                if exponential_avg_factor != 1.0:
+                    running_mean = (1 - f) * mean + f * batch_mean
+                    running_var = (1 - f) * variance + f * unbiased
+                use_mean, use_var = batch_mean, batch_var
+            else:
+                running_mean, running_var = mean, variance
+                batch_mean, batch_var = use_mean, use_var = mean, variance
+            inv = (scale / np.sqrt(use_var + np.float32(epsilon))).reshape(shape)
+            y = (xf - use_mean.reshape(shape)) * inv + offset.reshape(shape)
+        f32 = np.float32
+        return (y.astype(x.dtype), running_mean.astype(f32), running_var.astype(f32),
+                batch_mean.astype(f32), batch_var.astype(f32), f32(0))
+
+
 @tf_export("nn.local_response_normalization", "nn.lrn")
 def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,
                                  name=None):
