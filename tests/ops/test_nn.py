@@ -223,10 +223,6 @@ CASES = [
                         1, "VALID"), ref=conv2d_ref, id="conv2d-int32"),
     Case(tf.nn.conv2d, (rand(1, 5, 5, 2, dtype=np.float16), rand(2, 2, 2, 3, dtype=np.float16),
                         1, "SAME"), ref=conv2d_ref, rtol=2e-3, atol=2e-2, id="conv2d-f16"),
-    Case(tf.nn.conv2d, (np.moveaxis(X, -1, 1).copy(), W, 1, "SAME"), {"data_format": "NCHW"},
-         ref=lambda x, w, s, p, **k: np.moveaxis(conv2d_ref(np.moveaxis(x, 1, -1), w, s, p),
-                                                 -1, 1), rtol=1e-5, atol=1e-5,
-         id="conv2d-nchw"),
     Case(tf.nn.conv2d, (rand(0, 5, 5, 3), W, 1, "VALID"), ref=conv2d_ref, id="conv2d-empty"),
     Case(tf.nn.conv1d, (rand(2, 9, 3), rand(3, 3, 4), 2, "SAME"),
          ref=lambda x, w, s, p: ref_conv(x, w, [s], p, [1]), rtol=1e-5, atol=1e-5,
@@ -525,9 +521,10 @@ def test_conv1d_convolution_depthwise_values_match_tf():
     out = tf.nn.conv1d(tf.constant(_arange(2, 5, 2)), tf.constant(np.ones((3, 2, 3), np.float32)),
                        2, "SAME").numpy()
     assert out[:, :, 0].tolist() == [[6, 27, 30], [46, 87, 70]]
-    out = tf.nn.conv1d(tf.constant(_arange(1, 1, 5)), tf.constant(np.ones((3, 1, 1), np.float32)),
-                       1, "VALID", data_format="NCW")
-    assert out.numpy().tolist() == [[[3.0, 6.0, 9.0]]]
+    with pytest.raises(tf.errors.UnimplementedError, match="only supports the NHWC tensor format "
+                       "on the CPU. The op was given the format: NCHW"):  # TF's CPU kernel
+        tf.nn.conv1d(tf.constant(_arange(1, 1, 5)), tf.constant(np.ones((3, 1, 1), np.float32)),
+                     1, "VALID", data_format="NCW")
     out = tf.nn.convolution(tf.constant(_arange(1, 3, 3, 3, 1)),
                             tf.constant(np.ones((2, 2, 2, 1, 1), np.float32)))
     assert out.numpy().ravel().tolist() == [52, 60, 76, 84, 124, 132, 148, 156]
@@ -631,8 +628,9 @@ def test_pool_values_match_tf():
     assert out.numpy()[0, :, :, 0].tolist() == [[3, 5, 6.5], [13, 15, 16.5], [20.5, 22.5, 24]]
     out = tf.nn.avg_pool2d(tf.constant(_arange(1, 3, 3, 1)), 3, 1, "SAME")
     assert out.numpy()[0, :, :, 0].tolist() == [[2, 2.5, 3], [3.5, 4, 4.5], [5, 5.5, 6]]
-    out = tf.nn.max_pool2d(tf.constant(_arange(1, 1, 4, 4)), 2, 2, "VALID", data_format="NCHW")
-    assert out.numpy().tolist() == [[[[5.0, 7.0], [13.0, 15.0]]]]
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Default MaxPoolingOp only supports NHWC on device type CPU"):
+        tf.nn.max_pool2d(tf.constant(_arange(1, 1, 4, 4)), 2, 2, "VALID", data_format="NCHW")
 
 
 def test_pool_errors():

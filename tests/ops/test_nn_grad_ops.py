@@ -2,6 +2,8 @@
 NumPy references: each is the transpose of its forward op's Jacobian, built here column by
 column from the loop references of test_nn; and traced with unknown batch and spatial sizes."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -266,3 +268,63 @@ def test_gradient_ops_save_in_tf_format_and_load(tmp_path):
     x = tf.constant(np.linspace(-1, 1, 96, dtype=np.float32).reshape(3, 4, 4, 2).repeat(2, -1))
     for got, want in zip(loaded(x), net(x)):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+_X4, _X5 = tf.ones([2, 4, 6, 6]), tf.ones([1, 2, 4, 4, 4])
+_P4 = dict(ksize=[1, 1, 2, 2], strides=[1, 1, 2, 2], padding="SAME", data_format="NCHW")
+_P5 = dict(ksize=[1, 1, 2, 2, 2], strides=[1, 1, 2, 2, 2], padding="SAME", data_format="NCDHW")
+_C4 = dict(strides=[1, 1, 1, 1], padding="SAME", data_format="NCHW")
+_C5 = dict(strides=[1] * 5, padding="SAME", data_format="NCDHW")
+_U, _I = tf.errors.UnimplementedError, tf.errors.InvalidArgumentError
+CHANNELS_FIRST = [  # (op, inputs, attrs, TF 2.21's CPU error): graphs build, running fails
+    ("Conv2D", (_X4, tf.ones([3, 3, 4, 5])), _C4, _U, "The Conv2D op currently only supports "
+     "the NHWC tensor format on the CPU. The op was given the format: NCHW"),
+    ("Conv3D", (_X5, tf.ones([2, 2, 2, 2, 3])), _C5, _I,
+     "CPU implementation of Conv3D currently only supports the NHWC tensor format."),
+    ("DepthwiseConv2dNative", (_X4, tf.ones([3, 3, 4, 2])), _C4, _U,
+     "Depthwise convolution on CPU is only supported for NHWC format"),
+    ("MaxPool", (_X4,), _P4, _I, "Default MaxPoolingOp only supports NHWC on device type CPU"),
+    ("AvgPool", (_X4,), _P4, _I, "Default AvgPoolingOp only supports NHWC on device type CPU"),
+    ("MaxPool3D", (_X5,), _P5, _I, "Default Pooling3DOp only supports NDHWC on device type CPU"),
+    ("AvgPool3D", (_X5,), _P5, _I, "Default Pooling3DOp only supports NDHWC on device type CPU"),
+    ("Conv2DBackpropInput", ([2, 4, 6, 6], tf.ones([3, 3, 4, 5]), tf.ones([2, 5, 6, 6])), _C4,
+     _I, "Conv2DCustomBackpropInputOp only supports NHWC."),
+    ("Conv2DBackpropFilter", (_X4, [3, 3, 4, 5], tf.ones([2, 5, 6, 6])), _C4, _I,
+     "Conv2DCustomBackpropFilterOp only supports NHWC."),
+    ("Conv3DBackpropInputV2", ([1, 2, 4, 4, 4], tf.ones([2, 2, 2, 2, 3]),
+                               tf.ones([1, 3, 4, 4, 4])), _C5, _I,
+     "Conv3DBackpropInputOpV2 only supports NDHWC on the CPU."),
+    ("Conv3DBackpropFilterV2", (_X5, [2, 2, 2, 2, 3], tf.ones([1, 3, 4, 4, 4])), _C5, _I,
+     "Conv3DBackpropFilterOpV2 only supports NDHWC on the CPU."),
+    ("DepthwiseConv2dNativeBackpropInput", ([2, 4, 6, 6], tf.ones([3, 3, 4, 2]),
+                                            tf.ones([2, 8, 6, 6])), _C4, _U,
+     "Depthwise convolution on CPU is only supported for NHWC format"),
+    ("DepthwiseConv2dNativeBackpropFilter", (_X4, [3, 3, 4, 2], tf.ones([2, 8, 6, 6])), _C4, _U,
+     "Depthwise convolution on CPU is only supported for NHWC format"),
+    ("MaxPoolGrad", (_X4, tf.ones([2, 4, 3, 3]), tf.ones([2, 4, 3, 3])), _P4, _I,
+     "Default MaxPoolingGradOp only supports NHWC on device type CPU"),
+    ("MaxPoolGradGrad", (_X4, tf.ones([2, 4, 3, 3]), _X4), _P4, _I,
+     "Default MaxPoolingGradGradOp only supports NHWC on device type CPU"),
+    ("AvgPoolGrad", ([2, 4, 6, 6], tf.ones([2, 4, 3, 3])), _P4, _I,
+     "Default AvgPoolingGradOp only supports NHWC on device type CPU"),
+    ("MaxPool3DGrad", (_X5, tf.ones([1, 2, 2, 2, 2]), tf.ones([1, 2, 2, 2, 2])), _P5, _I,
+     "Default MaxPooling3dGradOp only supports NDHWC on device type CPU"),
+    ("MaxPool3DGradGrad", (_X5, tf.ones([1, 2, 2, 2, 2]), _X5), _P5, _I,
+     "Default MaxPooling3dGradGradOp only supportsNDHWC on CPU device type"),
+    ("AvgPool3DGrad", ([1, 2, 4, 4, 4], tf.ones([1, 2, 2, 2, 2])), _P5, _I,
+     "Default AvgPooling3dGradOp only supports NDHWC on device type CPU"),
+]
+
+
+@pytest.mark.parametrize("op,inputs,attrs,error,message", CHANNELS_FIRST,
+                         ids=[c[0] for c in CHANNELS_FIRST])
+def test_channels_first_fails_as_on_tf_cpu(op, inputs, attrs, error, message):
+    inputs = [tf.constant(x) if isinstance(x, list) else x for x in inputs]
+    with pytest.raises(error) as info:
+        bind(registry.get(op), *inputs, **attrs)
+    assert str(info.value) == f"{message} [Op:{op}]"
+    f = tf.function(lambda *xs: bind(registry.get(op), *xs, **attrs))
+    concrete = f.get_concrete_function(*[tf.TensorSpec(x.shape, x.dtype) for x in inputs])
+    assert concrete.outputs  # the graph builds
+    with pytest.raises(error, match=re.escape(message)):
+        f(*inputs)

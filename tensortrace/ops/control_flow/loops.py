@@ -150,7 +150,8 @@ def _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations,
     _traced_pred(traced_cond)
     traced_body = trace("while_body", body, specs=specs, templates=leaves, structure=loop_vars,
                          allow_none=False)
-    nest.assert_same_structure(traced_body.result, loop_vars, check_types=False)
+    nest.assert_same_structure(traced_body.result, loop_vars, check_types=False,
+                               expand_composites=True)
     _check_body(flat, traced_body.graph, shapes)
     graphs = [traced_cond.graph, traced_body.graph]
     captured = unify_captures(graphs)

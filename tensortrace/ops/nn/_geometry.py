@@ -40,6 +40,48 @@ def padding_arg(padding, rank, allow_explicit=True):
     return padding, ()
 
 
+_UNIMPLEMENTED, _INVALID = errors.UnimplementedError, errors.InvalidArgumentError
+_DEPTHWISE_NHWC = (_UNIMPLEMENTED, "Depthwise convolution on CPU is only supported for NHWC format")
+#: TF's CPU kernels of convolutions and pooling refuse channels-first data (when the graph
+#: runs): the error and message of each
+CPU_CHANNELS_LAST_ONLY = {
+    "Conv2D": (_UNIMPLEMENTED, "The Conv2D op currently only supports the NHWC tensor format on "
+                               "the CPU. The op was given the format: NCHW"),
+    "Conv3D": (_INVALID, "CPU implementation of Conv3D currently only supports the NHWC tensor "
+                         "format."),
+    "DepthwiseConv2dNative": _DEPTHWISE_NHWC,
+    "DepthwiseConv2dNativeBackpropInput": _DEPTHWISE_NHWC,
+    "DepthwiseConv2dNativeBackpropFilter": _DEPTHWISE_NHWC,
+    "Conv2DBackpropInput": (_INVALID, "Conv2DCustomBackpropInputOp only supports NHWC."),
+    "Conv2DBackpropFilter": (_INVALID, "Conv2DCustomBackpropFilterOp only supports NHWC."),
+    "Conv3DBackpropInputV2": (_INVALID, "Conv3DBackpropInputOpV2 only supports NDHWC on the "
+                                        "CPU."),
+    "Conv3DBackpropFilterV2": (_INVALID, "Conv3DBackpropFilterOpV2 only supports NDHWC on the "
+                                         "CPU."),
+    "MaxPool": (_INVALID, "Default MaxPoolingOp only supports NHWC on device type CPU"),
+    "AvgPool": (_INVALID, "Default AvgPoolingOp only supports NHWC on device type CPU"),
+    "MaxPool3D": (_INVALID, "Default Pooling3DOp only supports NDHWC on device type CPU"),
+    "AvgPool3D": (_INVALID, "Default Pooling3DOp only supports NDHWC on device type CPU"),
+    "MaxPoolGrad": (_INVALID, "Default MaxPoolingGradOp only supports NHWC on device type CPU"),
+    "MaxPoolGradGrad": (_INVALID, "Default MaxPoolingGradGradOp only supports NHWC on device "
+                                  "type CPU"),
+    "AvgPoolGrad": (_INVALID, "Default AvgPoolingGradOp only supports NHWC on device type CPU"),
+    "MaxPool3DGrad": (_INVALID, "Default MaxPooling3dGradOp only supports NDHWC on device type "
+                                "CPU"),
+    "MaxPool3DGradGrad": (_INVALID, "Default MaxPooling3dGradGradOp only supportsNDHWC on CPU "
+                                    "device type"),  # sic
+    "AvgPool3DGrad": (_INVALID, "Default AvgPooling3dGradOp only supports NDHWC on device type "
+                                "CPU"),
+}
+
+
+def check_cpu_layout(op_name, data_format):
+    """TF's CPU kernel error for channels-first data (graphs build; running them fails)."""
+    if data_format.startswith("NC"):
+        cls, message = CPU_CHANNELS_LAST_ONLY[op_name]
+        raise cls(None, None, message)
+
+
 def spatial_axes(rank, channels_last):
     return tuple(range(1, rank - 1)) if channels_last else tuple(range(2, rank))
 

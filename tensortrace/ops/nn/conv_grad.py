@@ -15,7 +15,7 @@ from ...registry import DtypeCheck, OpDef, register
 from ...tensor import TensorSpec
 from .._args import shape_values
 from .._base import check_dtypes
-from ._geometry import out_sizes, spatial_axes, spatial_pads, windows
+from ._geometry import check_cpu_layout, out_sizes, spatial_axes, spatial_pads, windows
 from ._util import HALF_T, in_float32
 from .convolution import CONV_T
 
@@ -171,6 +171,7 @@ def _backprop_input_op(op_name, label, rank, allowed, depthwise=False):
         return sized_spec(op_name, input_sizes, rank, dtype)
 
     def kernel(input_sizes, filter, out_backprop, **attrs):
+        check_cpu_layout(op_name, attrs.get("data_format", "NHWC"))
         for what, a in (("filter", filter), ("out_backprop", out_backprop)):
             if a.ndim != rank:
                 raise invalid_argument(f"{what} must be {rank}-dimensional: "
@@ -187,6 +188,7 @@ def _backprop_filter_op(op_name, label, rank, allowed, depthwise=False):
         return sized_spec(op_name, filter_sizes, rank, dtype)
 
     def kernel(input, filter_sizes, out_backprop, **attrs):
+        check_cpu_layout(op_name, attrs.get("data_format", "NHWC"))
         for what, a in (("input", input), ("out_backprop", out_backprop)):
             if a.ndim != rank:
                 raise invalid_argument(f"{what} must be {rank}-dimensional: "

@@ -15,8 +15,8 @@ from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
 from .._args import int_arg, static_attr
 from ...numerics import via_float32
-from ._geometry import (conv_data_format, expand, out_sizes, pad_spatial, padding_arg, spatial_axes,
-                        spatial_pads)
+from ._geometry import (check_cpu_layout, conv_data_format, expand, out_sizes, pad_spatial,
+                        padding_arg, spatial_axes, spatial_pads)
 from ._kernels import depthwise_conv, gemm_conv, winograd_conv, winograd_ok
 from ._util import HALF_T
 
@@ -121,6 +121,7 @@ def _conv_op(op_name, allowed, depthwise=False, fmt_last=("NHWC",)):
 
     def kernel(input, filter, strides, padding, explicit_paddings=(), data_format="NHWC",
                dilations=None, **extra):
+        check_cpu_layout(op_name, data_format)
         rank = len(strides)
         for what, a in (("input", input), ("filter", filter)):
             if a.ndim != rank:

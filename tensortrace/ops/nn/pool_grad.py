@@ -11,7 +11,8 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, OpDef, register
 from ...tensor import TensorSpec
 from .._base import check_dtypes
-from ._geometry import out_sizes, spatial_axes, spatial_pads, window_counts, windows
+from ._geometry import (check_cpu_layout, out_sizes, spatial_axes, spatial_pads, window_counts,
+                        windows)
 from ._util import HALF_T
 from .conv_grad import sized_spec
 from .pooling import MAXPOOL_T
@@ -158,6 +159,7 @@ def _max_grad_op(op_name, rank, allowed, kernel_fn, like):
         return TensorSpec(shape if shape.rank is not None else [None] * rank, dtype)
 
     def kernel(orig_input, orig_output, grad, **attrs):
+        check_cpu_layout(op_name, attrs.get("data_format", "NHWC"))
         for what, a in (("orig_input", orig_input), ("orig_output", orig_output),
                         ("grad", grad)):
             if a.ndim != rank:
@@ -174,6 +176,7 @@ def _avg_grad_op(op_name, rank):
         return sized_spec(op_name, orig_input_shape, rank, dtype)
 
     def kernel(orig_input_shape, grad, **attrs):
+        check_cpu_layout(op_name, attrs.get("data_format", "NHWC"))
         if grad.ndim != rank:
             raise invalid_argument(f"grad must be {rank}-dimensional", op_name)
         return _avg_pool_grad(op_name, orig_input_shape, grad, attrs)

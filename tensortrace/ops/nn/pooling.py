@@ -17,8 +17,8 @@ from ...tensor import TensorSpec
 from .._args import int_arg
 from .._base import check_dtypes, dtypes_named
 from ..array.reshaping import expand_dims, squeeze
-from ._geometry import (expand, out_sizes, pad_spatial, padding_arg, spatial_axes, spatial_pads,
-                        window_counts, windows)
+from ._geometry import (check_cpu_layout, expand, out_sizes, pad_spatial, padding_arg,
+                        spatial_axes, spatial_pads, window_counts, windows)
 from ._util import HALF_T
 
 MAXPOOL_T = dtypes_named("float16 bfloat16 float32 float64 int32 int64 uint8 int16 int8 uint16")
@@ -97,6 +97,7 @@ def _pool_op(op_name, allowed, average, rank):
         return TensorSpec([dims[0]] + out + [c] if last else [dims[0], c] + out, input.dtype)
 
     def kernel(input, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
+        check_cpu_layout(op_name, data_format)
         if input.ndim != rank:
             if rank == 4 and input.dtype in _ONEDNN_POOL:  # TF's oneDNN kernel's message
                 raise invalid_argument("Input must be 4 or 5-dimensional")
