@@ -5,6 +5,7 @@ from .._export import export_value, tf_export
 from .io import contains_saved_model
 from .load import load
 from .save import save
+from .save_context import variable_policy
 from .signatures import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 
@@ -21,6 +22,8 @@ class SaveOptions:
         self.function_aliases = function_aliases or {}
         self.experimental_custom_gradients = experimental_custom_gradients
         self.extra_tags = extra_tags
+        self.experimental_variable_policy = experimental_variable_policy
+        variable_policy(self)  # TF's ValueError for a policy it does not know
 
 
 class LoadOptions:

@@ -14,7 +14,6 @@ import json
 import os
 
 from .. import _protos, _version, nest
-from .._logging import logger
 from ..checkpoint import graph_view
 from ..checkpoint.bundle import write_bundle
 from ..graph import ir, tensor_proto
@@ -23,9 +22,9 @@ from ..module import Module
 from ..tensor import EagerTensor, TensorSpec
 from ..tracing.concrete import ConcreteFunction
 from ..tracing.function import PolymorphicFunction
-from ..tracing.signature import IdentitySpec
 from ..variables import ResourceHandle, Variable
 from . import custom_gradients, io, structure_coder, tf_files
+from .save_context import traces_to_save
 from . import signatures as _signatures
 from .format import UnsaveableError
 from .graphs import PYTHON_OPS, python_op_error
@@ -95,6 +94,7 @@ class _Writer:
         self.feeds = {}  # node id of a variable or constant -> its graph_def node
         self._ids = {}
         self._alive = []
+        self._saved_traces = {}  # id(tf.function) -> the concrete functions saved for it
 
     # --- the object graph, breadth first --------------------------------------------------
     def _add(self, value, path):
@@ -139,17 +139,10 @@ class _Writer:
                         if str(k) in tracked or isinstance(v, _FUNCTIONS + (_UserObject,)))
 
     def _traces(self, pf):
-        concretes = pf.experimental_get_concrete_functions()
-        if not concretes and pf.input_signature is not None:
-            concretes = [pf.get_concrete_function()]
-        kept = []
-        for cf in concretes:
-            if any(isinstance(s, IdentitySpec) for s in nest.flatten(cf._specs)):
-                logger.warning("A trace of %s takes a Python object argument (matched by "
-                               "identity); it cannot be saved and is left out.", pf._name)
-                continue
-            kept.append(cf)
-        return kept
+        traces = self._saved_traces.get(id(pf))
+        if traces is None:  # asked once per function: the walk and the writer see the same
+            traces = self._saved_traces[id(pf)] = traces_to_save(pf)
+        return traces
 
     # --- everything -------------------------------------------------------------------------
     def build(self):
