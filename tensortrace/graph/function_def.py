@@ -241,6 +241,10 @@ class _Body:
 
     def add(self, op_type, name, inputs, attrs):
         """Append one op of ``op_type`` (its outputs from the record's shape rule)."""
+        for t in inputs:
+            if isinstance(t, _Partial):
+                raise GraphImportError(f"node '{name}' ({op_type}) reads {t.what}, which "
+                                       "tensortrace has only as part of its own ops")
         try:
             opdef = get_op(op_type)
         except KeyError:
@@ -486,7 +490,64 @@ def _out_shapes(attrs, graphs, n):
     return tuple(shapes)
 
 
+class _Partial:
+    """A TF value tensortrace has no tensor for, only the composition it begins: TF's ops that
+    spell one of ours (SumToShape, StringBytesSplit: our export writes them so) become that op
+    when the composition's last node is imported; any other reader is an import error."""
+
+    def __init__(self, what, *parts):
+        self.what, self.parts = what, parts
+
+
+def _broadcast_gradient_args(body, node, data, attrs, where):
+    if len(data) != 2:
+        raise GraphImportError(f"{where}: 2 inputs expected, got {len(data)}")
+    return [_Partial(f"'{node.name}' output {k} (BroadcastGradientArgs)", data[0], data[1], k)
+            for k in (0, 1)], None
+
+
+def _sum(body, node, data, attrs, where):
+    """Sum over BroadcastGradientArgs' indices (TF's unbroadcast): the start of SumToShape."""
+    if len(data) == 2 and isinstance(data[1], _Partial) and len(data[1].parts) == 3 and \
+            not (tf_attrs.decode(attrs["keep_dims"]) if "keep_dims" in attrs else False):
+        shapes, k = data[1].parts[:2], data[1].parts[2]
+        return [_Partial(f"'{node.name}' (a Sum over BroadcastGradientArgs)", data[0],
+                         shapes[k])], None
+    return body.generic(node, data, attrs, where)
+
+
+def _reshape(body, node, data, attrs, where):
+    """Reshape of an unbroadcasting Sum to its target shape: our SumToShape."""
+    if len(data) == 2 and isinstance(data[0], _Partial) and len(data[0].parts) == 2:
+        x, target = data[0].parts
+        if target is data[1]:
+            op = body.add("SumToShape", node.name, [x, target], {})
+        else:
+            summed = body.add("SumToShape", node.name + "/SumToShape", [x, target], {})
+            op = body.add("Reshape", node.name, [summed.outputs[0], data[1]], {})
+        return op.outputs, op
+    return body.generic(node, data, attrs, where)
+
+
+def _string_split(body, node, data, attrs, where):
+    """StringSplit of [x] (a scalar string) on "" keeping empty parts: x's bytes, TF's
+    tf.strings.bytes_split, our StringBytesSplit (its other outputs have no tensor here)."""
+    skip = tf_attrs.decode(attrs["skip_empty"]) if "skip_empty" in attrs else True
+    row, delimiter = (data + [None, None])[:2]
+    pack = getattr(row, "op", None)
+    if not skip and delimiter is not None and delimiter.op.type == "Const" and \
+            np.asarray(delimiter.op.attrs["value"]).tolist() in (b"", "") and \
+            pack is not None and pack.type == "Pack" and len(pack.inputs) == 1 and \
+            pack.inputs[0].shape.rank == 0:
+        op = body.add("StringBytesSplit", node.name, [pack.inputs[0]], {})
+        return [_Partial(f"'{node.name}' indices (StringSplit)"), op.outputs[0],
+                _Partial(f"'{node.name}' shape (StringSplit)")], op
+    raise not_registered("StringSplit")
+
+
 _HANDLERS = {"Placeholder": _placeholder, "VarHandleOp": _var_handle, "Const": _const,
              "PrintV2": _print, "PartitionedCall": _call, "StatefulPartitionedCall": _call,
              "IdentityN": _identity_n, "If": _if, "StatelessIf": _if, "Case": _case,
-             "StatelessCase": _case, "While": _while, "StatelessWhile": _while}
+             "StatelessCase": _case, "While": _while, "StatelessWhile": _while,
+             "BroadcastGradientArgs": _broadcast_gradient_args, "Sum": _sum,
+             "Reshape": _reshape, "StringSplit": _string_split}
