@@ -315,6 +315,8 @@ class _Loader:
             name, params = first._function_name, list(first._binder.params)
         else:  # never traced: calling it is TF's "Found zero restored functions" error
             params = _parameters(function.function_spec, where)
+        for n in function.concrete_functions:
+            concretes[n]._show_captures = False  # TF's restored traces print "Captures: None"
         return RestoredFunction(name, params, None if signature is None else tuple(signature),
                                 [concretes[n] for n in function.concrete_functions])
 

@@ -26,7 +26,7 @@ from ..variables import ResourceHandle, Variable
 from . import custom_gradients, io, structure_coder, tf_files
 from .save_context import traces_to_save
 from . import signatures as _signatures
-from .format import UnsaveableError
+from .format import UnsaveableError, is_namedtuple
 from .graphs import PYTHON_OPS, python_op_error
 from .restored import _UserObject
 
@@ -284,7 +284,7 @@ class _Writer:
             saved.canonicalized_input_signature.CopyFrom(
                 structure_coder.encode((tuple(args), kwargs)))
             saved.output_signature.CopyFrom(structure_coder.encode(
-                _output_specs(cf.graph.structured_outputs)))
+                _output_specs(cf.graph.structured_outputs, _input_names(cf))))
         except UnsaveableError as e:
             raise type(e)(f"Cannot save {where}: its signature holds {e}.") from None
         self.saved_functions[name] = saved
@@ -405,20 +405,42 @@ def _default(p):
     return p.default
 
 
-def _output_specs(outputs):
-    """The outputs' specs, as TF's output signature records them."""
+def _output_specs(outputs, inputs=None, path=()):
+    """The outputs' specs as TF's output signature records them (its
+    ``convert_structure_to_signature``): each tensor named after its path in the structure,
+    or the argument it returns as is when that argument was named otherwise."""
     if isinstance(outputs, dict):
-        return {k: _spec(v, k) if _is_tensor(v) else _output_specs(v)
-                for k, v in outputs.items()}
-    return nest.map_structure(lambda t: _spec(t, None), outputs)
+        return {k: _output_specs(v, inputs, path + (k,)) for k, v in outputs.items()}
+    if is_namedtuple(outputs):
+        return type(outputs)(*[_output_specs(v, inputs, path + (k,))
+                               for k, v in zip(outputs._fields, outputs)])
+    if isinstance(outputs, (list, tuple)):
+        return type(outputs)(_output_specs(v, inputs, path + (i,))
+                             for i, v in enumerate(outputs))
+    if not _is_tensor(outputs):
+        return outputs
+    name = (inputs or {}).get(id(outputs))
+    if not (path and name and name != path[0]):
+        name = _spec_name("_".join(str(p) for p in path))
+    return TensorSpec(outputs.shape, outputs.dtype, name)
+
+
+def _spec_name(name):
+    """TF's ``sanitize_spec_name``: lower case, non-alphanumerics as ``_``, "unknown" for none."""
+    if not name:
+        return "unknown"
+    swapped = "".join(c if c.isalnum() else "_" for c in name.lower())
+    return swapped if swapped[0].isalpha() else "tensor_" + swapped
+
+
+def _input_names(cf):
+    """{id(graph input): the name its argument has in the trace's input signature}."""
+    specs = [s for s in nest.flatten(cf.structured_input_signature) if isinstance(s, TensorSpec)]
+    return {id(t): s.name for t, s in zip(cf.graph.inputs, specs) if s.name}
 
 
 def _is_tensor(t):
     return isinstance(t, (EagerTensor, ir.SymbolicTensor))
-
-
-def _spec(t, name):
-    return TensorSpec(t.shape, t.dtype, name) if _is_tensor(t) else t
 
 
 def _unique(used, name):
