@@ -290,12 +290,14 @@ class _Body:
                     if kind == "axes" and src is not None and _all_axes(src, data[0]):
                         ours[attr] = None
                         continue
-                    if src is None or src.op.type != "Const":
+                    # a constant, or a value known while importing (Range of constants)
+                    value = None if src is None else src.op.attrs["value"] \
+                        if src.op.type == "Const" else getattr(src, "static", None)
+                    if value is None:
                         raise GraphImportError(f"{where}: input {a.name!r} must be a constant "
                                            "(tensortrace holds it as the attr "
                                            f"{attr!r})")
-                    ours[attr] = tf_attrs.input_value(kind, src.op.attrs["value"],
-                                                      f"{where}: {a.name}")
+                    ours[attr] = tf_attrs.input_value(kind, value, f"{where}: {a.name}")
                 else:
                     inputs.extend(got)
             names, extra = tf_attrs.our_attrs(op_type, len(inputs))

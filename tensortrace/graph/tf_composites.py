@@ -297,8 +297,43 @@ def _bytes_split(e, op, x):
     return [parts[1][0]]
 
 
+def _split_v2(e, op, x, sep, maxsplit=-1):
+    # TF's StringSplitV2 takes a vector; tf.strings.split stacks a scalar into one ([x])
+    if x.shape.rank != 0:
+        return None
+    row = e.one("Pack", e.ref(x), axis=0)
+    parts = e.node("StringSplitV2", [row, e.ref(sep)], maxsplit=int(maxsplit))
+    return [ref for ref, _ in parts]
+
+
+def _bound(e, op, seq, values, out_type):
+    # TF's LowerBound/UpperBound take matrices; tf.searchsorted reshapes other ranks to rows
+    if seq.shape.rank == 2 and values.shape.rank == 2:
+        return None
+    if seq.shape.rank is None or values.shape.rank is None:
+        return None
+    seq_r, val_r = e.ref(seq), e.ref(values)
+    rows = _int_const(e, [-1, seq.shape.dims[-1] if seq.shape.dims[-1] is not None else -1],
+                      dtypes.int32, "seq_shape")
+    if seq.shape.rank == 1 and values.shape.rank == 1:
+        rows = _int_const(e, [1, -1], dtypes.int32, "row_shape")
+        flat_vals = e.one("Reshape", val_r, rows, name="values_2d")
+    else:
+        if values.shape.dims[-1] is None or seq.shape.dims[-1] is None:
+            return None
+        flat_vals = e.one("Reshape", val_r, _int_const(e, [-1, values.shape.dims[-1]],
+                                                       dtypes.int32, "values_shape"),
+                          name="values_2d")
+    flat_seq = e.one("Reshape", seq_r, rows, name="seq_2d")
+    found = e.one(op.type, flat_seq, flat_vals, out_type=out_type)
+    found = (found[0], out_type)
+    shape = e.one("Shape", val_r, out_type=dtypes.int32)
+    return [e.one("Reshape", found, (shape[0], dtypes.int32))[0]]
+
+
 _RULES = {"Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
           "L2Normalize": _l2_normalize, "Moments": _moments, "BatchNormalization": _batch_norm,
           "MatrixTranspose": _matrix_transpose, "Norm": _norm, "Dropout": _dropout,
           "Trace": _trace, "Tensordot": _tensordot, "SumToShape": _sum_to_shape,
-          "StringBytesSplit": _bytes_split}
+          "StringBytesSplit": _bytes_split, "StringSplitV2": _split_v2,
+          "LowerBound": _bound, "UpperBound": _bound}

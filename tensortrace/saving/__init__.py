@@ -2,6 +2,7 @@
 (``tf.saved_model``): a versioned JSON document and one ``.npz``, no pickle, no stored code."""
 
 from .._export import export_value, tf_export
+from .assets import Asset  # noqa: F401 - tf.saved_model.Asset
 from .io import contains_saved_model
 from .load import load
 from .save import save

@@ -108,6 +108,12 @@ OPS = {
     "io": (lambda x: (tf.io.decode_raw(tf.io.serialize_tensor(x), tf.uint8),
                       tf.io.encode_base64(tf.strings.as_string(x))), (M,)),
     "scatter": (lambda x: tf.tensor_scatter_nd_update(x, [[0, 0]], [5.0]), (M,)),
+    # TF's StringSplitV2 takes a vector, LowerBound/UpperBound matrices: rows of one
+    "split_scalar": (lambda s: tf.strings.split(s, " "), (np.array(b"a bc d", object),)),
+    "searchsorted": (lambda s, v: (tf.searchsorted(s, v), tf.searchsorted(s, v, "right")),
+                     (np.array([1.0, 2.0, 2.0, 5.0], F32), np.array([2.0, 0.0, 6.0], F32))),
+    "ragged": (lambda x: tf.reduce_sum(tf.RaggedTensor.from_row_lengths(x, [1, 2]), axis=1),
+               (np.array([1.0, 2.0, 3.0], F32),)),
 }
 
 
