@@ -63,6 +63,7 @@ EXPORTS = {
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
         'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec type_spec_from_value',
+        'saving.graph_util': 'import_graph_def',
         'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
     },
@@ -120,6 +121,9 @@ EXPORTS = {
     'experimental': {
         'data.iterator': 'Optional',
         'ragged.shape': 'DynamicRaggedShape RowPartition',
+    },
+    'graph_util': {
+        'saving.graph_util': 'import_graph_def',
     },
     'image': {
         'ops.image.adjust': ('adjust_brightness adjust_contrast adjust_gamma adjust_hue '

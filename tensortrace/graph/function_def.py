@@ -85,6 +85,27 @@ def graph_def_to_graph(graph_def, name="graph"):
     return verify(graph)
 
 
+def import_into(graph, graph_def, input_map, prefix):
+    """Import ``graph_def``'s nodes into ``graph`` (the graph being built), named under
+    ``prefix``; ``input_map`` ({"node:index": tensor of ``graph``}) replaces those outputs (a
+    mapped Placeholder is not imported). Returns {node name: (outputs, operation or None)}.
+
+    Raises:
+        ValueError: for input_map keys naming no node of the GraphDef (TF's message), or a
+            malformed GraphDef.
+        NotFoundError: for an op type tensortrace does not have.
+    """
+    names = {n.name for n in graph_def.node}
+    unused = [k for k in input_map if k.split(":")[0] not in names]
+    if unused:
+        raise ValueError("Attempted to map inputs that were not found in graph_def: "
+                         f"[{', '.join(sorted(unused))}]")
+    body = _Body(_Importer(_library(graph_def.library)), graph, function=False, prefix=prefix)
+    body.mapped = dict(input_map)
+    body.build(list(graph_def.node), {})
+    return {name: (entry[2], entry[3]) for name, entry in body.nodes.items()}
+
+
 class _Importer:
     def __init__(self, library):
         self.library = library
@@ -178,6 +199,7 @@ class _Body:
         self.importer, self.graph, self.function, self.prefix = importer, graph, function, prefix
         self.args = {}
         self.nodes = {}  # node name -> (op type, decoded TF attrs, outputs, control op)
+        self.mapped = {}  # "node:index" -> the tensor replacing it (import_graph_def's input_map)
 
     def build(self, nodes, args):
         self.args = args
@@ -208,6 +230,8 @@ class _Body:
             index = _output_index(op_type, attrs, parts[1], int(parts[2]), ref, where)
         else:
             index = int(parts[1]) if len(parts) > 1 else 0
+        if not self.function and f"{name}:{index}" in self.mapped:
+            return self.mapped[f"{name}:{index}"]
         if not 0 <= index < len(outputs):
             raise GraphImportError(f"{where}: input {ref!r} names output {index} of a node with "
                                f"{len(outputs)} outputs in tensortrace")
@@ -225,6 +249,9 @@ class _Body:
         control = [c for r in node.input if r.startswith("^")
                    for c in [self.control(r, where)] if c is not None]
         attrs = dict(node.attr)
+        if node.op == "Placeholder" and f"{node.name}:0" in self.mapped:
+            self.nodes[node.name] = (node.op, {}, [self.mapped[f"{node.name}:0"]], None)
+            return
         handler = _HANDLERS.get(node.op)
         if handler is not None:
             outputs, op = handler(self, node, data, attrs, where)
