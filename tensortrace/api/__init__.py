@@ -30,7 +30,7 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "config.experimental", "config.threading", "config.optimizer", "autograph",
               "autograph.experimental", "saved_model", "data", "summary", "summary.experimental",
               "train", "train.experimental", "ragged", "io", "io.gfile",
-              "types", "types.experimental", "version", "sparse")
+              "types", "types.experimental", "version", "sparse", "graph_util")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {

@@ -64,6 +64,7 @@ EXPORTS = {
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
         'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec type_spec_from_value',
+        'saving.graph_util': 'import_graph_def',
         'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
     },
@@ -121,6 +122,9 @@ EXPORTS = {
     'experimental': {
         'data.optional': 'Optional',
         'ragged.shape': 'DynamicRaggedShape RowPartition',
+    },
+    'graph_util': {
+        'saving.graph_util': 'import_graph_def',
     },
     'image': {
         'ops.image.adjust': ('adjust_brightness adjust_contrast adjust_gamma adjust_hue '
@@ -229,6 +233,7 @@ EXPORTS = {
     'saved_model': {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
                    'contains_saved_model load save'),
+        'saving.assets': 'Asset',
     },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '

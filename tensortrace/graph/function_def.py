@@ -85,6 +85,27 @@ def graph_def_to_graph(graph_def, name="graph"):
     return verify(graph)
 
 
+def import_into(graph, graph_def, input_map, prefix):
+    """Import ``graph_def``'s nodes into ``graph`` (the graph being built), named under
+    ``prefix``; ``input_map`` ({"node:index": tensor of ``graph``}) replaces those outputs (a
+    mapped Placeholder is not imported). Returns {node name: (outputs, operation or None)}.
+
+    Raises:
+        ValueError: for input_map keys naming no node of the GraphDef (TF's message), or a
+            malformed GraphDef.
+        NotFoundError: for an op type tensortrace does not have.
+    """
+    names = {n.name for n in graph_def.node}
+    unused = [k for k in input_map if k.split(":")[0] not in names]
+    if unused:
+        raise ValueError("Attempted to map inputs that were not found in graph_def: "
+                         f"[{', '.join(sorted(unused))}]")
+    body = _Body(_Importer(_library(graph_def.library)), graph, function=False, prefix=prefix)
+    body.mapped = dict(input_map)
+    body.build(list(graph_def.node), {})
+    return {name: (entry[2], entry[3]) for name, entry in body.nodes.items()}
+
+
 class _Importer:
     def __init__(self, library):
         self.library = library
@@ -178,6 +199,7 @@ class _Body:
         self.importer, self.graph, self.function, self.prefix = importer, graph, function, prefix
         self.args = {}
         self.nodes = {}  # node name -> (op type, decoded TF attrs, outputs, control op)
+        self.mapped = {}  # "node:index" -> the tensor replacing it (import_graph_def's input_map)
 
     def build(self, nodes, args):
         self.args = args
@@ -208,6 +230,8 @@ class _Body:
             index = _output_index(op_type, attrs, parts[1], int(parts[2]), ref, where)
         else:
             index = int(parts[1]) if len(parts) > 1 else 0
+        if not self.function and f"{name}:{index}" in self.mapped:
+            return self.mapped[f"{name}:{index}"]
         if not 0 <= index < len(outputs):
             raise GraphImportError(f"{where}: input {ref!r} names output {index} of a node with "
                                f"{len(outputs)} outputs in tensortrace")
@@ -225,6 +249,9 @@ class _Body:
         control = [c for r in node.input if r.startswith("^")
                    for c in [self.control(r, where)] if c is not None]
         attrs = dict(node.attr)
+        if node.op == "Placeholder" and f"{node.name}:0" in self.mapped:
+            self.nodes[node.name] = (node.op, {}, [self.mapped[f"{node.name}:0"]], None)
+            return
         handler = _HANDLERS.get(node.op)
         if handler is not None:
             outputs, op = handler(self, node, data, attrs, where)
@@ -241,6 +268,10 @@ class _Body:
 
     def add(self, op_type, name, inputs, attrs):
         """Append one op of ``op_type`` (its outputs from the record's shape rule)."""
+        for t in inputs:
+            if isinstance(t, _Partial):
+                raise GraphImportError(f"node '{name}' ({op_type}) reads {t.what}, which "
+                                       "tensortrace has only as part of its own ops")
         try:
             opdef = get_op(op_type)
         except KeyError:
@@ -286,12 +317,14 @@ class _Body:
                     if kind == "axes" and src is not None and _all_axes(src, data[0]):
                         ours[attr] = None
                         continue
-                    if src is None or src.op.type != "Const":
+                    # a constant, or a value known while importing (Range of constants)
+                    value = None if src is None else src.op.attrs["value"] \
+                        if src.op.type == "Const" else getattr(src, "static", None)
+                    if value is None:
                         raise GraphImportError(f"{where}: input {a.name!r} must be a constant "
                                            "(tensortrace holds it as the attr "
                                            f"{attr!r})")
-                    ours[attr] = tf_attrs.input_value(kind, src.op.attrs["value"],
-                                                      f"{where}: {a.name}")
+                    ours[attr] = tf_attrs.input_value(kind, value, f"{where}: {a.name}")
                 else:
                     inputs.extend(got)
             names, extra = tf_attrs.our_attrs(op_type, len(inputs))
@@ -486,7 +519,64 @@ def _out_shapes(attrs, graphs, n):
     return tuple(shapes)
 
 
+class _Partial:
+    """A TF value tensortrace has no tensor for, only the composition it begins: TF's ops that
+    spell one of ours (SumToShape, StringBytesSplit: our export writes them so) become that op
+    when the composition's last node is imported; any other reader is an import error."""
+
+    def __init__(self, what, *parts):
+        self.what, self.parts = what, parts
+
+
+def _broadcast_gradient_args(body, node, data, attrs, where):
+    if len(data) != 2:
+        raise GraphImportError(f"{where}: 2 inputs expected, got {len(data)}")
+    return [_Partial(f"'{node.name}' output {k} (BroadcastGradientArgs)", data[0], data[1], k)
+            for k in (0, 1)], None
+
+
+def _sum(body, node, data, attrs, where):
+    """Sum over BroadcastGradientArgs' indices (TF's unbroadcast): the start of SumToShape."""
+    if len(data) == 2 and isinstance(data[1], _Partial) and len(data[1].parts) == 3 and \
+            not (tf_attrs.decode(attrs["keep_dims"]) if "keep_dims" in attrs else False):
+        shapes, k = data[1].parts[:2], data[1].parts[2]
+        return [_Partial(f"'{node.name}' (a Sum over BroadcastGradientArgs)", data[0],
+                         shapes[k])], None
+    return body.generic(node, data, attrs, where)
+
+
+def _reshape(body, node, data, attrs, where):
+    """Reshape of an unbroadcasting Sum to its target shape: our SumToShape."""
+    if len(data) == 2 and isinstance(data[0], _Partial) and len(data[0].parts) == 2:
+        x, target = data[0].parts
+        if target is data[1]:
+            op = body.add("SumToShape", node.name, [x, target], {})
+        else:
+            summed = body.add("SumToShape", node.name + "/SumToShape", [x, target], {})
+            op = body.add("Reshape", node.name, [summed.outputs[0], data[1]], {})
+        return op.outputs, op
+    return body.generic(node, data, attrs, where)
+
+
+def _string_split(body, node, data, attrs, where):
+    """StringSplit of [x] (a scalar string) on "" keeping empty parts: x's bytes, TF's
+    tf.strings.bytes_split, our StringBytesSplit (its other outputs have no tensor here)."""
+    skip = tf_attrs.decode(attrs["skip_empty"]) if "skip_empty" in attrs else True
+    row, delimiter = (data + [None, None])[:2]
+    pack = getattr(row, "op", None)
+    if not skip and delimiter is not None and delimiter.op.type == "Const" and \
+            np.asarray(delimiter.op.attrs["value"]).tolist() in (b"", "") and \
+            pack is not None and pack.type == "Pack" and len(pack.inputs) == 1 and \
+            pack.inputs[0].shape.rank == 0:
+        op = body.add("StringBytesSplit", node.name, [pack.inputs[0]], {})
+        return [_Partial(f"'{node.name}' indices (StringSplit)"), op.outputs[0],
+                _Partial(f"'{node.name}' shape (StringSplit)")], op
+    raise not_registered("StringSplit")
+
+
 _HANDLERS = {"Placeholder": _placeholder, "VarHandleOp": _var_handle, "Const": _const,
              "PrintV2": _print, "PartitionedCall": _call, "StatefulPartitionedCall": _call,
              "IdentityN": _identity_n, "If": _if, "StatelessIf": _if, "Case": _case,
-             "StatelessCase": _case, "While": _while, "StatelessWhile": _while}
+             "StatelessCase": _case, "While": _while, "StatelessWhile": _while,
+             "BroadcastGradientArgs": _broadcast_gradient_args, "Sum": _sum,
+             "Reshape": _reshape, "StringSplit": _string_split}

@@ -41,10 +41,17 @@ class _Emit:
         pairs (dtype of the first input)."""
         sig = tf_attrs.signature(op_type)
         values, bound = {}, {}
-        for arg, (_, dtype) in zip(sig.inputs, ins):
-            if arg.type_attr and arg.type_attr not in values:
-                values[arg.type_attr] = tf_attrs.encode(dtype)
-                bound[arg.type_attr] = dtype
+        spare = len(ins) - (len(sig.inputs) - 1)  # what a list argument (N*T) takes
+        pos = 0
+        for arg in sig.inputs:
+            n = spare if arg.number_attr else 1
+            group = ins[pos:pos + n]
+            pos += n
+            if arg.number_attr:
+                values[arg.number_attr] = tf_attrs.encode(n)
+            if group and arg.type_attr and arg.type_attr not in values:
+                values[arg.type_attr] = tf_attrs.encode(group[0][1])
+                bound[arg.type_attr] = group[0][1]
         for k, v in attrs.items():
             if k in sig.attrs:
                 values[k] = tf_attrs.encode(v, sig.attrs[k][0])
@@ -207,7 +214,126 @@ def _norm(e, op, x, ord, axis, keepdims, is_matrix):
     return [out[0]]
 
 
+def _int_const(e, values, dtype, name):
+    return e.const(np.asarray(values, dtype.as_numpy_dtype).reshape(-1), dtype, name)
+
+
+def _dims_of(e, ref, shape, idx, name):
+    """The dims ``idx`` of a tensor: constants when known, else gathered from its Shape."""
+    dims = [shape[i] for i in idx]
+    if None not in dims:
+        return None, dims
+    s = e.one("Shape", ref, name=f"{name}/Shape", out_type=dtypes.int32)
+    s = (s[0], dtypes.int32)
+    axis = e.const(np.int32(0), dtypes.int32, f"{name}/axis")
+    picked = e.one("GatherV2", s, _int_const(e, idx, dtypes.int32, f"{name}/indices"), axis,
+                   name=f"{name}/GatherV2", batch_dims=0)
+    return (picked[0], dtypes.int32), dims
+
+
+def _product(e, part, name):
+    """The product of dims as a 1-element int32 vector (a constant when they are known)."""
+    gathered, known = part
+    if gathered is None:
+        return _int_const(e, [int(np.prod(known, dtype=np.int64))], dtypes.int32, name)
+    prod = e.reduce("Prod", gathered, (0,), True)
+    return (prod[0], dtypes.int32)
+
+
+def _tensordot(e, op, a, b, axes_a, axes_b):
+    # TF's tensordot: each operand transposed and reshaped to a matrix, MatMul, reshaped back
+    sa, sb = a.shape.dims, b.shape.dims
+    if sa is None or sb is None:
+        return None
+    ra, rb = len(sa), len(sb)
+    axes_a = [i % ra for i in axes_a]
+    axes_b = [i % rb for i in axes_b]
+    free_a = [i for i in range(ra) if i not in axes_a]
+    free_b = [i for i in range(rb) if i not in axes_b]
+    ar, br = e.ref(a), e.ref(b)
+    parts = {}
+    for key, ref, shape, idx in (("fa", ar, sa, free_a), ("ka", ar, sa, axes_a),
+                                 ("fb", br, sb, free_b), ("kb", br, sb, axes_b)):
+        parts[key] = _dims_of(e, ref, shape, idx, f"tensordot/{key}")
+    matrices = []
+    for ref, shape, first, second, name, perm in (
+            (ar, sa, "fa", "ka", "a", free_a + axes_a), (br, sb, "kb", "fb", "b", axes_b + free_b)):
+        if perm != list(range(len(shape))):
+            ref = e.one("Transpose", ref, _int_const(e, perm, dtypes.int32, f"perm_{name}"),
+                        name=f"transpose_{name}")
+        size = e.one("ConcatV2", _product(e, parts[first], f"{first}/prod"),
+                     _product(e, parts[second], f"{second}/prod"),
+                     e.const(np.int32(0), dtypes.int32, f"concat_{name}/axis"),
+                     name=f"shape_{name}")
+        matrices.append(e.one("Reshape", ref, (size[0], dtypes.int32),
+                              name=f"reshape_{name}"))
+    product = e.one("MatMul", matrices[0], matrices[1], transpose_a=False, transpose_b=False)
+    out = []
+    for key in ("fa", "fb"):
+        gathered, known = parts[key]
+        out.append(_int_const(e, known, dtypes.int32, f"{key}/dims") if gathered is None
+                   else gathered)
+    final = e.one("ConcatV2", out[0], out[1],
+                  e.const(np.int32(0), dtypes.int32, "concat/axis"), name="output_shape")
+    return [e.one("Reshape", product, (final[0], dtypes.int32))[0]]
+
+
+def _sum_to_shape(e, op, x, shape):
+    # TF's unbroadcast: BroadcastGradientArgs(Shape(x), shape) -> Sum over r1, Reshape
+    xr, sr = e.ref(x), e.ref(shape)
+    s = e.one("Shape", xr, out_type=shape.dtype)
+    s = (s[0], shape.dtype)
+    r1 = e.node("BroadcastGradientArgs", [s, sr])[1]
+    total = e.one("Sum", xr, (r1[0], shape.dtype), keep_dims=False)
+    return [e.one("Reshape", total, sr)[0]]
+
+
+def _bytes_split(e, op, x):
+    # TF's bytes_split of a scalar: StringSplit of [x] on "", the one row's values
+    xr = e.ref(x)
+    row = e.one("Pack", xr, axis=0)
+    empty = e.const(np.array(b"", object), dtypes.string, "delimiter")
+    parts = e.node("StringSplit", [row, empty], skip_empty=False)
+    return [parts[1][0]]
+
+
+def _split_v2(e, op, x, sep, maxsplit=-1):
+    # TF's StringSplitV2 takes a vector; tf.strings.split stacks a scalar into one ([x])
+    if x.shape.rank != 0:
+        return None
+    row = e.one("Pack", e.ref(x), axis=0)
+    parts = e.node("StringSplitV2", [row, e.ref(sep)], maxsplit=int(maxsplit))
+    return [ref for ref, _ in parts]
+
+
+def _bound(e, op, seq, values, out_type):
+    # TF's LowerBound/UpperBound take matrices; tf.searchsorted reshapes other ranks to rows
+    if seq.shape.rank == 2 and values.shape.rank == 2:
+        return None
+    if seq.shape.rank is None or values.shape.rank is None:
+        return None
+    seq_r, val_r = e.ref(seq), e.ref(values)
+    rows = _int_const(e, [-1, seq.shape.dims[-1] if seq.shape.dims[-1] is not None else -1],
+                      dtypes.int32, "seq_shape")
+    if seq.shape.rank == 1 and values.shape.rank == 1:
+        rows = _int_const(e, [1, -1], dtypes.int32, "row_shape")
+        flat_vals = e.one("Reshape", val_r, rows, name="values_2d")
+    else:
+        if values.shape.dims[-1] is None or seq.shape.dims[-1] is None:
+            return None
+        flat_vals = e.one("Reshape", val_r, _int_const(e, [-1, values.shape.dims[-1]],
+                                                       dtypes.int32, "values_shape"),
+                          name="values_2d")
+    flat_seq = e.one("Reshape", seq_r, rows, name="seq_2d")
+    found = e.one(op.type, flat_seq, flat_vals, out_type=out_type)
+    found = (found[0], out_type)
+    shape = e.one("Shape", val_r, out_type=dtypes.int32)
+    return [e.one("Reshape", found, (shape[0], dtypes.int32))[0]]
+
+
 _RULES = {"Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
           "L2Normalize": _l2_normalize, "Moments": _moments, "BatchNormalization": _batch_norm,
           "MatrixTranspose": _matrix_transpose, "Norm": _norm, "Dropout": _dropout,
-          "Trace": _trace}
+          "Trace": _trace, "Tensordot": _tensordot, "SumToShape": _sum_to_shape,
+          "StringBytesSplit": _bytes_split, "StringSplitV2": _split_v2,
+          "LowerBound": _bound, "UpperBound": _bound}

@@ -2,9 +2,12 @@
 (``tf.saved_model``): a versioned JSON document and one ``.npz``, no pickle, no stored code."""
 
 from .._export import export_value, tf_export
+from .assets import Asset  # noqa: F401 - tf.saved_model.Asset
+from .graph_util import import_graph_def  # noqa: F401 - tf.graph_util.import_graph_def
 from .io import contains_saved_model
 from .load import load
 from .save import save
+from .save_context import variable_policy
 from .signatures import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 
@@ -21,6 +24,8 @@ class SaveOptions:
         self.function_aliases = function_aliases or {}
         self.experimental_custom_gradients = experimental_custom_gradients
         self.extra_tags = extra_tags
+        self.experimental_variable_policy = experimental_variable_policy
+        variable_policy(self)  # TF's ValueError for a policy it does not know
 
 
 class LoadOptions:

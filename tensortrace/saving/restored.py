@@ -10,7 +10,7 @@ import inspect
 import pprint
 
 from .. import errors
-from ..tensor import TensorSpec
+from ..tensor import Tensor, TensorSpec
 from ..tracing import signature
 from ..tracing.concrete import ConcreteFunction
 from ..tracing.function import PolymorphicFunction
@@ -154,18 +154,30 @@ class RestoredFunction(PolymorphicFunction):
             positional, keyword = cf.structured_input_signature
             options.append(f"Option {i}:\n  {_positional(positional)}\n  Keyword arguments: "
                            f"{keyword}")
+        names = [p.name for p in self._binder.params if p.kind in (p.POSITIONAL_ONLY,
+                                                                   p.POSITIONAL_OR_KEYWORD)]
         return ("Could not find matching concrete function to call loaded from the SavedModel. "
-                f"Got:\n  {_positional(args)}\n  Keyword arguments: {kwargs}\n\n Expected these "
+                f"Got:\n  {_positional(args, names)}\n  Keyword arguments: {kwargs}\n\n Expected these "
                 f"arguments to match one of the following {len(options)} option(s):\n\n"
                 + "\n\n".join(options))
 
     def __repr__(self):
-        return f"<RestoredFunction {self._name} at 0x{id(self):X}>"
+        return ("<tensorflow.python.saved_model.function_deserialization.RestoredFunction "
+                f"object at 0x{id(self):x}>")
 
 
-def _positional(args):
-    return f"Positional arguments ({len(args)} total):\n    * " + "\n    * ".join(
-        pprint.pformat(a) for a in args)
+def _positional(args, names=None):
+    """TF's listing of arguments; a tensor argument shows as the placeholder TF made of it
+    (``<tf.Tensor 'a:0' shape=(2,) dtype=int32>``, named after its parameter)."""
+    shown = []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and names and i < len(names):
+            shape = "<unknown>" if a.shape.rank is None else tuple(a.shape.as_list())
+            a = f"<tf.Tensor '{names[i]}:0' shape={shape} dtype={a.dtype.name}>"
+        else:
+            a = pprint.pformat(a)
+        shown.append(a)
+    return f"Positional arguments ({len(args)} total):\n    * " + "\n    * ".join(shown)
 
 
 _FAIL = object()

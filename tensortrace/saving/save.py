@@ -14,6 +14,7 @@ from ..tracing.function import PolymorphicFunction
 from ..tracing.signature import IdentitySpec
 from ..variables import Variable
 from . import custom_gradients, io, tf_save
+from .save_context import save_context
 from . import signatures as _signatures
 from .format import FORMAT, VERSION, ArrayWriter, CompositeSpecError, UnsaveableError, encode
 from .graphs import GraphWriter
@@ -36,12 +37,13 @@ def save(obj, export_dir, signatures=None, options=None):
         FailedPreconditionError: when ``export_dir`` exists and is not a directory.
     """
     _check_trackable(obj)
-    built = _signatures.canonicalize(signatures)
-    if signatures is None:
-        built = _signatures.canonicalize(_signatures.default_signature(
-            tf_save.trackable_children(obj)))
     try:
-        tf_save.write_tf(obj, export_dir, built)
+        with save_context(options):  # functions trace again, as TF's save does
+            built = _signatures.canonicalize(signatures)
+            if signatures is None:
+                built = _signatures.canonicalize(_signatures.default_signature(
+                    tf_save.trackable_children(obj)))
+            tf_save.write_tf(obj, export_dir, built)
     except CompositeSpecError as e:  # raised before anything is written
         logger.warning("Saving %s in tensortrace's own SavedModel format (saved_model.json + "
                        "npz), which tf.saved_model.load here reads: %s", export_dir, e)

@@ -134,13 +134,16 @@ def _keywords(concrete):
 def _wrap(key, concrete, function_name):
     """Trace a keyword-only wrapper calling ``concrete`` and returning a dict of tensors."""
     names = _keywords(concrete)
-    specs = tuple(TensorSpec(t.shape, t.dtype, n) for t, n in zip(concrete.graph.inputs, names))
+    # TF traces the wrapper on keyword arguments: its inputs in the keys' sorted order
+    order = sorted(range(len(names)), key=lambda i: names[i])
+    inputs = concrete.graph.inputs
+    specs = tuple(TensorSpec(inputs[i].shape, inputs[i].dtype, names[i]) for i in order)
 
     def signature_wrapper(**kwargs):
         outputs = concrete._call_flat([kwargs[n] for n in names])
         return normalize_outputs(outputs, concrete.name, key)
 
-    signature_wrapper.__signature__ = keyword_signature(names)
+    signature_wrapper.__signature__ = keyword_signature([names[i] for i in order])
     name = "signature_wrapper" + (f"_{function_name}" if function_name else "")
     binder = Binder(signature_wrapper)
     graph = trace(signature_wrapper, binder, specs, name, allow_variable_creation=False,

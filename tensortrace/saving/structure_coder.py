@@ -13,11 +13,14 @@ from ..graph import tensor_proto
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, TensorSpec
 from ..variables import VariableSpec
-from ..composite import TypeSpec
+from ..composite import TypeSpec, spec_class, spec_key
 from .format import (CompositeSpecError, FormatError, UnsaveableError, _namedtuple,
                      is_namedtuple)
 
 _MAX_DEPTH = 64  # deeper nesting is a hostile file, not a signature
+# TF's TypeSpecClass of the composite specs tensortrace has: enum name -> (package, class)
+_COMPOSITES = {"SPARSE_TENSOR_SPEC": ("sparse", "SparseTensorSpec"),
+               "RAGGED_TENSOR_SPEC": ("ragged", "RaggedTensorSpec")}
 
 
 def encode(value):
@@ -81,6 +84,13 @@ def _encode(x, out):
         out.tensor_value.CopyFrom(tensor_proto.to_proto(x.numpy(), x.dtype))
     elif isinstance(x, (np.ndarray, np.generic)):
         out.numpy_value.CopyFrom(tensor_proto.to_proto(np.asarray(x)))
+    elif isinstance(x, TypeSpec) and spec_key(x) in _COMPOSITES.values():
+        kind = next(k for k, v in _COMPOSITES.items() if v == spec_key(x))
+        spec = out.type_spec_value
+        spec.type_spec_class = _protos.struct_pb2.TypeSpecProto.TypeSpecClass.Value(kind)
+        spec.type_spec_class_name = t.__name__
+        spec.num_flat_components = len(x._flat_tensor_specs)
+        _encode(x._serialize(), spec.type_state)
     else:
         error = CompositeSpecError if isinstance(x, TypeSpec) else UnsaveableError
         raise error(f"a value of type {t.__module__}.{t.__qualname__} ({x!r:.80})")
@@ -136,9 +146,13 @@ def _decode(p, depth):
 
 
 def _type_spec(spec, depth):
+    classes = _protos.struct_pb2.TypeSpecProto.TypeSpecClass
+    kind = classes.Name(spec.type_spec_class) if spec.type_spec_class in classes.values() \
+        else None
+    if kind in _COMPOSITES:
+        return _composite(spec, kind, depth)
     if spec.type_spec_class != _protos.struct_pb2.TypeSpecProto.VARIABLE_SPEC:
-        name = spec.type_spec_class_name or _protos.struct_pb2.TypeSpecProto.TypeSpecClass.Name(
-            spec.type_spec_class)
+        name = spec.type_spec_class_name or kind or spec.type_spec_class
         raise FormatError(f"type spec {name!r} is not supported by tensortrace")
     state = _decode(spec.type_state, depth + 1)
     if type(state) is not tuple or len(state) < 2 or not isinstance(state[0], TensorShape) or \
@@ -147,3 +161,22 @@ def _type_spec(spec, depth):
     alias = state[3] if len(state) > 3 else None
     return VariableSpec(state[0], state[1], alias_id=alias if type(alias) is int else None)
 
+
+
+def _composite(spec, kind, depth):
+    """A SparseTensorSpec or RaggedTensorSpec from TF's type state (its constructor's
+    arguments: shape, dtype, then ragged_rank and row_splits_dtype for a ragged one)."""
+    state = _decode(spec.type_state, depth + 1)
+    cls = spec_class(*_COMPOSITES[kind])
+    if cls is None or type(state) is not tuple or len(state) < 2 or \
+            not isinstance(state[0], TensorShape) or not isinstance(state[1], D.DType) or \
+            not all(isinstance(v, (int, D.DType, TypeSpec, type(None))) for v in state[2:]):
+        raise FormatError(f"malformed {kind} state {state!r:.80}")
+    try:
+        value = cls._deserialize(state)
+    except (TypeError, ValueError) as e:
+        raise FormatError(f"malformed {kind} state {state!r:.80}: {e}") from None
+    if len(value._flat_tensor_specs) != spec.num_flat_components:
+        raise FormatError(f"{kind} of {len(value._flat_tensor_specs)} components is declared "
+                          f"with {spec.num_flat_components}")
+    return value

@@ -8,6 +8,7 @@ library (each graph verified and checked before anything runs), then the objects
 
 import inspect
 import json
+import os
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from ..tensor import EagerTensor, TensorSpec
 from ..tracing.signature import Binder
 from ..variables import Variable, VariableSpec
 from . import checks, custom_gradients, tf_files
+from .assets import Asset
 from .format import FormatError
 from .restored import (
     RestoredConcreteFunction,
@@ -78,7 +80,7 @@ class _Loader:
             for child in node.children:
                 self._node_id(child.node_id, f"object #{i} child {child.local_name!r}")
             if kinds[i] not in ("user_object", "variable", "function", "bare_concrete_function",
-                                "constant"):
+                                "constant", "asset"):
                 raise FormatError(f"object #{i} is a {kinds[i]}, which tensortrace cannot load")
         if kinds[0] != "user_object":
             raise FormatError("the root of the object graph is not a user object")
@@ -89,6 +91,7 @@ class _Loader:
                 attribute_names.setdefault(child.node_id, child.local_name)
         variables = self._variables(kinds)
         variables.update(self._constants(kinds))  # what functions capture, by node id
+        variables.update(self._assets(kinds))
         made = dict(variables)
         concretes = {}
         for i, kind in enumerate(kinds):
@@ -240,6 +243,23 @@ class _Loader:
             made[i] = EagerTensor._wrap(value)
         return made
 
+    def _assets(self, kinds):
+        """{node id: Asset}: the files of the model's assets/ directory, by the meta graph's
+        asset file list."""
+        files = self.mg.asset_file_def
+        made = {}
+        for i, kind in enumerate(kinds):
+            if kind != "asset":
+                continue
+            index = self.nodes[i].asset.asset_file_def_index
+            if not 0 <= index < len(files):
+                raise FormatError(f"asset #{i}: asset file #{index} does not exist")
+            name = files[index].filename
+            if not name or os.path.basename(name) != name or name in (".", ".."):
+                raise FormatError(f"asset #{i}: invalid file name {name!r}")
+            made[i] = Asset(os.path.join(os.fspath(self.export_dir), tf_files.ASSETS, name))
+        return made
+
     # --- functions --------------------------------------------------------------------------
     def _concrete(self, name, variables, is_signature, node_id):
         where = f"function {name!r}"
@@ -272,14 +292,16 @@ class _Loader:
                                   "constant")
             captured.append(variables[bound])
         graph = _graph(fdef, self.mg.graph_def.library, where)
-        flat = [s for s in nest.flatten(specs) if isinstance(s, TensorSpec)]
+        flat = [s for s in nest.flatten(specs, expand_composites=True)
+                if isinstance(s, TensorSpec)]
         if len(graph.inputs) != len(flat) + len(captured):
             raise FormatError(f"{where}: {len(graph.inputs)} inputs, but its signature has "
                               f"{len(flat)} tensors and {len(captured)} captured variables")
         placeholders = list(graph.inputs)
         graph.inputs = placeholders[:len(flat)]
         for v, ph in zip(captured, placeholders[len(flat):]):
-            value = v.handle if isinstance(v, Variable) else v
+            value = v.handle if isinstance(v, Variable) else \
+                v.asset_path if isinstance(v, Asset) else v
             if ph.dtype != value.dtype or not ph.shape.is_compatible_with(value.shape):
                 raise FormatError(f"{where}: the input {ph.name!r} is {ph.dtype.name} {ph.shape}"
                                   f", but it is fed {value.dtype.name} {value.shape}")
@@ -290,7 +312,8 @@ class _Loader:
         verify(graph, where)
         checks.check_function(graph, specs, where)
         if name in self.gradients:
-            objects = {i: v.handle if isinstance(v, Variable) else v for i, v in variables.items()}
+            objects = {i: v.handle if isinstance(v, Variable) else
+                       v.asset_path if isinstance(v, Asset) else v for i, v in variables.items()}
             custom_gradients.restore_tf(graph, placeholders, self.gradients[name],
                                         lambda n: self._library_graph(n, where), objects, where)
         binder = Binder(stub(name, parameters))
@@ -315,6 +338,8 @@ class _Loader:
             name, params = first._function_name, list(first._binder.params)
         else:  # never traced: calling it is TF's "Found zero restored functions" error
             params = _parameters(function.function_spec, where)
+        for n in function.concrete_functions:
+            concretes[n]._show_captures = False  # TF's restored traces print "Captures: None"
         return RestoredFunction(name, params, None if signature is None else tuple(signature),
                                 [concretes[n] for n in function.concrete_functions])
 
@@ -432,7 +457,7 @@ def _specs(params, args, kwargs, where):
 
 def _structure(outputs, flat, where):
     """The function's outputs in the structure TF's output signature records."""
-    specs = nest.flatten(outputs)
+    specs = nest.flatten(outputs, expand_composites=True)
     tensors = [s for s in specs if isinstance(s, TensorSpec)]
     if len(tensors) != len(flat):
         raise FormatError(f"{where}: its output signature has {len(tensors)} tensors, its graph "
@@ -443,7 +468,7 @@ def _structure(outputs, flat, where):
             raise FormatError(f"{where}: output {spec.name!r} is declared {spec.dtype.name}, its "
                               f"graph computes {t.dtype.name}")
     return nest.pack_sequence_as(outputs, [next(it) if isinstance(s, TensorSpec) else s
-                                           for s in specs])
+                                           for s in specs], expand_composites=True)
 
 
 def _checkpoint_keys(nodes, ckpt):

@@ -12,22 +12,24 @@ import hashlib
 import inspect
 import json
 import os
+import shutil
 
-from .. import _protos, _version, nest
-from .._logging import logger
+from .. import _protos, _version, dtypes, nest
 from ..checkpoint import graph_view
 from ..checkpoint.bundle import write_bundle
 from ..graph import ir, tensor_proto
 from ..graph.function_def import graph_to_function_def
+from ..composite import CompositeTensor
 from ..module import Module
 from ..tensor import EagerTensor, TensorSpec
 from ..tracing.concrete import ConcreteFunction
 from ..tracing.function import PolymorphicFunction
-from ..tracing.signature import IdentitySpec
 from ..variables import ResourceHandle, Variable
 from . import custom_gradients, io, structure_coder, tf_files
+from .assets import Asset
+from .save_context import traces_to_save
 from . import signatures as _signatures
-from .format import UnsaveableError
+from .format import UnsaveableError, is_namedtuple
 from .graphs import PYTHON_OPS, python_op_error
 from .restored import _UserObject
 
@@ -53,6 +55,8 @@ def write_tf(obj, export_dir, signatures):
 
     def fill(staging):
         os.makedirs(os.path.join(staging, tf_files.ASSETS))  # TF writes it, empty or not
+        for name, source, _ in files["assets"]:
+            shutil.copyfile(source, os.path.join(staging, tf_files.ASSETS, name))
         write_bundle(tf_files.variables_prefix(staging), files["variables"])
         for name in (tf_files.SAVED_MODEL, tf_files.FINGERPRINT):
             path = os.path.join(staging, name)
@@ -95,6 +99,9 @@ class _Writer:
         self.feeds = {}  # node id of a variable or constant -> its graph_def node
         self._ids = {}
         self._alive = []
+        self._saved_traces = {}  # id(tf.function) -> the concrete functions saved for it
+        self.assets = []  # (file name in assets/, the file it copies, the Asset's node id)
+        self._asset_paths = {}  # id(an Asset's path tensor) -> the Asset's node id
 
     # --- the object graph, breadth first --------------------------------------------------
     def _add(self, value, path):
@@ -105,6 +112,8 @@ class _Writer:
         self._alive.append(value)
         self.nodes.append(graph_view.Node(len(self.nodes), value, path))
         self.kinds.append(_kind(value))
+        if self.kinds[-1] == "asset":  # functions capture its path: bound to this node
+            self._asset_paths[id(value.asset_path)] = len(self.nodes) - 1
         return len(self.nodes) - 1, True
 
     def _walk(self):
@@ -139,17 +148,10 @@ class _Writer:
                         if str(k) in tracked or isinstance(v, _FUNCTIONS + (_UserObject,)))
 
     def _traces(self, pf):
-        concretes = pf.experimental_get_concrete_functions()
-        if not concretes and pf.input_signature is not None:
-            concretes = [pf.get_concrete_function()]
-        kept = []
-        for cf in concretes:
-            if any(isinstance(s, IdentitySpec) for s in nest.flatten(cf._specs)):
-                logger.warning("A trace of %s takes a Python object argument (matched by "
-                               "identity); it cannot be saved and is left out.", pf._name)
-                continue
-            kept.append(cf)
-        return kept
+        traces = self._saved_traces.get(id(pf))
+        if traces is None:  # asked once per function: the walk and the writer see the same
+            traces = self._saved_traces[id(pf)] = traces_to_save(pf)
+        return traces
 
     # --- everything -------------------------------------------------------------------------
     def build(self):
@@ -178,7 +180,7 @@ class _Writer:
         model = _protos.SavedModel(saved_model_schema_version=tf_files.SCHEMA_VERSION)
         model.meta_graphs.add().CopyFrom(mg)
         data = model.SerializeToString(deterministic=True)
-        return {tf_files.SAVED_MODEL: data, "variables": variables,
+        return {tf_files.SAVED_MODEL: data, "variables": variables, "assets": self.assets,
                 tf_files.FINGERPRINT: _fingerprint(data, mg, variables)}
 
     def _fill(self, saved, value, kind, children):
@@ -213,6 +215,8 @@ class _Writer:
             bare.function_spec.CopyFrom(self._function_spec(params, None))
         elif kind == "constant":
             saved.constant.operation = self._constant_op(value)
+        elif kind == "asset":
+            saved.asset.asset_file_def_index = self._asset(value)
         elif kind in ("list", "dict"):
             saved.user_object.identifier = _WRAPPERS[type(value) if type(value) in _WRAPPERS
                                                      else dict if kind == "dict" else list]
@@ -245,12 +249,29 @@ class _Writer:
 
     def _capture_node(self, value):
         """The object node of a captured variable or constant (added if new)."""
+        if id(value) in self._asset_paths:
+            return self._asset_paths[id(value)]
         if isinstance(value, ResourceHandle):
             return self._add(value._value, (f"_untracked_{len(self.nodes)}",))[0]
         if isinstance(value, EagerTensor):
             return self._add(value, ())[0]
         raise UnsaveableError(f"a custom gradient captures {value!r}, which is neither a "
                               "variable nor a constant")
+
+    def _asset(self, asset):
+        """The index of ``asset``'s file among the model's assets (TF's file name: the
+        source's base name, made unique with a suffix)."""
+        source = asset.asset_path.numpy()
+        source = os.fsdecode(source)
+        base, ext = os.path.splitext(os.path.basename(source))
+        taken = {name for name, _, _ in self.assets}
+        name, k = base + ext, 1
+        while name in taken:
+            name, k = f"{base}_{k}{ext}", k + 1
+        if not os.path.isfile(source):
+            raise UnsaveableError(f"Cannot save the asset {source!r}: no such file")
+        self.assets.append((name, source, self._asset_paths[id(asset.asset_path)]))
+        return len(self.assets) - 1
 
     def _constant_op(self, tensor):
         """The name of the graph_def Const node holding a captured constant (TF's form)."""
@@ -291,7 +312,7 @@ class _Writer:
             saved.canonicalized_input_signature.CopyFrom(
                 structure_coder.encode((tuple(args), kwargs)))
             saved.output_signature.CopyFrom(structure_coder.encode(
-                _output_specs(cf.graph.structured_outputs)))
+                _output_specs(cf.graph.structured_outputs, _input_names(cf))))
         except UnsaveableError as e:
             raise type(e)(f"Cannot save {where}: its signature holds {e}.") from None
         self.saved_functions[name] = saved
@@ -318,6 +339,13 @@ class _Writer:
                 n.attr["dtype"].type = tensor_proto.dtype_enum(v.dtype)
                 n.attr["shape"].shape.CopyFrom(tensor_proto.shape_proto(v.shape))
                 handles[i] = self.feeds[i] = n.name
+        for k, (name, source, node_id) in enumerate(self.assets):
+            ph = gd.node.add(name="asset_path_initializer" + (f"_{k}" if k else ""),
+                             op="Placeholder")  # what TF's graph feeds an asset's path with
+            ph.attr["dtype"].type = tensor_proto.dtype_enum(dtypes.string)
+            ph.attr["shape"].shape.SetInParent()
+            mg.asset_file_def.add(filename=name).tensor_info.name = f"{ph.name}:0"
+            self.feeds[node_id] = ph.name
         for k, key in enumerate(sorted(self.signatures)):
             self._signature_def(mg, key, self.signatures[key], handles,
                                 "StatefulPartitionedCall" + (f"_{k}" if k else ""))
@@ -389,6 +417,8 @@ def _refuse_python_ops(graph, where):
 def _kind(value):
     if isinstance(value, Variable):
         return "variable"
+    if isinstance(value, Asset):
+        return "asset"
     if isinstance(value, EagerTensor):
         return "constant"
     if isinstance(value, PolymorphicFunction):
@@ -412,20 +442,44 @@ def _default(p):
     return p.default
 
 
-def _output_specs(outputs):
-    """The outputs' specs, as TF's output signature records them."""
+def _output_specs(outputs, inputs=None, path=()):
+    """The outputs' specs as TF's output signature records them (its
+    ``convert_structure_to_signature``): each tensor named after its path in the structure,
+    or the argument it returns as is when that argument was named otherwise."""
+    if isinstance(outputs, CompositeTensor):
+        return outputs._type_spec
     if isinstance(outputs, dict):
-        return {k: _spec(v, k) if _is_tensor(v) else _output_specs(v)
-                for k, v in outputs.items()}
-    return nest.map_structure(lambda t: _spec(t, None), outputs)
+        return {k: _output_specs(v, inputs, path + (k,)) for k, v in outputs.items()}
+    if is_namedtuple(outputs):
+        return type(outputs)(*[_output_specs(v, inputs, path + (k,))
+                               for k, v in zip(outputs._fields, outputs)])
+    if isinstance(outputs, (list, tuple)):
+        return type(outputs)(_output_specs(v, inputs, path + (i,))
+                             for i, v in enumerate(outputs))
+    if not _is_tensor(outputs):
+        return outputs
+    name = (inputs or {}).get(id(outputs))
+    if not (path and name and name != path[0]):
+        name = _spec_name("_".join(str(p) for p in path))
+    return TensorSpec(outputs.shape, outputs.dtype, name)
+
+
+def _spec_name(name):
+    """TF's ``sanitize_spec_name``: lower case, non-alphanumerics as ``_``, "unknown" for none."""
+    if not name:
+        return "unknown"
+    swapped = "".join(c if c.isalnum() else "_" for c in name.lower())
+    return swapped if swapped[0].isalpha() else "tensor_" + swapped
+
+
+def _input_names(cf):
+    """{id(graph input): the name its argument has in the trace's input signature}."""
+    specs = [s for s in nest.flatten(cf.structured_input_signature) if isinstance(s, TensorSpec)]
+    return {id(t): s.name for t, s in zip(cf.graph.inputs, specs) if s.name}
 
 
 def _is_tensor(t):
     return isinstance(t, (EagerTensor, ir.SymbolicTensor))
-
-
-def _spec(t, name):
-    return TensorSpec(t.shape, t.dtype, name) if _is_tensor(t) else t
 
 
 def _unique(used, name):

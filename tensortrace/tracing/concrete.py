@@ -55,6 +55,7 @@ class ConcreteFunction:
     outputs = property(lambda self: list(self.graph.outputs), doc="The output tensors, flat.")
     structured_outputs = property(lambda self: self.graph.structured_outputs,
                                   doc="What the Python function returned (graph tensors).")
+    _show_captures = True  # a loaded tf.function's traces print none, as TF's
 
     @property
     def output_shapes(self):
@@ -111,13 +112,15 @@ class ConcreteFunction:
         return self._executable().code
 
     def pretty_printed_signature(self, verbose=True):
+        if not verbose:  # TF's str(function_type)
+            return self._function_type_text()
         lines = ["Input Parameters:"]
         for p, spec in zip(self._binder.params, self._specs):
             lines.append(f"  {p.name} ({p.kind.name}): {signature.describe(spec)}")
         lines.append("Output Type:")
-        lines.append(f"  {_describe_output(self.graph.structured_outputs)}")
+        lines.append(f"  {_describe_output(self.structured_outputs)}")
         lines.append("Captures:")
-        if self.graph.captures:
+        if self.graph.captures and self._show_captures:
             for value, ph in self.graph.captures:
                 lines.append(f"  {id(value)}: {TensorSpec(ph.shape, ph.dtype)!r}")
         else:
@@ -133,7 +136,7 @@ class ConcreteFunction:
     def _function_type_text(self):
         params = ", ".join(f"{p.name}: {signature.describe(s)}"
                            for p, s in zip(self._binder.params, self._specs))
-        return f"({params}) -> {_describe_output(self.graph.structured_outputs)}"
+        return f"({params}) -> {_describe_output(self.structured_outputs)}"
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):

@@ -45,6 +45,11 @@ _MAX_WARNINGS = 2
 #: graphs tf.summary.trace_on collects)
 trace_observers = []
 
+#: While tf.saved_model.save runs (registered from above): a function's stand-in that keeps the
+#: traces of the save context, or None. TF keys traces by the save options' variable policy, so
+#: a save traces each function again, once per signature.
+context_function = [None]
+
 
 class _TracingDetector:
     __slots__ = ("calls_per_trace", "recent_calls", "warnings")
@@ -169,6 +174,10 @@ class PolymorphicFunction:
         the exact hit or dispatch the miss."""
         if config._run_eagerly[0] and self._eager_python:
             return self._python_function(*args, **kwargs)
+        if context_function[0] is not None:
+            other = context_function[0](self)
+            if other is not None:
+                return other._call(args, kwargs)
         values = self._arguments(args, kwargs)
         if self._cache.dead:  # an identity-keyed argument died: its id may be reused now
             with self._lock:
@@ -382,6 +391,10 @@ class PolymorphicFunction:
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments (tensors, TensorSpecs or Python values), tracing if
         needed."""
+        if context_function[0] is not None:
+            other = context_function[0](self)
+            if other is not None:
+                return other.get_concrete_function(*args, **kwargs)
         if self._input_signature is not None:
             specs = self._input_signature
         else:
