@@ -10,7 +10,7 @@ Checksums are CRC32C (``google-crc32c``), masked as TF's record and bundle forma
 
 import importlib
 
-from . import errors
+from . import _farmhash, errors
 
 EXTRA = "pip install 'tensortrace[tf-formats]'"
 
@@ -52,13 +52,32 @@ _MISSING = [
                          ("all_model_checkpoint_timestamps", 3, _DBL, _MANY, None),
                          ("last_preserved_timestamp", 4, _DBL, _ONE, None)]),
 ]
+# tf.train.Example and friends (TF's feature.proto and example.proto), under TF's own package
+# name so their full names (``tensorflow.Example``) and text format are TF's.
+_BYTES, _FLOAT = 12, 2
+_EXAMPLE = [
+    ("BytesList", [("value", 1, _BYTES, _MANY, None)]),
+    ("FloatList", [("value", 1, _FLOAT, _MANY, None)]),
+    ("Int64List", [("value", 1, _I64, _MANY, None)]),
+    ("Feature", [("bytes_list", 1, _MSG, _ONE, ".tensorflow.BytesList"),
+                 ("float_list", 2, _MSG, _ONE, ".tensorflow.FloatList"),
+                 ("int64_list", 3, _MSG, _ONE, ".tensorflow.Int64List")]),
+    ("Features", [("feature", 1, _MSG, _MANY, ".tensorflow.Features.FeatureEntry")]),
+    ("FeatureList", [("feature", 1, _MSG, _MANY, ".tensorflow.Feature")]),
+    ("FeatureLists", [("feature_list", 1, _MSG, _MANY,
+                       ".tensorflow.FeatureLists.FeatureListEntry")]),
+    ("Example", [("features", 1, _MSG, _ONE, ".tensorflow.Features")]),
+    ("SequenceExample", [("context", 1, _MSG, _ONE, ".tensorflow.Features"),
+                         ("feature_lists", 2, _MSG, _ONE, ".tensorflow.FeatureLists")]),
+]
+#: map fields: message -> (entry name, value type)
+_MAPS = {"Features": ("FeatureEntry", ".tensorflow.Feature"),
+         "FeatureLists": ("FeatureListEntry", ".tensorflow.FeatureList")}
 _built = {}
 
 
 def _build_missing():
     descriptor_pb2 = _require("google.protobuf.descriptor_pb2")
-    pool_mod = _require("google.protobuf.descriptor_pool")
-    factory = _require("google.protobuf.message_factory")
     deps = [_require(f"tensorboard.compat.proto.{m}_pb2")
             for m in ("meta_graph", "versions", "types", "tensor_shape")]
     f = descriptor_pb2.FileDescriptorProto(name="tensortrace/tf_formats.proto",
@@ -79,12 +98,37 @@ def _build_missing():
             e = m.enum_type.add(name="Endianness")
             e.value.add(name="LITTLE", number=0)
             e.value.add(name="BIG", number=1)
-    pool = pool_mod.Default()
+    _add_file(f, _MISSING)
+    f = descriptor_pb2.FileDescriptorProto(name="tensortrace/tf_example.proto",
+                                           package="tensorflow", syntax="proto3")
+    for name, fields in _EXAMPLE:
+        m = f.message_type.add(name=name)
+        for fname, number, ftype, label, type_name in fields:
+            fd = m.field.add(name=fname, number=number, type=ftype, label=label)
+            if type_name:
+                fd.type_name = type_name
+            if name == "Feature":
+                fd.oneof_index = 0
+        if name == "Feature":
+            m.oneof_decl.add(name="kind")
+        if name in _MAPS:
+            entry, value_type = _MAPS[name]
+            e = m.nested_type.add(name=entry)
+            e.options.map_entry = True
+            e.field.add(name="key", number=1, type=_STR, label=_ONE)
+            e.field.add(name="value", number=2, type=_MSG, label=_ONE, type_name=value_type)
+    _add_file(f, _EXAMPLE)
+
+
+def _add_file(f, messages):
+    """Add ``f`` to protobuf's default pool (once) and make classes for its ``messages``."""
+    pool = _require("google.protobuf.descriptor_pool").Default()
+    factory = _require("google.protobuf.message_factory")
     try:
         file_desc = pool.FindFileByName(f.name)
     except KeyError:
         file_desc = pool.Add(f) or pool.FindFileByName(f.name)
-    for name, _ in _MISSING:
+    for name, _ in messages:
         _built[name] = factory.GetMessageClass(file_desc.message_types_by_name[name])
 
 
@@ -94,7 +138,7 @@ def __getattr__(name):
         module = _require(f"tensorboard.compat.proto.{name}")
         globals()[name] = module
         return module
-    if any(name == m for m, _ in _MISSING):
+    if any(name == m for m, _ in _MISSING + _EXAMPLE):
         if not _built:
             _build_missing()
         return _built[name]
@@ -129,3 +173,180 @@ def parse(message_class, data, what):
     except Exception as e:  # protobuf's DecodeError and friends
         raise errors.DataLossError(None, None, f"Unable to parse {what}: {e}") from None
     return msg
+
+
+# --- C++'s deterministic serialization and the SavedModel fingerprint ---------------------------
+def _varint(value):
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field_bytes(msg, fd, value):
+    """One scalar (or packed repeated) field as protobuf encodes it: a one-field message."""
+    one = type(msg)()
+    if fd.is_repeated:
+        getattr(one, fd.name).extend(value)
+    else:
+        setattr(one, fd.name, value)
+    return one.SerializeToString()
+
+
+_ZERO = {1: b"\0" * 8, 5: b"\0" * 4, 6: b"\0" * 4, 7: b"\0" * 4, 15: b"\0" * 4,
+         16: b"\0" * 8, 2: b"\0" * 4, 9: b"\0", 12: b"\0"}  # by field type; varints: one 0
+_WIRE = {1: 1, 6: 1, 16: 1, 2: 5, 7: 5, 15: 5, 9: 2, 12: 2}  # other scalar types are varints
+
+
+def _entry_field(entry, fd, value):
+    """A map entry's key or value: written even when it is the default (C++ always writes
+    both)."""
+    data = _field_bytes(entry, fd, value)
+    if data:
+        return data
+    return _varint(fd.number << 3 | _WIRE.get(fd.type, 0)) + _ZERO.get(fd.type, b"\0")
+
+
+_MAP_FREE = {}
+
+
+def _map_free(descriptor, seen=()):
+    """Whether no message under ``descriptor`` has a map field (upb's bytes are C++'s then)."""
+    name = descriptor.full_name
+    if name not in _MAP_FREE:
+        if name in seen:
+            return True  # a recursive type: decided where its walk started
+        free = True
+        for fd in descriptor.fields:
+            if fd.message_type is not None and (fd.message_type.GetOptions().map_entry or
+                                                not _map_free(fd.message_type, seen + (name,))):
+                free = False
+                break
+        _MAP_FREE[name] = free
+    return _MAP_FREE[name]
+
+
+def canonical_bytes(msg):
+    """``msg`` serialized as C++ protobuf serializes deterministically (the bytes TF hashes):
+    fields in field-number order, map entries sorted by key as C++ sorts them (upb, Python's
+    default, puts a key after its extensions: "a_1" before "a"), unknown fields last."""
+    if _map_free(msg.DESCRIPTOR):
+        return msg.SerializeToString(deterministic=True)
+    out = []
+    for fd in sorted(msg.DESCRIPTOR.fields, key=lambda f: f.number):
+        value = getattr(msg, fd.name)
+        if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
+            key_fd, value_fd = fd.message_type.fields_by_name["key"], \
+                fd.message_type.fields_by_name["value"]
+            entry_cls = _require("google.protobuf.message_factory").GetMessageClass(
+                fd.message_type)
+            for k in sorted(value):
+                entry = entry_cls(key=k)
+                if value_fd.message_type is not None:
+                    inner = canonical_bytes(value[k])
+                    body = _entry_field(entry, key_fd, k) + _varint(16 | 2) + \
+                        _varint(len(inner)) + inner
+                else:
+                    entry.value = value[k]
+                    body = _entry_field(entry, key_fd, k) + \
+                        _entry_field(entry, value_fd, value[k])
+                out.append(_varint(fd.number << 3 | 2) + _varint(len(body)) + body)
+        elif fd.message_type is not None:
+            if fd.is_repeated:
+                items = list(value)
+            else:
+                items = [value] if msg.HasField(fd.name) else []
+            for item in items:
+                inner = canonical_bytes(item)
+                out.append(_varint(fd.number << 3 | 2) + _varint(len(inner)) + inner)
+        elif (fd.is_repeated and len(value)) or \
+                (not fd.is_repeated and _is_set(msg, fd)):
+            out.append(_field_bytes(msg, fd, value))
+    out.append(_unknown_bytes(msg))
+    return b"".join(out)
+
+
+def _unknown_bytes(msg):
+    """The fields of ``msg`` its schema does not know (newer TF fields), as parsed: they follow
+    the known ones, as C++ and Python's pure implementation write them."""
+    rest = type(msg)()
+    rest.CopyFrom(msg)
+    for fd, _ in rest.ListFields():
+        rest.ClearField(fd.name)
+    return rest.SerializeToString()
+
+
+def _is_set(msg, fd):
+    if fd.has_presence:
+        return msg.HasField(fd.name)
+    return bool(getattr(msg, fd.name))  # proto3: a default scalar is not written
+
+
+def _regularized_graph(graph_def):
+    """TF's ``SimpleDelete``: call nodes' function names without their UID suffix and without
+    ``config_proto``, string constants' values cleared, the library and versions emptied."""
+    g = type(graph_def)()
+    g.CopyFrom(graph_def)
+    for node in g.node:
+        if node.op in ("PartitionedCall", "StatefulPartitionedCall"):
+            name = node.attr["f"].func.name
+            uid = _suffix_uid(name)
+            if uid is not None and name.endswith(str(uid)):
+                node.attr["f"].func.name = name[:-len(str(uid))]
+            if "config_proto" in node.attr:
+                node.attr["config_proto"].s = b""
+        if node.op == "Const" and node.attr["dtype"].type == 7:  # DT_STRING
+            node.attr["value"].ClearField("value")
+    # C++ clears the messages in place: they stay present (and serialized) empty
+    g.ClearField("library")
+    g.library.SetInParent()
+    g.ClearField("versions")
+    g.versions.SetInParent()
+    return g
+
+
+def _suffix_uid(name):
+    """The integer after a function name's last ``_`` (TF's ``GetSuffixUID``), or None."""
+    tail = name.rsplit("_", 1)[-1].strip()
+    try:
+        return int(tail)
+    except ValueError:
+        return None
+
+
+def saved_model_fingerprint(saved_model, checkpoint_index):
+    """TF's ``fingerprint.pb`` (producer 4) for a SavedModel message and the bytes of its
+    ``variables.index`` (None when there is none): FarmHash Fingerprint64 of the model, of its
+    regularized graph, signatures and concrete functions, and of the checkpoint index."""
+    fp64, cat = _farmhash.fingerprint64_one, _farmhash.fingerprint_cat64
+    mg = saved_model.meta_graphs[0]
+    fp = __getattr__("FingerprintDef")()
+    fp.saved_model_checksum = fp64(canonical_bytes(saved_model))
+    fp.graph_def_program_hash = fp64(canonical_bytes(_regularized_graph(mg.graph_def)))
+    signatures = 0
+    for key in sorted(mg.signature_def):
+        signatures = cat(signatures, fp64(key.encode("utf-8")))
+        signatures = cat(signatures, fp64(canonical_bytes(mg.signature_def[key])))
+    fp.signature_def_hash = signatures
+    functions = mg.object_graph_def.concrete_functions
+    by_uid = {}
+    for name in functions:
+        uid = _suffix_uid(name)
+        if uid is None:
+            raise ValueError(f"Function name: `{name}` does not end in an integer.")
+        by_uid.setdefault(uid, name)
+    objects = 0
+    for uid in sorted(by_uid):
+        name = by_uid[uid]
+        stripped = name[:-len(str(uid))] if name.endswith(str(uid)) else name
+        objects = cat(objects, fp64(stripped.encode("utf-8")))
+        objects = cat(objects, fp64(canonical_bytes(functions[name])))
+    fp.saved_object_graph_hash = objects
+    fp.checkpoint_hash = 0 if checkpoint_index is None else fp64(checkpoint_index)
+    fp.version.producer = 4
+    return fp

@@ -55,6 +55,8 @@ EXPORTS = {
         'ops.reduce': ('argmax argmin cumsum reduce_all reduce_any reduce_logsumexp reduce_max '
                        'reduce_mean reduce_min reduce_prod reduce_sum'),
         'ops.sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
+        'ops.strings.hashing': ('fingerprint string_to_hash_bucket string_to_hash_bucket_fast '
+                                'string_to_hash_bucket_strong'),
         'ops.strings.numbers': 'as_string',
         'ops.tensor_array.tensor_arrays': 'TensorArray',
         'ops.utility.basic': ('bitcast device ensure_shape get_logger get_static_value is_tensor '
@@ -142,6 +144,10 @@ EXPORTS = {
         'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
                          'serialize_tensor'),
         'ops.io_files': 'read_file write_file',
+        'parsing.api': ('parse_example parse_sequence_example parse_single_example '
+                        'parse_single_sequence_example'),
+        'parsing.config': ('FixedLenFeature FixedLenSequenceFeature RaggedFeature SparseFeature '
+                           'VarLenFeature'),
     },
     'io.gfile': {
         'ops.io_files': ('GFile copy exists glob isdir join listdir makedirs mkdir remove rename '
@@ -240,6 +246,7 @@ EXPORTS = {
     'strings': {
         'ops.io': 'format',
         'ops.strings.elementwise': 'length lower strip substr upper',
+        'ops.strings.hashing': 'to_hash_bucket to_hash_bucket_fast to_hash_bucket_strong',
         'ops.strings.join_split': 'bytes_split join reduce_join split',
         'ops.strings.ngrams': 'unsorted_segment_join',
         'ops.strings.numbers': 'as_string to_number',
@@ -264,6 +271,8 @@ EXPORTS = {
                                   'latest_checkpoint'),
         'checkpoint.reader': 'list_variables load_checkpoint load_variable',
         'checkpoint.views': 'CheckpointView TrackableView',
+        'parsing.messages': ('BytesList Example Feature FeatureList FeatureLists Features '
+                             'FloatList Int64List SequenceExample'),
     },
     'train.experimental': {
         'checkpoint.graph_view': 'PythonState',
@@ -295,8 +304,8 @@ COPIES = {
 
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api autodiff checkpoint composite context convert errors executor graph initializers '
-          'messages module nest numerics ops passes random_generator registry saved_model_cli '
-          'saving shapes tensor tnp tracing variables xla')
+          'messages module nest numerics ops parsing passes random_generator registry '
+          'saved_model_cli saving shapes tensor tnp tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
@@ -386,6 +395,8 @@ OPS = {
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
                   'ResourceScatterNdUpdate VarIsInitializedOp'),
     'ops.strings.elementwise': 'StringLength StringLower StringStrip StringUpper Substr',
+    'ops.strings.hashing': ('Fingerprint StringToHashBucket StringToHashBucketFast '
+                            'StringToHashBucketStrong'),
     'ops.strings.join_split': 'ReduceJoin StringBytesSplit StringJoin StringSplitV2',
     'ops.strings.ngrams': 'StringNGrams UnsortedSegmentJoin',
     'ops.strings.numbers': 'AsString StringToNumber',
@@ -398,6 +409,7 @@ OPS = {
                                   'TensorListSplit TensorListStack'),
     'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
     'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
+    'parsing.kernels': 'ParseExampleV2 ParseSequenceExampleV2',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
