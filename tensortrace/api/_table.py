@@ -96,8 +96,8 @@ EXPORTS = {
                    'set_inter_op_parallelism_threads set_intra_op_parallelism_threads'),
     },
     'data': {
-        'data': ('AUTOTUNE DatasetSpec INFINITE_CARDINALITY TextLineDataset UNKNOWN_CARDINALITY '
-                 'experimental'),
+        'data': ('AUTOTUNE DatasetSpec INFINITE_CARDINALITY TFRecordDataset TextLineDataset '
+                 'UNKNOWN_CARDINALITY experimental'),
         'data.dataset': 'Dataset Options',
         'data.iterator': 'Iterator',
     },
@@ -144,6 +144,7 @@ EXPORTS = {
         'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
                          'serialize_tensor'),
         'ops.io_files': 'read_file write_file',
+        'ops.io_records': 'TFRecordOptions TFRecordWriter',
         'parsing.api': ('parse_example parse_sequence_example parse_single_example '
                         'parse_single_sequence_example'),
         'parsing.config': ('FixedLenFeature FixedLenSequenceFeature RaggedFeature SparseFeature '
@@ -293,7 +294,7 @@ COPIES = {
                'set_soft_device_placement tf_export'),
     'autograph': 'convert',
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
-             'TextLineDataset UNKNOWN_CARDINALITY'),
+             'TFRecordDataset TextLineDataset UNKNOWN_CARDINALITY'),
     'summary': '',
     'ragged': '',
     'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
