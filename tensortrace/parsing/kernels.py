@@ -252,7 +252,7 @@ def parse_features(maps, wheres, features, defaults, batched):
             out.extend(_sparse(maps, wheres, f[1], f[2], batched))
         elif kind == "dense":
             value = _dense(maps, wheres, f[1], f[2], f[3], f[4], np.asarray(next(d)))
-            out.append(value if batched else value[0])
+            out.append(value if batched else value[0, ...])
         elif kind == "ragged":
             out.extend(_ragged(maps, wheres, f[1], f[2], f[3], f[4], batched))
         else:
