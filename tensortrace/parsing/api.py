@@ -12,8 +12,8 @@ from ..ops.array.reshaping import reshape
 from ..ragged.ragged_tensor import RaggedTensor
 from ..shapes import as_shape
 from ..sparse.sparse_tensor import SparseTensor
-from .config import (PARSE_DTYPES, FixedLenFeature, FixedLenSequenceFeature, ParseParams, RaggedFeature,
-                     SparseFeature, VarLenFeature)
+from .config import (PARSE_DTYPES, FixedLenFeature, FixedLenSequenceFeature, ParseParams,
+                     RaggedFeature, SparseFeature, VarLenFeature)
 from .kernels import ParseExampleV2, ParseSequenceExampleV2
 
 _EXAMPLE_TYPES = (VarLenFeature, SparseFeature, FixedLenFeature, FixedLenSequenceFeature,
