@@ -81,13 +81,9 @@ def _op_features(features, order, *, sequence_list=False, op_name="ParseExampleV
             spec.append(("dense", key, dtype.name, tuple(shape.as_list()), sequence))
             defaults.append(_dense_default(f, dtype, shape, sequence))
         elif isinstance(f, RaggedFeature):
-            if sequence_list and f.partitions:
-                raise NotImplementedError(
-                    f"RaggedFeature partitions in sequence_features are not supported "
-                    f"(feature {key!r}); parse the partition keys as their own features")
             value_key = key if f.value_key is None else f.value_key
-            entry = ("ragged", value_key, f.dtype.name, f.row_splits_dtype.name)
-            spec.append(entry if sequence_list else entry + (_partitions(f),))
+            spec.append(("ragged", value_key, f.dtype.name, f.row_splits_dtype.name,
+                         _partitions(f)))
         else:
             index_keys = (f.index_key,) if isinstance(f.index_key, str) else tuple(f.index_key)
             size = (f.size,) if isinstance(f.index_key, str) else tuple(f.size)
@@ -129,14 +125,10 @@ def _with_depths(spec, batched, per_list=False):
     out = []
     for f in spec:
         if f[0] == "ragged":
-            if per_list:
-                depth = 1 + int(batched)
-            else:
-                kinds = [k for k, _ in f[4]]
-                while kinds and kinds[-1] == "UniformRowLength":
-                    kinds.pop()
-                depth = len(kinds) + int(batched)
-            out.append(f + (depth,))
+            kinds = [k for k, _ in f[4]]
+            while kinds and kinds[-1] == "UniformRowLength":
+                kinds.pop()  # trailing uniform lengths reshape the values instead
+            out.append(f + (len(kinds) + int(batched) + int(per_list),))
         else:
             out.append(f)
     return out

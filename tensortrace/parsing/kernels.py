@@ -391,21 +391,24 @@ def _list_dense(seqs, wheres, key, dtype, shape, missing_ok, batched):
     return out, lengths
 
 
-def _list_ragged(seqs, wheres, key, dtype, splits_dtype, batched):
-    splits_np = _NP[splits_dtype]
-    values, inner, outer = [], [0], [0]
-    for frames, w in zip(_frames(seqs, key), wheres):
-        frames = frames or []
-        for t, frame in enumerate(frames):
-            v = _frame_values(frame, key, dtype, w, t)
-            values.append(v)
-            inner.append(inner[-1] + len(v))
-        outer.append(outer[-1] + len(frames))
-    flat = np.concatenate(values) if values else _array([], dtype)
-    inner = np.asarray(inner, splits_np)
-    if batched:
-        return flat, np.asarray(outer, splits_np), inner
-    return flat, inner
+def _list_ragged(seqs, wheres, key, dtype, splits_dtype, parts, batched):
+    """A ragged feature list: each frame's values (split by the partition feature lists' values
+    of the same frame, as TF partitions frames); frames, then (batched) examples, as rows."""
+    frame_maps, frame_wheres, counts = [], [], []
+    lists = [key] + [arg for kind, arg in parts if kind != "UniformRowLength"]
+    by_key = {k: _frames(seqs, k) for k in lists}
+    for b, w in enumerate(wheres):
+        frames = by_key[key][b] or []
+        counts.append(len(frames))
+        for t in range(len(frames)):
+            frame_maps.append({k: by_key[k][b][t] for k in lists
+                               if by_key[k][b] is not None and t < len(by_key[k][b])})
+            frame_wheres.append(w)
+    out = _ragged(frame_maps, frame_wheres, key, dtype, splits_dtype, parts, True)
+    if not batched:
+        return out
+    outer = np.concatenate([[0], np.cumsum(counts)]).astype(_NP[splits_dtype])
+    return (out[0], outer) + out[1:]
 
 
 @define_op("ParseSequenceExampleV2")
@@ -429,8 +432,10 @@ class ParseSequenceExampleV2:
                                         D.as_dtype(f[2])))
                 lengths.append(TensorSpec(lead, D.int64))
             else:
-                specs.append(TensorSpec([None], D.as_dtype(f[2])))
-                specs += [TensorSpec([None], D.as_dtype(f[3])) for _ in range(1 + len(lead))]
+                specs.append(TensorSpec(TensorShape([None] + list(_trailing_dims(f[4]))),
+                                        D.as_dtype(f[2])))
+                specs += [TensorSpec([None], D.as_dtype(f[3]))
+                          for _ in range(1 + len(lead) + _depth(f[4]))]
         return tuple(specs + lengths)
 
     def kernel(serialized, names, *context_defaults, context, feature_lists):
@@ -448,5 +453,5 @@ class ParseSequenceExampleV2:
                 out.append(value)
                 lengths.append(length)
             else:
-                out.extend(_list_ragged(seqs, wheres, f[1], f[2], f[3], batched))
+                out.extend(_list_ragged(seqs, wheres, f[1], f[2], f[3], f[4], batched))
         return tuple(out + lengths)
