@@ -46,12 +46,15 @@ def _array(values, dtype):
 
 
 class _Where:
-    """An example's place in error texts: ``Name: <unknown>, `` and its index."""
+    """An example's place in error texts: its name (``<unknown>``), its index (a frame's, in a
+    feature list), and the part of a SequenceExample parsed (``"context"``, ``"list"``: TF
+    words their errors apart)."""
 
-    def __init__(self, names, index):
-        self.name = names[index].decode("utf-8", "replace") if len(names) > index else \
-            "<unknown>"
-        self.index = index
+    def __init__(self, name, index, part=None):
+        self.name, self.index, self.part = name, index, part
+
+    def within(self, part, index=None):
+        return _Where(self.name, self.index if index is None else index, part)
 
 
 def _feature_values(feature_map, key, dtype, where, *, varlen):
@@ -64,6 +67,13 @@ def _feature_values(feature_map, key, dtype, where, *, varlen):
         return None
     actual = _KIND_DTYPE[kind]
     if actual != dtype:
+        if where.part == "list":
+            raise invalid_argument(f"Name: {where.name}, Feature list: {key}, Index: "
+                                   f"{where.index}.  Data types don't match. Expected type: "
+                                   f"{_TYPE_TEXT[dtype]}")
+        if where.part == "context":
+            raise invalid_argument(f"Name: {where.name}, Context feature: {key}.  Data types "
+                                   f"don't match. Expected type: {_TYPE_TEXT[dtype]}")
         prefix = f"Name: {where.name}, Key: {key}, Index: {where.index}.  Data types don't match."
         if varlen:
             raise invalid_argument(f"{prefix} Expected type: {_TYPE_TEXT[dtype]}, Actual type: "
@@ -214,24 +224,27 @@ def _trailing_dims(parts):
 
 
 def _sparse_feature(maps, wheres, index_keys, value_key, dtype, size, already_sorted, batched):
-    values_rows, index_rows = [], []
+    """A SparseFeature: ``index_keys``' values index ``value_key``'s (TF's sparse_merge)."""
+    values_rows, id_rows = [], []
     for m, w in zip(maps, wheres):
         v = _feature_values(m, value_key, dtype, w, varlen=True)
-        v = _array([], dtype) if v is None else v
-        ids = []
-        for k in index_keys:
-            i = _feature_values(m, k, "int64", w, varlen=True)
-            i = np.zeros(0, np.int64) if i is None else i
-            if len(i) != len(v):
-                raise invalid_argument(f"Name: {w.name}, Index: {w.index}.  SparseFeature "
-                                       f"index key {k} has {len(i)} values but value key "
-                                       f"{value_key} has {len(v)}")
-            ids.append(i)
+        values_rows.append(_array([], dtype) if v is None else v)
+        ids = [_feature_values(m, k, "int64", w, varlen=True) for k in index_keys]
+        id_rows.append([np.zeros(0, np.int64) if i is None else i for i in ids])
+    for k in range(len(index_keys)):  # TF's sparse_merge compares the batch's static shapes
+        total_ids, total_values = sum(len(r[k]) for r in id_rows), sum(map(len, values_rows))
+        if total_ids != total_values:
+            raise ValueError(f"Dimensions {total_ids} and {total_values} are not compatible")
+    index_rows = []
+    for b, (ids, v, w) in enumerate(zip(id_rows, values_rows, wheres)):
+        if any(len(i) != len(v) for i in ids):
+            raise invalid_argument(f"Name: {w.name}, Index: {w.index}.  SparseFeature index "
+                                   f"keys {list(index_keys)} have {[len(i) for i in ids]} values "
+                                   f"but value key {value_key} has {len(v)}")
         index = np.stack(ids, 1) if ids else np.zeros((len(v), 0), np.int64)
         if not already_sorted and len(v):
             order = np.lexsort(index.T[::-1])
-            index, v = index[order], v[order]
-        values_rows.append(v)
+            index, values_rows[b] = index[order], v[order]
         index_rows.append(index)
     if batched:
         index_rows = [np.concatenate([np.full((len(ix), 1), b, np.int64), ix], 1)
@@ -294,7 +307,9 @@ def _serialized_rows(serialized, names):
                                f"{shape_text(a.shape)}")
     rows = a.reshape(-1).tolist()
     names = np.asarray(names, object).reshape(-1).tolist()
-    return rows, [_Where(names, i) for i in range(len(rows))], a.ndim == 1
+    wheres = [_Where(names[i].decode("utf-8", "replace") if i < len(names) else "<unknown>", i)
+              for i in range(len(rows))]
+    return rows, wheres, a.ndim == 1
 
 
 def _batch_of(serialized):
@@ -332,8 +347,7 @@ def _frame_values(frame, key, dtype, where, index):
     actual = _KIND_DTYPE[kind]
     if actual != dtype:
         raise invalid_argument(f"Name: {where.name}, Feature list: {key}, Index: {index}.  Data "
-                               f"types don't match. Expected type: {_TYPE_TEXT[dtype]}, Actual "
-                               f"type: {_TYPE_TEXT[actual]}")
+                               f"types don't match. Expected type: {_TYPE_TEXT[dtype]}")
     return _array(getattr(frame, kind).value, dtype)
 
 
@@ -403,7 +417,7 @@ def _list_ragged(seqs, wheres, key, dtype, splits_dtype, parts, batched):
         for t in range(len(frames)):
             frame_maps.append({k: by_key[k][b][t] for k in lists
                                if by_key[k][b] is not None and t < len(by_key[k][b])})
-            frame_wheres.append(w)
+            frame_wheres.append(w.within("list", t))
     out = _ragged(frame_maps, frame_wheres, key, dtype, splits_dtype, parts, True)
     if not batched:
         return out
@@ -440,8 +454,15 @@ class ParseSequenceExampleV2:
 
     def kernel(serialized, names, *context_defaults, context, feature_lists):
         rows, wheres, batched = _serialized_rows(serialized, names)
-        seqs = [_decode(_protos.SequenceExample, r, "sequence example") for r in rows]
-        out = list(parse_features([s.context.feature for s in seqs], wheres, context,
+        seqs = []
+        for r, w in zip(rows, wheres):
+            try:
+                seqs.append(_protos.SequenceExample.FromString(r))
+            except Exception:  # protobuf's DecodeError and friends
+                raise invalid_argument(f"Invalid protocol message input, example id: "
+                                       f"{w.name}") from None
+        out = list(parse_features([s.context.feature for s in seqs],
+                                  [w.within("context") for w in wheres], context,
                                   context_defaults, batched))
         lengths = []
         for f in feature_lists:
