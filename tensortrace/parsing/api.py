@@ -2,6 +2,8 @@
 ``parse_single_sequence_example``: a feature dict checked as TF checks it, one parse op, its
 components made into tensors, ``tf.SparseTensor`` and ``tf.RaggedTensor`` values."""
 
+import collections.abc
+
 from .. import dtypes as D
 from .._export import tf_export
 from ..errors import invalid_argument
@@ -145,10 +147,19 @@ def _names(example_names):
     return convert_to_tensor(example_names, D.string)
 
 
+def _check_mapping(features, what):
+    """A feature dict argument: a mapping (or None), refused with a TypeError otherwise."""
+    if features is not None and not isinstance(features, collections.abc.Mapping):
+        raise TypeError(f"Argument `{what}` must be a dict mapping feature keys to feature "
+                        f"configurations (tf.io.FixedLenFeature ...); got "
+                        f"{type(features).__name__}")
+
+
 @tf_export("io.parse_example")
 def parse_example(serialized, features, example_names=None, name=None):
     """Parse a batch (a vector) of serialized ``tf.train.Example`` protos: a dict of each
     feature's ``Tensor``, ``SparseTensor`` or ``RaggedTensor`` (batch dimension first)."""
+    _check_mapping(features, "features")
     if not features:
         raise ValueError(f"Argument `features` cannot be None or falsy. Got {features}")
     for key, f in features.items():
@@ -181,6 +192,7 @@ def _assert_scalar(serialized):
 def parse_single_example(serialized, features, example_names=None, name=None):
     """Parse one serialized ``tf.train.Example`` (a scalar string): as ``parse_example``
     without the batch dimension."""
+    _check_mapping(features, "features")
     if features is None:
         raise ValueError("Invalid argument: features cannot be None.")
     if not features:
@@ -191,6 +203,8 @@ def parse_single_example(serialized, features, example_names=None, name=None):
 
 
 def _parse_sequence(serialized, context_features, sequence_features, example_names):
+    _check_mapping(context_features, "context_features")
+    _check_mapping(sequence_features, "sequence_features")
     context_params = ParseParams.from_features(
         context_features, [VarLenFeature, FixedLenFeature, RaggedFeature])
     list_params = ParseParams.from_features(
@@ -220,6 +234,8 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
                            example_names=None, name=None):
     """Parse a batch of serialized ``tf.train.SequenceExample`` protos: (context features,
     feature lists, the lengths of the dense feature lists)."""
+    _check_mapping(context_features, "context_features")
+    _check_mapping(sequence_features, "sequence_features")
     if not (context_features or sequence_features):
         raise ValueError("Both `context_features` and `sequence_features` argument are None, "
                          "but at least one should have values.")
@@ -230,6 +246,8 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
 def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
                                   example_name=None, name=None):
     """Parse one serialized ``tf.train.SequenceExample``: (context features, feature lists)."""
+    _check_mapping(context_features, "context_features")
+    _check_mapping(sequence_features, "sequence_features")
     if not (context_features or sequence_features):
         raise ValueError("Both context_features and sequence_features are None, but at least "
                          "one should have values.")

@@ -97,11 +97,22 @@ def to_hash_bucket_strong(input, num_buckets, key, name=None):
     if isinstance(input, CompositeTensor):  # the key is an attr, not an operand to broadcast
         return map_values(functools.partial(to_hash_bucket_strong, num_buckets=num_buckets,
                                             key=key), input)
-    key = tuple(int(k) for k in key)
-    if any(not -2**63 <= k < 2**63 for k in key):  # the key attr is a list of int64
-        raise OverflowError("int too big to convert")
+    key = _key_attr(key)
     return _buckets_call(to_hash_bucket_strong, StringToHashBucketStrong, input, num_buckets,
                          key=key)
+
+
+def _key_attr(key):
+    """``key``: a list of ints (TF's ``list(int)`` attr; its length is checked by the kernel)."""
+    if not isinstance(key, (list, tuple)):
+        raise TypeError(f"Expected list for 'key' argument to 'string_to_hash_bucket_strong' Op, "
+                        f"not {key!r}.")
+    out = []
+    for k in key:
+        if type(k) is int and not -2**63 <= k < 2**63:  # the attr holds int64s
+            raise OverflowError("int too big to convert")
+        out.append(int_arg(k, "key"))
+    return tuple(out)
 
 
 # --- fingerprint ---------------------------------------------------------------------------------
