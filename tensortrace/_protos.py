@@ -3,12 +3,16 @@
 TF's messages ship compiled in ``tensorboard.compat.proto`` (on ``protobuf``): ``_protos.graph_pb2``
 loads that module on first use, so the core imports without the extra. The few messages
 tensorboard does not ship (the SavedModel wrapper, the tensor bundle's header and entries, the
-fingerprint, the checkpoint state) are built here from their field numbers (TF's wire format) with
+fingerprint, the checkpoint state, and ``tf.train.Example`` with its feature messages under TF's
+own ``tensorflow.`` names) are built here from their field numbers (TF's wire format) with
 protobuf's descriptor API, in the same pool, and are reached the same way (``_protos.SavedModel``).
 Checksums are CRC32C (``google-crc32c``), masked as TF's record and bundle formats mask them.
+``canonical_bytes`` gives C++'s deterministic serialization, which TF's SavedModel fingerprint
+(``saved_model_fingerprint``) hashes with FarmHash.
 """
 
 import importlib
+import struct
 
 from . import _farmhash, errors
 
@@ -188,14 +192,36 @@ def _varint(value):
             return bytes(out)
 
 
+_VARINT_TYPES = {3, 4, 5, 8, 13, 14}  # int64 uint64 int32 bool uint32 enum
+_FIXED = {7: "<I", 15: "<i", 2: "<f", 6: "<Q", 16: "<q", 1: "<d"}
+
+
+def _scalar(fd, value):
+    """One scalar value's encoding, without its tag."""
+    t = fd.type
+    if t in _VARINT_TYPES:
+        return _varint(int(value) & 0xFFFFFFFFFFFFFFFF)
+    if t in (9, 12):  # string, bytes
+        data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        return _varint(len(data)) + data
+    if t in _FIXED:
+        return struct.pack(_FIXED[t], value)
+    zigzag = (value << 1) ^ (value >> 63)  # sint32 / sint64
+    return _varint(zigzag & 0xFFFFFFFFFFFFFFFF)
+
+
 def _field_bytes(msg, fd, value):
-    """One scalar (or packed repeated) field as protobuf encodes it: a one-field message."""
-    one = type(msg)()
+    """One scalar (or repeated scalar) field as protobuf encodes it (proto3 packs numbers)."""
     if fd.is_repeated:
-        getattr(one, fd.name).extend(value)
-    else:
-        setattr(one, fd.name, value)
-    return one.SerializeToString()
+        if fd.type not in (9, 12):  # packed
+            body = b"".join(_scalar(fd, v) for v in value)
+            return _varint(fd.number << 3 | 2) + _varint(len(body)) + body
+        tag = _varint(fd.number << 3 | 2)
+        return b"".join(tag + _scalar(fd, v) for v in value)
+    wire = 2 if fd.type in (9, 12) else _WIRE.get(fd.type, 0)
+    if not value and not fd.has_presence:
+        return b""  # proto3 leaves a default scalar out
+    return _varint(fd.number << 3 | wire) + _scalar(fd, value)
 
 
 _ZERO = {1: b"\0" * 8, 5: b"\0" * 4, 6: b"\0" * 4, 7: b"\0" * 4, 15: b"\0" * 4,
@@ -215,27 +241,54 @@ def _entry_field(entry, fd, value):
 _MAP_FREE = {}
 
 
-def _map_free(descriptor, seen=()):
-    """Whether no message under ``descriptor`` has a map field (upb's bytes are C++'s then)."""
+def _map_free(descriptor):
+    """Whether no message type reachable from ``descriptor`` has a map field (types recurse, so
+    the answer is over all of them, cached per type)."""
     name = descriptor.full_name
     if name not in _MAP_FREE:
-        if name in seen:
-            return True  # a recursive type: decided where its walk started
-        free = True
-        for fd in descriptor.fields:
-            if fd.message_type is not None and (fd.message_type.GetOptions().map_entry or
-                                                not _map_free(fd.message_type, seen + (name,))):
-                free = False
-                break
+        todo, seen, free = [descriptor], {name}, True
+        while todo and free:
+            for fd in todo.pop().fields:
+                sub = fd.message_type
+                if sub is None:
+                    continue
+                if sub.GetOptions().map_entry:
+                    free = False
+                    break
+                if sub.full_name not in seen:
+                    seen.add(sub.full_name)
+                    todo.append(sub)
         _MAP_FREE[name] = free
     return _MAP_FREE[name]
+
+
+def _reordered(msg):
+    """Whether C++'s bytes of ``msg`` may differ from upb's deterministic ones: some map below
+    it has integer keys, or a string key that is a prefix of another (upb sorts it last)."""
+    if _map_free(msg.DESCRIPTOR):
+        return False
+    for fd, value in msg.ListFields():
+        if fd.message_type is None:
+            continue
+        if fd.message_type.GetOptions().map_entry:
+            keys = sorted(value)
+            if len(keys) > 1 and (not isinstance(keys[0], str) or any(
+                    b.startswith(a) for a, b in zip(keys, keys[1:]))):
+                return True  # upb's order of int keys is not C++'s ascending one either
+            if fd.message_type.fields_by_name["value"].message_type is not None and \
+                    any(_reordered(value[k]) for k in keys):
+                return True
+        elif not _map_free(fd.message_type):
+            if any(_reordered(v) for v in (value if fd.is_repeated else [value])):
+                return True
+    return False
 
 
 def canonical_bytes(msg):
     """``msg`` serialized as C++ protobuf serializes deterministically (the bytes TF hashes):
     fields in field-number order, map entries sorted by key as C++ sorts them (upb, Python's
     default, puts a key after its extensions: "a_1" before "a"), unknown fields last."""
-    if _map_free(msg.DESCRIPTOR):
+    if not _reordered(msg):
         return msg.SerializeToString(deterministic=True)
     out = []
     for fd in sorted(msg.DESCRIPTOR.fields, key=lambda f: f.number):
