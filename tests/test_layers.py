@@ -17,14 +17,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / PACKAGE
 #: its own layer or lower ones; upper layers reach lower ones only by registering into them.
 LAYERS = {
     0: ("errors", "dtypes", "shapes", "config", "registry", "_export", "_logging", "numerics",
-        "messages", "_version", "_protos"),
+        "messages", "_version", "_protos", "_farmhash"),
     1: ("tensor", "nest", "composite"),
     2: ("context",),
     3: ("graph",),
     4: ("passes", "executor"),
     5: ("convert",),
     6: ("ops", "xla"),  # xla lowers op records (and reuses ops' shape helpers)
-    7: ("variables", "module", "random_generator", "ragged", "sparse"),
+    7: ("variables", "module", "random_generator", "ragged", "sparse", "parsing"),
     8: ("autodiff",),
     9: ("tracing",),
     10: ("autograph",),

@@ -56,6 +56,8 @@ EXPORTS = {
         'ops.reduce': ('argmax argmin cumsum reduce_all reduce_any reduce_logsumexp reduce_max '
                        'reduce_mean reduce_min reduce_prod reduce_sum'),
         'ops.sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
+        'ops.strings.hashing': ('fingerprint string_to_hash_bucket string_to_hash_bucket_fast '
+                                'string_to_hash_bucket_strong'),
         'ops.strings.numbers': 'as_string',
         'ops.tensor_array.tensor_arrays': 'TensorArray',
         'ops.utility.basic': ('bitcast device ensure_shape get_logger get_static_value is_tensor '
@@ -96,8 +98,8 @@ EXPORTS = {
                    'set_inter_op_parallelism_threads set_intra_op_parallelism_threads'),
     },
     'data': {
-        'data': ('AUTOTUNE DatasetSpec INFINITE_CARDINALITY TextLineDataset UNKNOWN_CARDINALITY '
-                 'experimental'),
+        'data': ('AUTOTUNE DatasetSpec INFINITE_CARDINALITY TFRecordDataset TextLineDataset '
+                 'UNKNOWN_CARDINALITY experimental'),
         'data.dataset': 'Dataset Options',
         'data.iterator': 'Iterator',
     },
@@ -147,6 +149,11 @@ EXPORTS = {
         'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
                          'serialize_tensor'),
         'ops.io_files': 'read_file write_file',
+        'ops.io_records': 'TFRecordOptions TFRecordWriter',
+        'parsing.api': ('parse_example parse_sequence_example parse_single_example '
+                        'parse_single_sequence_example'),
+        'parsing.config': ('FixedLenFeature FixedLenSequenceFeature RaggedFeature SparseFeature '
+                           'VarLenFeature'),
     },
     'io.gfile': {
         'ops.io_files': ('GFile copy exists glob isdir join listdir makedirs mkdir remove rename '
@@ -246,6 +253,7 @@ EXPORTS = {
     'strings': {
         'ops.io': 'format',
         'ops.strings.elementwise': 'length lower strip substr upper',
+        'ops.strings.hashing': 'to_hash_bucket to_hash_bucket_fast to_hash_bucket_strong',
         'ops.strings.join_split': 'bytes_split join reduce_join split',
         'ops.strings.ngrams': 'unsorted_segment_join',
         'ops.strings.numbers': 'as_string to_number',
@@ -270,6 +278,8 @@ EXPORTS = {
                                   'latest_checkpoint'),
         'checkpoint.reader': 'list_variables load_checkpoint load_variable',
         'checkpoint.views': 'CheckpointView TrackableView',
+        'parsing.messages': ('BytesList Example Feature FeatureList FeatureLists Features '
+                             'FloatList Int64List SequenceExample'),
     },
     'train.experimental': {
         'checkpoint.graph_view': 'PythonState',
@@ -290,7 +300,7 @@ COPIES = {
                'set_soft_device_placement tf_export'),
     'autograph': 'convert',
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
-             'TextLineDataset UNKNOWN_CARDINALITY'),
+             'TFRecordDataset TextLineDataset UNKNOWN_CARDINALITY'),
     'summary': '',
     'ragged': '',
     'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
@@ -301,8 +311,8 @@ COPIES = {
 
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api autodiff checkpoint composite context convert errors executor graph initializers '
-          'messages module nest numerics ops passes random_generator registry saved_model_cli '
-          'saving shapes tensor tnp tracing variables xla')
+          'messages module nest numerics ops parsing passes random_generator registry '
+          'saved_model_cli saving shapes tensor tnp tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
@@ -398,6 +408,8 @@ OPS = {
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
                   'ResourceScatterNdUpdate VarIsInitializedOp'),
     'ops.strings.elementwise': 'StringLength StringLower StringStrip StringUpper Substr',
+    'ops.strings.hashing': ('Fingerprint StringToHashBucket StringToHashBucketFast '
+                            'StringToHashBucketStrong'),
     'ops.strings.join_split': 'ReduceJoin StringBytesSplit StringJoin StringSplitV2',
     'ops.strings.ngrams': 'StringNGrams UnsortedSegmentJoin',
     'ops.strings.numbers': 'AsString StringToNumber',
@@ -410,6 +422,7 @@ OPS = {
                                   'TensorListSplit TensorListStack'),
     'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
     'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
+    'parsing.kernels': 'ParseExampleV2 ParseSequenceExampleV2',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
@@ -472,10 +485,11 @@ GRADS = {
     'autodiff.rules.utility': ('AsString AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
                                'Bitcast CheckNumerics Const DecodeBase64 DecodeCSV '
                                'DecodePaddedRaw DecodeRaw DenseBincount EagerPyFunc EncodeBase64 '
-                               'EnsureShape HistogramFixedWidth IndexAxis0 InitializeVariableOnce '
-                               'Multinomial NoOp ParseTensor Placeholder PrintV2 RandomGamma '
-                               'RandomPoissonV2 RandomShuffle RandomStandardNormal RandomUniform '
-                               'RandomUniformInt ReadFile ReadVariableOp ReduceJoin '
+                               'EnsureShape Fingerprint HistogramFixedWidth IndexAxis0 '
+                               'InitializeVariableOnce Multinomial NoOp ParseExampleV2 '
+                               'ParseSequenceExampleV2 ParseTensor Placeholder PrintV2 '
+                               'RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal '
+                               'RandomUniform RandomUniformInt ReadFile ReadVariableOp ReduceJoin '
                                'RegexFullMatch RegexReplace ResourceScatterNdAdd '
                                'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
                                'ResourceScatterNdUpdate RngReadAndSkip SerializeTensor '
@@ -487,10 +501,11 @@ GRADS = {
                                'StatelessTruncatedNormal StatelessTruncatedNormalV2 '
                                'StaticRegexFullMatch StaticRegexReplace StringBytesSplit '
                                'StringFormat StringJoin StringLength StringLower StringNGrams '
-                               'StringSplitV2 StringStrip StringToNumber StringUpper Substr '
-                               'Timestamp TruncatedNormal UnicodeDecode UnicodeDecodeWithOffsets '
-                               'UnicodeEncode UnicodeScript UnicodeTranscode UnsortedSegmentJoin '
-                               'VarIsInitializedOp WriteFile'),
+                               'StringSplitV2 StringStrip StringToHashBucket '
+                               'StringToHashBucketFast StringToHashBucketStrong StringToNumber '
+                               'StringUpper Substr Timestamp TruncatedNormal UnicodeDecode '
+                               'UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript '
+                               'UnicodeTranscode UnsortedSegmentJoin VarIsInitializedOp WriteFile'),
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
     'data.optional': 'OptionalFromValue OptionalNone',

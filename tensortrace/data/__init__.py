@@ -16,6 +16,7 @@ from .iterator import Iterator, NumpyIterator
 from .optional import Optional as _Optional
 from .optional import get_next_as_optional as _get_next_as_optional
 from .sources import TextLineDatasetV2 as TextLineDataset
+from .tfrecord import TFRecordDatasetV2 as TFRecordDataset
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = _ops.INFINITE
@@ -52,6 +53,8 @@ for _name in ("AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"):
 _export_value(experimental, "data.experimental")
 _export_value(DatasetSpec, "data.DatasetSpec")
 _export_value(TextLineDataset, "data.TextLineDataset")
+_export_value(TFRecordDataset, "data.TFRecordDataset")
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "DatasetSpec",
-           "Iterator", "NumpyIterator", "Options", "TextLineDataset", "experimental"]
+           "Iterator", "NumpyIterator", "Options", "TFRecordDataset", "TextLineDataset",
+           "experimental"]

@@ -8,15 +8,15 @@ The directory is replaced in one step (``io.replace_dir``).
 """
 
 import collections
-import hashlib
 import inspect
 import json
 import os
+import secrets
 import shutil
 
 from .. import _protos, _version, dtypes, nest
 from ..checkpoint import graph_view
-from ..checkpoint.bundle import write_bundle
+from ..checkpoint.bundle import index_filename, write_bundle
 from ..graph import ir, tensor_proto
 from ..graph.function_def import graph_to_function_def
 from ..composite import CompositeTensor
@@ -57,7 +57,9 @@ def write_tf(obj, export_dir, signatures):
         os.makedirs(os.path.join(staging, tf_files.ASSETS))  # TF writes it, empty or not
         for name, source, _ in files["assets"]:
             shutil.copyfile(source, os.path.join(staging, tf_files.ASSETS, name))
-        write_bundle(tf_files.variables_prefix(staging), files["variables"])
+        prefix = write_bundle(tf_files.variables_prefix(staging), files["variables"])
+        with open(index_filename(prefix), "rb") as f:  # TF hashes the index as written
+            files[tf_files.FINGERPRINT] = _fingerprint(files["model"], f.read())
         for name in (tf_files.SAVED_MODEL, tf_files.FINGERPRINT):
             path = os.path.join(staging, name)
             with open(path, "wb") as f:
@@ -181,7 +183,7 @@ class _Writer:
         model.meta_graphs.add().CopyFrom(mg)
         data = model.SerializeToString(deterministic=True)
         return {tf_files.SAVED_MODEL: data, "variables": variables, "assets": self.assets,
-                tf_files.FINGERPRINT: _fingerprint(data, mg, variables)}
+                "model": model}
 
     def _fill(self, saved, value, kind, children):
         if kind == "user_object":
@@ -490,19 +492,9 @@ def _unique(used, name):
     return candidate
 
 
-def _fingerprint(saved_model, mg, variables):
-    """``fingerprint.pb``: 64-bit hashes of the model's parts (TF uses them to tell models apart;
-    its loader reads but does not verify them)."""
-    def h(data):
-        return int.from_bytes(hashlib.sha256(data).digest()[:8], "little")
-
-    fp = _protos.FingerprintDef()
-    fp.saved_model_checksum = h(saved_model)
-    fp.graph_def_program_hash = h(mg.graph_def.SerializeToString(deterministic=True))
-    signature = b"".join(k.encode() + mg.signature_def[k].SerializeToString(deterministic=True)
-                         for k in sorted(mg.signature_def))
-    fp.signature_def_hash = h(signature)
-    fp.saved_object_graph_hash = h(mg.object_graph_def.SerializeToString(deterministic=True))
-    fp.checkpoint_hash = h(variables[tf_files.OBJECT_GRAPH_KEY][0].item())
-    fp.version.producer = 1
+def _fingerprint(saved_model, checkpoint_index):
+    """``fingerprint.pb``: TF's FarmHash fingerprints of the model's parts (TF uses them to tell
+    models apart; its loader reads but does not verify them) and a random UUID."""
+    fp = _protos.saved_model_fingerprint(saved_model, checkpoint_index)
+    fp.uuid = str(secrets.randbits(128))
     return fp.SerializeToString(deterministic=True)

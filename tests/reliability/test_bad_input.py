@@ -62,6 +62,9 @@ NOT_OPS = {
     "tf.debugging.disable_traceback_filtering", "tf.debugging.is_traceback_filtering_enabled",
     # containers of tensors and their specs: TF stores any shape without checking it
     "tf.IndexedSlices", "tf.IndexedSlicesSpec", "tf.SparseTensor", "tf.SparseTensorSpec",
+    # feature configurations: TF stores them unchecked; the parse functions check them
+    "tf.io.FixedLenFeature", "tf.io.FixedLenSequenceFeature", "tf.io.VarLenFeature",
+    "tf.io.SparseFeature",
 }
 # (op, argument) -> the Python exception TF itself raises there for wrong input, which
 # tensortrace raises deliberately too (its innermost frame a ``raise`` in tensortrace).
@@ -319,6 +322,16 @@ def baselines(tf):
     per_op["tf.math.reduce_all"] = per_op["tf.math.reduce_any"] = {"input_tensor": b2}
     for name in ("lower", "upper", "strip", "length"):
         per_op["tf.strings." + name] = {"input": s2}
+    for name in ("to_hash_bucket", "to_hash_bucket_fast", "to_hash_bucket_strong"):
+        per_op["tf.strings." + name] = per_op["tf.string_" + name] = \
+            {"input": s2, "num_buckets": 10, "key": [1, 2]}
+    per_op["tf.fingerprint"] = {"data": s2}
+    varlen = {"a": tf.io.VarLenFeature(tf.int64)}
+    per_op["tf.io.parse_example"] = {"serialized": [b""], "features": varlen}
+    per_op["tf.io.parse_single_example"] = {"serialized": b"", "features": varlen}
+    per_op["tf.io.parse_sequence_example"] = {"serialized": [b""], "context_features": varlen}
+    per_op["tf.io.parse_single_sequence_example"] = {"serialized": b"",
+                                                     "context_features": varlen}
     for name in ("segment_sum", "segment_mean", "segment_max", "segment_min", "segment_prod"):
         per_op["tf.math." + name] = {"data": f22, "segment_ids": [0, 1]}
     for name in ("sum", "mean", "max", "min", "prod", "sqrt_n"):

@@ -100,7 +100,7 @@ def test_the_files_and_protos_are_tfs(written):
         assert list(graph.concrete_functions[name].bound_inputs) == [root.children[0].node_id]
     with open(os.path.join(path, "fingerprint.pb"), "rb") as f:
         fingerprint = _protos.parse(_protos.FingerprintDef, f.read(), "fingerprint.pb")
-    assert fingerprint.saved_model_checksum and fingerprint.version.producer == 1
+    assert fingerprint.saved_model_checksum and fingerprint.version.producer == 4
 
 
 def test_the_checkpoint_object_graph_has_the_object_graphs_ids(written):

@@ -77,10 +77,12 @@ not_differentiable(
     "ReduceJoin", "StringSplitV2", "StringBytesSplit", "StaticRegexReplace", "RegexReplace",
     "StaticRegexFullMatch", "RegexFullMatch", "StringToNumber", "AsString",
     "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeTranscode",
-    "UnicodeScript", "StringNGrams", "UnsortedSegmentJoin",
+    "UnicodeScript", "StringNGrams", "UnsortedSegmentJoin", "StringToHashBucketFast",
+    "StringToHashBucket", "StringToHashBucketStrong", "Fingerprint",
     # io
     "PrintV2", "StringFormat", "DecodeRaw", "DecodePaddedRaw", "EncodeBase64", "DecodeBase64",
-    "SerializeTensor", "ParseTensor", "DecodeCSV", "ReadFile", "WriteFile",
+    "SerializeTensor", "ParseTensor", "DecodeCSV", "ReadFile", "WriteFile", "ParseExampleV2",
+    "ParseSequenceExampleV2",
     # utility
     "Timestamp", "HistogramFixedWidth",
 )

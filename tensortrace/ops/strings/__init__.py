@@ -1,3 +1,4 @@
 """String ops (``tf.strings.*``) on NumPy object arrays of ``bytes``."""
 
-from . import elementwise, join_split, numbers, ngrams, regex, unicode  # noqa: F401  (registers the ops)
+from . import (elementwise, hashing, join_split, numbers, ngrams, regex,  # noqa: F401
+               unicode)  # (registers the ops)
