@@ -157,8 +157,9 @@ class RestoredFunction(PolymorphicFunction):
         names = [p.name for p in self._binder.params if p.kind in (p.POSITIONAL_ONLY,
                                                                    p.POSITIONAL_OR_KEYWORD)]
         return ("Could not find matching concrete function to call loaded from the SavedModel. "
-                f"Got:\n  {_positional(args, names)}\n  Keyword arguments: {kwargs}\n\n Expected these "
-                f"arguments to match one of the following {len(options)} option(s):\n\n"
+                f"Got:\n  {_positional(args, names)}\n  Keyword arguments: {kwargs}\n\n "
+                f"Expected these arguments to match one of the following {len(options)} "
+                "option(s):\n\n"
                 + "\n\n".join(options))
 
     def __repr__(self):
