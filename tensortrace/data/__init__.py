@@ -14,6 +14,7 @@ from . import ops as _ops
 from .dataset import Dataset, DatasetSpec, Options
 from .iterator import Iterator, NumpyIterator
 from .iterator import Optional as _Optional
+from .readers import CsvDatasetV2 as _CsvDataset
 from .sources import TextLineDatasetV2 as TextLineDataset
 
 AUTOTUNE = -1
@@ -33,6 +34,7 @@ experimental.INFINITE_CARDINALITY = INFINITE_CARDINALITY
 experimental.UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 experimental.cardinality = _cardinality
 experimental.Optional = _Optional
+experimental.CsvDataset = _CsvDataset
 
 
 def _dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64):
