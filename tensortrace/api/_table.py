@@ -105,7 +105,7 @@ EXPORTS = {
     },
     'data.experimental': {
         'data': 'cardinality',
-        'data.readers': 'CsvDataset',
+        'data.readers': 'CsvDataset make_csv_dataset',
     },
     'debugging': {
         'ops.control_flow.records': 'Assert',

@@ -1,8 +1,13 @@
 """File readers: ``tf.data.experimental.CsvDataset`` (TF's CSVDatasetV2: RFC 4180 records, which
 quoted fields may continue over line ends, from plain, GZIP or ZLIB files), parsed with
-``tf.io.decode_csv``'s field rules."""
+``tf.io.decode_csv``'s field rules; ``make_csv_dataset`` (column names and types inferred from the
+files, batches of feature dictionaries) composed from it as TF composes it."""
 
+import collections
+import csv
+import glob
 import gzip
+import io
 import re
 import zlib
 
@@ -174,6 +179,7 @@ class CsvDatasetV2(Dataset):
         _check_cols(select, "select_cols")
         _check_cols(exclude, "exclude_cols")
         self._tensors = [names]
+        self._skip_errors = False
         self._defaults = [_known(d, d.dtype, "record_defaults").reshape(-1) for d in defaults]
         self._types = [d.dtype for d in defaults]
         self._compression, self._header, self._quoted = compression, bool(header), bool(quoted)
@@ -198,7 +204,14 @@ class CsvDatasetV2(Dataset):
             if self._header:
                 next(records, None)
             for record in records:
-                yield self._parse(record)
+                if not self._skip_errors:
+                    yield self._parse(record)
+                    continue
+                try:  # make_csv_dataset(ignore_errors=True): malformed records are skipped
+                    parsed = self._parse(record)
+                except errors.InvalidArgumentError:
+                    continue
+                yield parsed
 
     def _parse(self, record):
         fields = _fields(record, self._delim, self._quoted)
@@ -226,3 +239,196 @@ class CsvDatasetV2(Dataset):
 
     def _cardinality(self, env=None):
         return UNKNOWN
+
+
+# --- make_csv_dataset: TF's composition (names and types inferred in Python, as TF does) -----
+_INFER_ORDER = (D.int32, D.int64, D.float32, D.float64, D.string)
+
+
+def _is_int(text, bits):
+    try:
+        value = int(text)
+    except ValueError:
+        return False
+    return -2**(bits - 1) <= value < 2**(bits - 1)
+
+
+def _is_float(text, dtype):
+    try:
+        with np.errstate(over="ignore"):
+            return bool(dtype.as_numpy_dtype(float(text)) < np.inf)
+    except (ValueError, OverflowError):
+        return False
+
+
+_INFER_CHECKS = (lambda t: _is_int(t, 32), lambda t: _is_int(t, 64),
+                 lambda t: _is_float(t, D.float32), lambda t: _is_float(t, D.float64),
+                 lambda t: True)
+
+
+def _infer_type(text, na_value, prev):
+    """TF's least permissive type of ``text`` that keeps the column's earlier values valid."""
+    if text in ("", na_value):
+        return prev
+    for i, (dtype, valid) in enumerate(zip(_INFER_ORDER, _INFER_CHECKS)):
+        if valid(text) and (prev is None or prev in _INFER_ORDER[:i + 1]):
+            return dtype
+    return D.string
+
+
+def _file_names(file_pattern):
+    if isinstance(file_pattern, list):
+        if not file_pattern:
+            raise ValueError("Argument `file_pattern` should not be empty.")
+        names = [n for entry in file_pattern for n in glob.glob(entry)]
+    else:
+        names = glob.glob(file_pattern)
+    if not names:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    return sorted(names)  # TF sorts: deterministic
+
+
+def _csv_rows(name, compression, encoding, field_delim, use_quote_delim):
+    data = read_file(name, "GZIP" if compression == "GZIP" else "")
+    quoting = csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE
+    return csv.reader(io.StringIO(data.decode(encoding), newline=""), delimiter=field_delim,
+                      quoting=quoting)
+
+
+def _column_names(names, rows_of):
+    columns = None
+    for name in names:
+        try:
+            header = next(rows_of(name))
+        except StopIteration:
+            raise ValueError(f"Failed when reading the header line of {name}. Is it an empty "
+                             f"file?") from None
+        if columns is None:
+            columns = header
+        elif header != columns:
+            raise ValueError(f"All input CSV files should have the same column names in the "
+                             f"header row. File {name} has different column names.")
+    return columns
+
+
+def _column_defaults(names, rows_of, num_cols, na_value, header, rows_wanted, select):
+    select = range(num_cols) if select is None else select
+    types = [None] * len(select)
+    seen = 0
+    for name in names:
+        rows = rows_of(name)
+        row_num = 1
+        if header:
+            next(rows, None)
+            row_num += 1
+        for row in rows:
+            if rows_wanted is not None and seen >= rows_wanted:
+                break
+            if len(row) != num_cols:
+                raise ValueError(f"Problem inferring types: CSV row {row_num} has {len(row)} "
+                                 f"number of fields. Expected: {num_cols}.")
+            row_num += 1
+            for j, c in enumerate(select):
+                types[j] = _infer_type(row[c], na_value, types[j])
+            seen += 1
+    types = [t or D.string for t in types]
+    return [convert_to_tensor(["" if t is D.string else 0], dtype=t) for t in types]
+
+
+def _sorted_columns(select_columns, column_names):
+    index = {n: i for i, n in enumerate(column_names)}
+    out = []
+    for v in select_columns:
+        if isinstance(v, int):
+            if v < 0 or v >= len(column_names):
+                raise ValueError(f"Column index {v} specified in `select_columns` should be > 0 "
+                                 f" and <= {len(column_names)}, which is the number of columns.")
+            out.append(v)
+        elif v not in index:
+            raise ValueError(f"Column {v} specified in `select_columns` must be of one of the "
+                             f"columns: {index.keys()}.")
+        else:
+            out.append(index[v])
+    result = sorted(set(out))
+    if len(result) != len(select_columns):
+        ordered = sorted(result)  # TF's text looks in the deduplicated list: always set()
+        dups = {a for a, b in zip(ordered[:-1], ordered[1:]) if a == b}
+        raise ValueError(f"The `select_columns` argument contains duplicate columns: {dups}.")
+    return result
+
+
+@tf_export("data.experimental.make_csv_dataset")
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None,
+                     label_name=None, select_columns=None, field_delim=",",
+                     use_quote_delim=True, na_value="", header=True, num_epochs=None,
+                     shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False,
+                     num_rows_for_inference=100, compression_type=None, ignore_errors=False,
+                     encoding="utf-8"):
+    """Batches of CSV records as ``{column name: values}`` dictionaries (and the label column
+    apart when ``label_name`` is given), names and types inferred from the files when not
+    given, shuffled and repeated as asked (TF's defaults: shuffled, repeated forever)."""
+    names = _file_names(file_pattern)
+    dataset = Dataset.from_tensor_slices(names)  # methods.py has given Dataset its methods
+    if shuffle:
+        dataset = dataset.shuffle(len(names), shuffle_seed)
+    if compression_type not in (None, "", "GZIP", "ZLIB"):
+        raise ValueError(f"Received unknown `compression_type` {compression_type}. Expected: "
+                         f"GZIP, ZLIB or  (empty string).")
+    if (column_names is None or column_defaults is None) and compression_type == "ZLIB":
+        raise ValueError(f"`compression_type` {compression_type} is not supported for probing "
+                         f"columns.")
+
+    def rows_of(name):
+        return _csv_rows(name, compression_type, encoding, field_delim, use_quote_delim)
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is "
+                             "provided.")
+        column_names = _column_names(names, rows_of)
+    if len(column_names) != len(set(column_names)):
+        ordered = sorted(column_names)
+        dups = {a for a, b in zip(ordered[:-1], ordered[1:]) if a == b}
+        raise ValueError(f"Either `column_names` argument or CSV header row contains duplicate "
+                         f"column names: {dups}.")
+    if select_columns is not None:
+        select_columns = _sorted_columns(select_columns, column_names)
+    if column_defaults is not None:
+        column_defaults = [_default(x) for x in column_defaults]
+    else:
+        column_defaults = _column_defaults(names, rows_of, len(column_names), na_value, header,
+                                           num_rows_for_inference, select_columns)
+    if select_columns is not None and len(column_defaults) != len(select_columns):
+        raise ValueError(f"If specified, `column_defaults` and `select_columns` must have the "
+                         f"same length: `column_defaults` has length {len(column_defaults)}, "
+                         f"`select_columns` has length {len(select_columns)}.")
+    if select_columns is not None and len(column_names) > len(select_columns):
+        column_names = [column_names[i] for i in select_columns]
+    if label_name is not None and label_name not in column_names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {column_names}. "
+                         f"Received: {label_name}.")
+
+    def filename_to_dataset(filename):
+        ds = CsvDatasetV2(filename, record_defaults=column_defaults, field_delim=field_delim,
+                          use_quote_delim=use_quote_delim, na_value=na_value,
+                          select_cols=select_columns, header=header,
+                          compression_type=compression_type)
+        ds._skip_errors = bool(ignore_errors)
+        return ds
+
+    def map_fn(*columns):
+        features = collections.OrderedDict(zip(column_names, columns))
+        if label_name is not None:
+            label = features.pop(label_name)
+            return features, label
+        return features
+
+    dataset = dataset.interleave(filename_to_dataset, cycle_length=num_parallel_reads or 1,
+                                 block_length=1)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None)
+    return dataset.map(map_fn).prefetch(-1 if prefetch_buffer_size is None
+                                        else prefetch_buffer_size)

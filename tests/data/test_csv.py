@@ -152,3 +152,60 @@ def test_inside_a_function_and_the_guide_pipeline(tmp_path):
             s += a * b
         return s
     assert total(tf.constant(path)).numpy() == 1 * 4 + 5 * 8
+
+
+_PEOPLE = b'name,age,score,label\nann,31,1.5,1\nbob,,2.25,0\n"c,d",45,3,1\neve,22,4e3,0\n'
+
+
+def _people(tmp_path):
+    _file(tmp_path, _PEOPLE, "a.csv")
+    _file(tmp_path, b"name,age,score,label\nzed,50,-1,1\n", "b.csv")
+    return str(tmp_path / "*.csv")
+
+
+def test_make_csv_dataset_infers_names_and_types(tmp_path):
+    make = tf.data.experimental.make_csv_dataset
+    ds = make(_people(tmp_path), batch_size=2, label_name="label", shuffle=False, num_epochs=1)
+    assert repr(ds) == (  # TF 2.21's text
+        "<_PrefetchDataset element_spec=(OrderedDict([('name', TensorSpec(shape=(None,), "
+        "dtype=tf.string, name=None)), ('age', TensorSpec(shape=(None,), dtype=tf.int32, "
+        "name=None)), ('score', TensorSpec(shape=(None,), dtype=tf.float32, name=None))]), "
+        "TensorSpec(shape=(None,), dtype=tf.int32, name=None))>")
+    got = [({k: v.numpy().tolist() for k, v in f.items()}, lab.numpy().tolist()) for f, lab in ds]
+    assert got == [({"name": [b"ann", b"bob"], "age": [31, 0], "score": [1.5, 2.25]}, [1, 0]),
+                   ({"name": [b"c,d", b"eve"], "age": [45, 22], "score": [3.0, 4000.0]}, [1, 0]),
+                   ({"name": [b"zed"], "age": [50], "score": [-1.0]}, [1])]
+    ds = make(str(tmp_path / "a.csv"), batch_size=3, select_columns=["age", "name"],
+              shuffle=False, num_epochs=1)
+    assert [list(f) for f in ds] == [["name", "age"]] * 2
+    ds = make(str(tmp_path / "a.csv"), batch_size=3, shuffle_seed=1)  # repeated: full batches
+    assert [s.shape for s in ds.element_spec.values()] == [tf.TensorShape([3])] * 4
+    assert sorted(next(iter(ds))["age"].numpy().tolist()) in ([0, 22, 31], [0, 22, 45],
+                                                             [0, 31, 45], [22, 31, 45])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"file_pattern": "none*.csv"}, "No files match `file_pattern` {dir}/none*.csv."),
+    ({"label_name": "x"}, "`label_name` provided must be one of the columns: ['name', 'age', "
+                          "'score', 'label']. Received: x."),
+    ({"select_columns": ["age", "age"]},
+     "The `select_columns` argument contains duplicate columns: set()."),
+    ({"header": False}, "Expected `column_names` or `header` arguments. Neither is provided."),
+    ({"column_names": ["a", "a", "b", "c"]},
+     "Either `column_names` argument or CSV header row contains duplicate column names: {'a'}."),
+    ({"select_columns": [9]}, "Column index 9 specified in `select_columns` should be > 0  and "
+                              "<= 4, which is the number of columns."),
+])
+def test_make_csv_dataset_errors(tmp_path, kwargs, message):
+    _file(tmp_path, _PEOPLE, "a.csv")
+    pattern = str(tmp_path / kwargs.pop("file_pattern", "a.csv"))
+    with pytest.raises(ValueError) as info:
+        tf.data.experimental.make_csv_dataset(pattern, 1, **kwargs)
+    assert str(info.value) == message.replace("{dir}", str(tmp_path))
+
+
+def test_make_csv_dataset_ignore_errors(tmp_path):
+    path = _file(tmp_path, b"a,b\n1,2\n3,x\n5,6\n")
+    ds = tf.data.experimental.make_csv_dataset(path, 5, column_defaults=[0, 0], shuffle=False,
+                                               num_epochs=1, ignore_errors=True)
+    assert [e["a"].numpy().tolist() for e in ds] == [[1, 5]]
