@@ -26,7 +26,8 @@ EXPECTED = os.path.join(HERE, "expected")
 GUIDES = ["ragged_tensor", "sparse_tensor", "tensor_slicing", "tf_numpy", "random_numbers",
           "data", "saved_model", "checkpoint", "core/matrix_core", "core/mlp_core",
           "core/optimizers_core", "tensor", "variable", "autodiff", "advanced_autodiff",
-          "intro_to_modules", "basic_training_loops", "function", "intro_to_graphs", "basics"]
+          "intro_to_modules", "basic_training_loops", "function", "intro_to_graphs", "basics",
+          "tf_numpy_type_promotion"]
 _LEFT_OUT = [("keras", re.compile(r"\bkeras\b")),
              ("network", re.compile(r"get_file|tfds\.|urlopen|https?://|pip install"))]
 _IMPORT = re.compile(r"\s*(import|from)\s|\s*#")

@@ -110,6 +110,7 @@ class TypeSpec(metaclass=_TypeSpecMeta):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         package = cls.__module__.split(".")[1] if cls.__module__.count(".") >= 1 else ""
+        cls._spec_package = package  # kept: the runner may give the class TF's module path
         SPEC_CLASSES[(package, cls.__name__)] = cls
 
     # --- what a subclass defines ------------------------------------------------------------
@@ -371,8 +372,7 @@ def spec_class(package, name):
 def spec_key(spec):
     """``(package, class name)`` of a TypeSpec, as ``spec_class`` finds it again."""
     cls = type(spec)
-    return (cls.__module__.split(".")[1] if cls.__module__.count(".") >= 1 else "",
-            cls.__name__)
+    return (cls._spec_package, cls.__name__)
 
 
 def fallback_call(fn, args, kwargs):

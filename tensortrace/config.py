@@ -1,6 +1,8 @@
 """``tf.config``: the switches tensortrace honours (or records: threading and placement mean
 nothing on NumPy), and the device queries scripts make."""
 
+import collections
+
 from ._export import tf_export
 
 _run_eagerly = [False]
@@ -77,15 +79,47 @@ _switch(
     "Threads a long elementwise run on big arrays may use (0: the cores this process may use).")
 
 
-class PhysicalDevice:
-    def __init__(self, name, device_type):
-        self.name, self.device_type = name, device_type
+# --- devices: the one CPU (NumPy runs there), which set_logical_device_configuration may split
+# into several logical CPUs before the runtime starts, as TF's eager context does -------------
+_PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
+_LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
+_LogicalDeviceConfiguration = collections.namedtuple(
+    "LogicalDeviceConfiguration",
+    ["memory_limit", "experimental_priority", "experimental_device_ordinal"])
 
-    def __repr__(self):
-        return f"PhysicalDevice(name='{self.name}', device_type='{self.device_type}')"
+
+@tf_export("config.PhysicalDevice")
+class PhysicalDevice(_PhysicalDevice):
+    """A physical device of this machine: here only ``/physical_device:CPU:0``."""
+
+    __slots__ = ()
+
+
+@tf_export("config.LogicalDevice")
+class LogicalDevice(_LogicalDevice):
+    """A device ops can be placed on (``tf.device``): the CPU's logical devices."""
+
+    __slots__ = ()
+
+
+@tf_export("config.LogicalDeviceConfiguration",
+           "config.experimental.VirtualDeviceConfiguration")
+class LogicalDeviceConfiguration(_LogicalDeviceConfiguration):
+    """One logical device carved out of a physical one (CPUs take no options)."""
+
+    __slots__ = ()
+
+    def __new__(cls, memory_limit=None, experimental_priority=None,
+                experimental_device_ordinal=None):
+        return super().__new__(cls, memory_limit, experimental_priority,
+                               experimental_device_ordinal)
 
 
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
+_virtual_devices = {}  # physical device -> its list of LogicalDeviceConfiguration
+# TF fixes the logical devices when its context starts (the first tensor, tf.device,
+# list_logical_devices); convert sets this when it makes the first eager tensor.
+_runtime_started = [False]
 
 
 @tf_export("config.list_physical_devices", "config.experimental.list_physical_devices")
@@ -96,4 +130,45 @@ def list_physical_devices(device_type=None):
 
 @tf_export("config.list_logical_devices", "config.experimental.list_logical_devices")
 def list_logical_devices(device_type=None):
-    return [PhysicalDevice("/device:CPU:0", "CPU")] if device_type in (None, "CPU") else []
+    """The CPU's logical devices: ``/device:CPU:0``, or one per configured logical CPU."""
+    _runtime_started[0] = True
+    if device_type not in (None, "CPU"):
+        return []
+    count = len(_virtual_devices.get(_CPU) or ()) or 1
+    return [LogicalDevice(f"/device:CPU:{i}", "CPU") for i in range(count)]
+
+
+def _check_physical(device):
+    if device not in (_CPU,):
+        raise ValueError(f"Unrecognized device: {device!r}")
+
+
+@tf_export("config.get_logical_device_configuration",
+           "config.experimental.get_virtual_device_configuration")
+def get_logical_device_configuration(device):
+    """The logical devices set for the physical ``device``, or None."""
+    _check_physical(device)
+    return _virtual_devices.get(device)
+
+
+@tf_export("config.set_logical_device_configuration",
+           "config.experimental.set_virtual_device_configuration")
+def set_logical_device_configuration(device, logical_devices):
+    """Split the physical ``device`` into ``logical_devices`` (LogicalDeviceConfiguration each);
+    only before the runtime starts, as in TF."""
+    _check_physical(device)
+    for vdev in logical_devices:  # TF's checks and texts for CPU devices
+        if vdev.memory_limit is not None:
+            raise ValueError("Setting memory limit on CPU virtual devices is currently not "
+                             "supported")
+        if vdev.experimental_priority is not None:
+            raise ValueError("Setting experimental_priority on CPU virtual  devices is "
+                             "currently not supported")
+        if vdev.experimental_device_ordinal is not None:
+            raise ValueError("Setting experimental_device_ordinal on CPU virtual  devices is "
+                             "currently not supported")
+    if _virtual_devices.get(device) == logical_devices:
+        return
+    if _runtime_started[0]:
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    _virtual_devices[device] = logical_devices

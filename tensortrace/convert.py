@@ -12,6 +12,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import tensor as _tensor
+from .config import _runtime_started
 from .context import bind
 from .messages import check_size
 from .context import state as _state
@@ -391,6 +392,7 @@ def _make(arr):
     graph = _state.graph
     if graph is not None:
         return graph.constant(arr)
+    _runtime_started[0] = True  # the first eager tensor fixes the logical devices, as in TF
     return _wrap(arr)
 
 

@@ -302,6 +302,161 @@ def _private_module(fullname):
 _FINDER = _Finder()
 
 
+# --- TF's class paths: under the runner, the classes users see print as TF's ----------------
+_FW, _DATA = "tensorflow.python.framework.", "tensorflow.python.data.ops."
+_ERRORS = ("OpError", "CancelledError", "UnknownError", "InvalidArgumentError",
+           "DeadlineExceededError", "NotFoundError", "AlreadyExistsError",
+           "PermissionDeniedError", "UnauthenticatedError", "ResourceExhaustedError",
+           "FailedPreconditionError", "AbortedError", "OutOfRangeError", "UnimplementedError",
+           "InternalError", "UnavailableError", "DataLossError", "OperatorNotAllowedInGraphError")
+# tensortrace module -> {class: TF's "module.Class"} (TF 2.21's ``type(x)`` of each kind of value)
+CLASS_PATHS = {
+    "tensortrace.errors": {name: _FW + "errors_impl." + name for name in _ERRORS},
+    "tensortrace.dtypes": {"DType": _FW + "dtypes.DType"},
+    "tensortrace.shapes": {"TensorShape": _FW + "tensor_shape.TensorShape"},
+    "tensortrace.config": {
+        name: "tensorflow.python.eager.context." + name
+        for name in ("PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration")},
+    "tensortrace.tensor": {"Tensor": _FW + "tensor.Tensor", "EagerTensor": _FW + "ops.EagerTensor",
+                           "TensorSpec": _FW + "tensor.TensorSpec"},
+    "tensortrace.composite": {"CompositeTensor": _FW + "composite_tensor.CompositeTensor",
+                              "TypeSpec": _FW + "type_spec.TypeSpec"},
+    "tensortrace.graph.ir": {"SymbolicTensor": _FW + "ops.SymbolicTensor",
+                             "Operation": _FW + "ops.Operation", "Graph": _FW + "ops.Graph"},
+    "tensortrace.variables": {
+        "Variable": "tensorflow.python.ops.variables.Variable",
+        "ResourceVariable": "tensorflow.python.ops.resource_variable_ops.ResourceVariable",
+        "_UnreadVariable": "tensorflow.python.ops.resource_variable_ops._UnreadVariable",
+        "VariableSynchronization": "tensorflow.python.ops.variables.VariableSynchronization",
+        "VariableAggregationV2": "tensorflow.python.ops.variables.VariableAggregationV2"},
+    "tensortrace.module": {"Module": "tensorflow.python.module.module.Module"},
+    "tensortrace.sparse.sparse_tensor": {"SparseTensor": _FW + "sparse_tensor.SparseTensor",
+                                         "SparseTensorSpec": _FW + "sparse_tensor.SparseTensorSpec"},
+    "tensortrace.ragged.ragged_tensor": {
+        name: "tensorflow.python.ops.ragged.ragged_tensor." + name
+        for name in ("RaggedTensor", "RaggedTensorSpec")},
+    "tensortrace.ops.sparse.indexed_slices": {
+        name: _FW + "indexed_slices." + name for name in ("IndexedSlices", "IndexedSlicesSpec")},
+    "tensortrace.ops.tensor_array.tensor_arrays": {
+        name: "tensorflow.python.ops.tensor_array_ops.TensorArray"
+        for name in ("TensorArray", "_EagerTensorArray", "_GraphTensorArray")},
+    "tensortrace.autodiff.tape": {
+        "GradientTape": "tensorflow.python.eager.backprop.GradientTape",
+        "UnconnectedGradients": "tensorflow.python.ops.unconnected_gradients.UnconnectedGradients"},
+    "tensortrace.random_generator": {
+        "Generator": "tensorflow.python.ops.stateful_random_ops.Generator"},
+    "tensortrace.tracing.function": {
+        "PolymorphicFunction":
+            "tensorflow.python.eager.polymorphic_function.polymorphic_function.Function"},
+    "tensortrace.tracing.concrete": {
+        "ConcreteFunction":
+            "tensorflow.python.eager.polymorphic_function.concrete_function.ConcreteFunction"},
+    "tensortrace.checkpoint.checkpoint": {
+        "Checkpoint": "tensorflow.python.checkpoint.checkpoint.Checkpoint",
+        "CheckpointLoadStatus": "tensorflow.python.checkpoint.checkpoint.CheckpointLoadStatus",
+        "CheckpointOptions": "tensorflow.python.checkpoint.checkpoint_options.CheckpointOptions"},
+    "tensortrace.checkpoint.management": {
+        "CheckpointManager": "tensorflow.python.checkpoint.checkpoint_management.CheckpointManager"},
+    "tensortrace.data.dataset": {"Dataset": _DATA + "dataset_ops.DatasetV2",
+                                 "DatasetSpec": _DATA + "dataset_ops.DatasetSpec",
+                                 "Options": _DATA + "options.Options"},
+    "tensortrace.data.iterator": {"Iterator": _DATA + "iterator_ops.IteratorBase",
+                                  "OwnedIterator": _DATA + "iterator_ops.OwnedIterator",
+                                  "NumpyIterator": _DATA + "dataset_ops.NumpyIterator",
+                                  "Optional": _DATA + "optional_ops._OptionalImpl"},
+    "tensortrace.data.sources": {
+        "_TensorSliceDataset": _DATA + "from_tensor_slices_op._TensorSliceDataset",
+        "_TensorDataset": _DATA + "from_tensors_op._TensorDataset",
+        "_RangeDataset": _DATA + "range_op._RangeDataset",
+        "_ScanDataset": _DATA + "scan_op._ScanDataset",  # Dataset.counter
+        "_FlatMapDataset": _DATA + "flat_map_op._FlatMapDataset",  # from_generator
+        "TextLineDatasetV2": _DATA + "readers.TextLineDatasetV2"},
+    "tensortrace.data.readers": {
+        "CsvDatasetV2": "tensorflow.python.data.experimental.ops.readers.CsvDatasetV2"},
+    "tensortrace.data.mapping": {
+        "_MapDataset": _DATA + "map_op._MapDataset",
+        "_ParallelMapDataset": _DATA + "map_op._ParallelMapDataset",
+        "_FilterDataset": _DATA + "filter_op._FilterDataset",
+        "_TakeWhileDataset": _DATA + "take_while_op._TakeWhileDataset",
+        "_ScanDataset": _DATA + "scan_op._ScanDataset",
+        "_FlatMapDataset": _DATA + "flat_map_op._FlatMapDataset",
+        "_InterleaveDataset": _DATA + "interleave_op._InterleaveDataset"},
+    "tensortrace.data.batching": {
+        "_BatchDataset": _DATA + "batch_op._BatchDataset",
+        "_PaddedBatchDataset": _DATA + "padded_batch_op._PaddedBatchDataset",
+        "_UnbatchDataset": _DATA + "unbatch_op._UnbatchDataset"},
+    "tensortrace.data.selection": {
+        "_ShuffleDataset": _DATA + "shuffle_op._ShuffleDataset",
+        "_RepeatDataset": _DATA + "repeat_op._RepeatDataset",
+        "_TakeDataset": _DATA + "take_op._TakeDataset",
+        "_SkipDataset": _DATA + "skip_op._SkipDataset",
+        "_ShardDataset": _DATA + "shard_op._ShardDataset",
+        "_UniqueDataset": _DATA + "unique_op._UniqueDataset",
+        "_PrefetchDataset": _DATA + "prefetch_op._PrefetchDataset",
+        "CacheDataset": _DATA + "cache_op.CacheDataset",
+        "_OptionsDataset": _DATA + "dataset_ops._OptionsDataset"},
+    "tensortrace.data.combining": {
+        "_ZipDataset": _DATA + "zip_op._ZipDataset",
+        "_ConcatenateDataset": _DATA + "concatenate_op._ConcatenateDataset",
+        "_DirectedInterleaveDataset": _DATA + "directed_interleave_op._DirectedInterleaveDataset",
+        "_SampleDataset": _DATA + "directed_interleave_op._DirectedInterleaveDataset"},
+    "tensortrace.data.windows": {"_WindowDataset": _DATA + "window_op._WindowDataset"},
+}
+
+
+def _name_classes(module):
+    """Give ``module``'s classes in CLASS_PATHS TF's module and qualified name (``__name__``
+    stays: tensortrace's messages and spec keys use it)."""
+    for cls_name, path in CLASS_PATHS.get(module.__name__, {}).items():
+        cls = module.__dict__.get(cls_name)
+        if isinstance(cls, type):
+            cls.__module__, _, cls.__qualname__ = path.rpartition(".")
+
+
+class _NamingLoader:
+    """Runs a module's own loader, then names its classes as TF's (modules loaded on first
+    use, after ``install``)."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _name_classes(module)
+
+    def __getattr__(self, name):  # get_source, get_filename ...: the module's own loader's
+        return getattr(self._loader, name)
+
+
+class _NamingFinder:
+    """Meta-path finder for the tensortrace modules CLASS_PATHS names."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if fullname not in CLASS_PATHS:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _NamingLoader(spec.loader)
+        return spec
+
+
+_NAMING_FINDER = _NamingFinder()
+
+
+def name_classes():
+    """TF's class paths for the classes CLASS_PATHS lists, loaded now or later."""
+    for module_name in CLASS_PATHS:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            _name_classes(module)
+    if _NAMING_FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _NAMING_FINDER)
+
+
 def install(package):
     """Make ``import tensorflow`` (and its sub-namespaces) give ``package`` (tensortrace, which
     the runner passes: nothing inside the package imports its root); returns the shim."""
@@ -309,6 +464,7 @@ def install(package):
         sys.meta_path.insert(0, _FINDER)
     for name in [m for m in sys.modules if m == "tensorflow" or m.startswith("tensorflow.")]:
         del sys.modules[name]
+    name_classes()
     return build(package)
 
 
@@ -335,7 +491,7 @@ def _missing_member(exc):
     except AttributeError:
         return None
     cls = obj if isinstance(obj, type) else type(obj)
-    if not cls.__module__.startswith("tensortrace"):
+    if not cls.__module__.startswith(("tensortrace", "tensorflow.")):  # see CLASS_PATHS
         return None
     member = names().member_path(cls, exc.name)
     if member is None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import dtypes as D
 from ._export import export_value
+from .config import _runtime_started
 from .context import bind, state
 from .convert import convert_to_tensor, to_array
 from .graph.ir import SymbolicTensor
@@ -136,6 +137,7 @@ class Variable(metaclass=_VariableMetaclass):
             initial_value = initial_value.read_value()
         if graph is None or _is_eager_value(initial_value):
             value = _eager_value(initial_value, dtype)
+            _runtime_started[0] = True  # TF's context starts: logical devices are fixed
             self._set_meta(value.dtype, value.shape, shape, validate_shape)
             self._array = value
         else:  # a value computed in the graph: initialized when the graph first runs

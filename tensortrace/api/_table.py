@@ -83,12 +83,16 @@ EXPORTS = {
         '': 'dimension_at_index dimension_value',
     },
     'config': {
-        'config': ('experimental_functions_run_eagerly experimental_run_functions_eagerly '
-                   'functions_run_eagerly get_soft_device_placement list_logical_devices '
-                   'list_physical_devices run_functions_eagerly set_soft_device_placement'),
+        'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice '
+                   'experimental_functions_run_eagerly experimental_run_functions_eagerly '
+                   'functions_run_eagerly get_logical_device_configuration '
+                   'get_soft_device_placement list_logical_devices list_physical_devices '
+                   'run_functions_eagerly set_logical_device_configuration '
+                   'set_soft_device_placement'),
     },
     'config.experimental': {
-        'config': 'list_logical_devices list_physical_devices',
+        'config': ('VirtualDeviceConfiguration get_virtual_device_configuration '
+                   'list_logical_devices list_physical_devices set_virtual_device_configuration'),
     },
     'config.optimizer': {
         'config': 'get_jit set_jit',
@@ -105,6 +109,7 @@ EXPORTS = {
     },
     'data.experimental': {
         'data': 'cardinality',
+        'data.readers': 'CsvDataset make_csv_dataset',
     },
     'debugging': {
         'ops.control_flow.records': 'Assert',
@@ -295,8 +300,9 @@ COPIES = {
     'dtypes': ('ALL DType QUANTIZED_DTYPES as_dtype bfloat16 bool complex128 complex64 double '
                'float16 float32 float64 from_numpy half int16 int32 int64 int8 resource string '
                'uint16 uint32 uint64 uint8 variant'),
-    'config': ('PhysicalDevice functions_run_eagerly get_soft_device_placement '
-               'list_logical_devices list_physical_devices run_functions_eagerly '
+    'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice functions_run_eagerly '
+               'get_logical_device_configuration get_soft_device_placement list_logical_devices '
+               'list_physical_devices run_functions_eagerly set_logical_device_configuration '
                'set_soft_device_placement tf_export'),
     'autograph': 'convert',
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '

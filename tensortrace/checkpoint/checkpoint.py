@@ -217,6 +217,12 @@ class _Restoration:
                     if attribute.name == graph_view.PY_STATE:
                         value = self.reader.read(attribute.checkpoint_key)
                         obj.deserialize(value.reshape(-1)[0] if value.size == 1 else value)
+            elif graph_view.has_value(obj):
+                for attribute in node.attributes:
+                    if attribute.name == type(obj)._checkpoint_attribute:
+                        value = self.reader.read(attribute.checkpoint_key)
+                        obj._restore_checkpoint_value(value.reshape(-1)[0] if value.size == 1
+                                                      else value)
             for child in node.children:
                 found = _lookup_child(lookup, child.local_name)
                 if found is not None:
@@ -258,7 +264,8 @@ class _Restoration:
 
 
 def _with_values(objects):
-    return [o for o in objects if isinstance(o, (Variable, graph_view.PythonState))]
+    return [o for o in objects if isinstance(o, (Variable, graph_view.PythonState))
+            or graph_view.has_value(o)]
 
 
 class CheckpointLoadStatus:

@@ -64,7 +64,14 @@ class PythonState(abc.ABC):
 
 def is_trackable(value):
     return (isinstance(value, (Variable, Module, Generator, PythonState, list, tuple, dict))
-            or hasattr(type(value), "_checkpoint_children"))
+            or hasattr(type(value), "_checkpoint_children") or has_value(value))
+
+
+def has_value(obj):
+    """Objects saving one value of their own (tf.data iterators): their class names the
+    attribute (``_checkpoint_attribute``), ``_checkpoint_value()`` gives ``(array, DType)``
+    and ``_restore_checkpoint_value(value)`` takes the saved value back."""
+    return hasattr(type(obj), "_checkpoint_attribute")
 
 
 def python_state_value(state):
@@ -79,7 +86,7 @@ def python_state_value(state):
 
 def children(obj):
     """The trackable children of ``obj`` as ``[(local_name, child)]``, in TF's order."""
-    if isinstance(obj, (Variable, PythonState)):
+    if isinstance(obj, (Variable, PythonState)) or has_value(obj):
         return []
     hook = getattr(type(obj), "_checkpoint_children", None)
     if hook is not None:
@@ -173,6 +180,11 @@ def serialize(root, nodes=None):
             p.attributes.add(name=PY_STATE, checkpoint_key=key)
             python_states[key] = (np.array(python_state_value(node.obj), dtype=object),
                                   dtypes.string)
+        elif has_value(node.obj):
+            name = type(node.obj)._checkpoint_attribute
+            key = checkpoint_key(node.path, name)
+            p.attributes.add(name=name, checkpoint_key=key)
+            python_states[key] = node.obj._checkpoint_value()
     tensors.update(python_states)  # TF's data file: the variables, then Python state
     _mark_checkpoint_values(proto)
     tensors[OBJECT_GRAPH_KEY] = (np.array(proto.SerializeToString(), dtype=object),

@@ -3,6 +3,7 @@
     ds = tf.data.Dataset.range(5).map(lambda x: x * 2).batch(2)
 """
 
+import importlib as _importlib
 import types as _types
 
 from .. import dtypes as _dtypes
@@ -36,6 +37,21 @@ experimental.UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 experimental.cardinality = _cardinality
 experimental.Optional = _Optional
 experimental.get_next_as_optional = _get_next_as_optional
+
+# The CSV readers parse with tf.io's string ops: loaded when first named, not with tf.data.
+_READERS = {"CsvDataset": "CsvDatasetV2", "make_csv_dataset": "make_csv_dataset"}
+
+
+def _experimental_getattr(name):
+    if name not in _READERS:
+        raise AttributeError(f"module 'tensortrace.data.experimental' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(".readers", __name__), _READERS[name])
+    setattr(experimental, name, value)
+    return value
+
+
+experimental.__getattr__ = _experimental_getattr
+experimental.__dir__ = lambda: sorted(set(vars(experimental)) | set(_READERS))
 
 
 def _dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64):

@@ -9,7 +9,7 @@ from ..ops.random.seeds import get_seed
 from ..tensor import Tensor, TensorSpec
 from . import structure
 from .dataset import Dataset, value_of
-from .ops import INFINITE, UNKNOWN
+from .ops import INFINITE, UNKNOWN, draw_seed
 
 
 class _ZipDataset(Dataset):
@@ -154,8 +154,9 @@ class _SampleDataset(_DirectedInterleaveDataset):  # TF's repr name is the paren
         self._seeds = get_seed(None if seed is None else int(seed))
 
     def _choices(self, env, live):
-        rng = (np.random.default_rng() if self._seeds[0] is None
-               else np.random.default_rng([self._seeds[0], self._seeds[1]]))
+        rng = np.random.default_rng(draw_seed(env, self, lambda: (
+            [int(w) for w in np.random.SeedSequence().generate_state(4)]
+            if self._seeds[0] is None else [self._seeds[0], self._seeds[1]])))
         while True:
             w = np.where(live, self._weights, 0.0)
             total = w.sum()

@@ -9,6 +9,7 @@ elements when the graph runs.
 from .. import dtypes as D
 from .. import errors, nest
 from .._export import tf_export
+from ..config import _runtime_started
 from ..autograph.api import convert
 from ..context import bind, state
 from ..convert import constant, convert_to_tensor
@@ -106,6 +107,7 @@ class Dataset:
     _tensors = ()  # tensors (eager or symbolic) this one reads
 
     def __init__(self, element_spec):
+        _runtime_started[0] = True  # as TF's first dataset op, this fixes the logical devices
         self._element_spec = element_spec
         self._symbolic = None
         self._handle = None

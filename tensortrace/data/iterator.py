@@ -15,7 +15,7 @@ from ..ops.control_flow.loops import while_loop
 from ..ops.math.compare import logical_and
 from ..shapes import TensorShape
 from ..tensor import Tensor
-from . import ops, optional, structure
+from . import checkpointing, ops, optional, structure
 
 _ERROR_THRESHOLD = 32
 _TOO_MANY_GET_NEXT = (
@@ -99,6 +99,15 @@ class OwnedIterator(Iterator):
     def _for_loop(self, body, loop_vars, extra_test=None):
         """``for element in it`` inside a trace (see ``Dataset._for_loop``)."""
         return for_loop(self._resource(), self._spec, body, loop_vars, extra_test)
+
+    # --- checkpoints (see checkpointing.py): the iterator is a trackable with one value ------
+    _checkpoint_attribute = checkpointing.ATTRIBUTE
+
+    def _checkpoint_value(self):
+        return checkpointing.serialize(self._state)
+
+    def _restore_checkpoint_value(self, value):
+        checkpointing.restore(self._state, value)
 
     def __repr__(self):
         return f"<tensortrace.data.OwnedIterator object at {hex(id(self))}>"

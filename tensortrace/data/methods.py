@@ -5,6 +5,7 @@ the methods join the class here, when the ``data`` package loads."""
 from .. import dtypes as D
 from .batching import _BatchDataset, _DenseToRaggedDataset, _PaddedBatchDataset, _UnbatchDataset
 from .combining import _ConcatenateDataset, _DirectedInterleaveDataset, _SampleDataset, _ZipDataset
+from . import persist
 from .dataset import Dataset
 from .mapping import (_FilterDataset, _FlatMapDataset, _InterleaveDataset, _MapDataset,
                       _ScanDataset, _TakeWhileDataset)
@@ -173,6 +174,16 @@ class _DatasetMethods:
     def shard(self, num_shards, index, name=None):
         """Every ``num_shards``-th element, starting at ``index``."""
         return _ShardDataset(self, num_shards, index)
+
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """Write the elements under the directory ``path`` (tensortrace's own format: see
+        ``persist.py``); ``shard_func(element)`` picks each element's shard."""
+        persist.save(self, path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        """The dataset ``save`` wrote under ``path``."""
+        return persist.load(path, element_spec, compression, reader_func)
 
     def with_options(self, options, name=None):
         """This dataset with ``options`` merged into its options (they change nothing here)."""

@@ -41,22 +41,78 @@ class DatasetValue(_Value):
         return f"<DatasetValue of {self.dataset!r}>"
 
 
-class IteratorState(_Value):
-    """A position in a dataset: a Python generator of flat component tuples."""
+class RngLog:
+    """The random seeds of one iteration (shuffle buffers, sampling). Each dataset draws its
+    first seed fresh (``make()``) and derives the later ones (a shuffle under ``repeat``
+    reshuffles each epoch) from it; the first seeds, in the order drawn, are what a checkpoint
+    saves, so a restored iterator makes the same choices, after the saved position too."""
 
-    __slots__ = ("_gen", "_source")
+    __slots__ = ("seeds", "_pos", "_owners")
+
+    def __init__(self, seeds=()):
+        self.seeds, self._pos, self._owners = [list(s) for s in seeds], 0, {}
+
+    def draw(self, owner, make):
+        """The seed of ``owner``'s next iteration (a list of ints)."""
+        known = self._owners.get(id(owner))
+        if known is not None:
+            known[1] += 1
+            return known[0] + [known[1]]
+        if self._pos < len(self.seeds):
+            seed = self.seeds[self._pos]
+        else:
+            seed = list(make())
+            self.seeds.append(seed)
+        self._pos += 1
+        self._owners[id(owner)] = [seed, 0, owner]  # owner kept: its id stays its own
+        return seed
+
+
+RNG_LOG = "rng_log"  # the env key of an iteration's RngLog (other keys are tensor ids)
+
+
+def draw_seed(env, owner, make):
+    """A random seed (a list of ints) for one iteration of dataset ``owner``: ``make()`` or
+    one derived from it, logged in the iterator's ``env`` (see RngLog)."""
+    log = env.get(RNG_LOG) if isinstance(env, dict) else None
+    return make() if log is None else log.draw(owner, make)
+
+
+class IteratorState(_Value):
+    """A position in a dataset: a Python generator of flat component tuples, the number of
+    elements it gave and the seeds it drew (what a checkpoint saves)."""
+
+    __slots__ = ("_gen", "_source", "count", "rng")
     dtype = D.resource
 
     def __init__(self, source):
         self._source = source  # a DatasetValue, iterated lazily (on the first read)
         self._gen = None
+        self.count = 0
+        self.rng = RngLog()
+
+    @property
+    def dataset(self):
+        return self._source.dataset
 
     def next(self):
         """The next flat element, or None at the end."""
         gen = self._gen
         if gen is None:
-            gen = self._gen = self._source.dataset._iterate(self._source.env)
-        return next(gen, None)
+            env = dict(self._source.env)
+            env[RNG_LOG] = self.rng
+            gen = self._gen = self._source.dataset._iterate(env)
+        out = next(gen, None)
+        if out is not None:
+            self.count += 1
+        return out
+
+    def restore(self, count, seeds):
+        """Go back to the position after ``count`` elements of an iteration that drew
+        ``seeds``: replayed from the start (a state is a position, not a snapshot)."""
+        self._gen, self.count, self.rng = None, 0, RngLog(seeds)
+        while self.count < count and self.next() is not None:
+            pass
 
     def __repr__(self):
         return "<IteratorState>"

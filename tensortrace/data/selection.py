@@ -10,7 +10,7 @@ from .. import errors
 from ..ops.random.seeds import get_seed
 from ..tensor import Tensor, TensorSpec
 from .dataset import UnaryDataset, int_arg, int_value, tensors_of, value_of
-from .ops import INFINITE, UNKNOWN
+from .ops import INFINITE, UNKNOWN, draw_seed
 
 
 class _ShuffleDataset(UnaryDataset):
@@ -29,11 +29,14 @@ class _ShuffleDataset(UnaryDataset):
         self._epoch = itertools.count()
         super().__init__(input_dataset)
 
-    def _rng(self):
-        epoch = next(self._epoch) if self._reshuffle else 0
+    def _seed(self):
         if self._seeds[0] is None:
-            return np.random.default_rng()
-        return np.random.default_rng([self._seeds[0], self._seeds[1], epoch])
+            return [int(w) for w in np.random.SeedSequence().generate_state(4)]
+        epoch = next(self._epoch) if self._reshuffle else 0
+        return [self._seeds[0], self._seeds[1], epoch]
+
+    def _rng(self, env):
+        return np.random.default_rng(draw_seed(env, self, self._seed))
 
     def _iterate(self, env):
         size = int_value(self._buffer, env)
@@ -41,7 +44,7 @@ class _ShuffleDataset(UnaryDataset):
             raise errors.invalid_argument("buffer_size must be greater than zero or "
                                           "UNKNOWN_CARDINALITY")
         size = None if size == UNKNOWN else size  # the whole input
-        rng = self._rng()
+        rng = self._rng(env)
         source = self._input._iterate(env)
         buf = list(itertools.islice(source, size))
         draws = iter(())

@@ -3,6 +3,8 @@
 composite leaf (a RaggedTensor, or its spec) flattens into its component tensors and is rebuilt
 from them; ``map_structure`` and the spec helpers treat it as one leaf."""
 
+import collections
+
 import numpy as np
 
 from .. import dtypes as D
@@ -173,6 +175,9 @@ def relaxed(a, b):
 
 def structure_text(spec):
     """How TF prints an element_spec: ``(TensorSpec(...), TensorSpec(...))``, dicts in order."""
+    if type(spec) is collections.OrderedDict:  # as Python prints one
+        inner = ", ".join(f"({k!r}, {structure_text(v)})" for k, v in spec.items())
+        return f"OrderedDict([{inner}])"
     if isinstance(spec, dict):
         return "{" + ", ".join(f"{k!r}: {structure_text(v)}" for k, v in spec.items()) + "}"
     if _is_namedtuple(spec):

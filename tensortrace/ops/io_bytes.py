@@ -324,7 +324,8 @@ def _csv_value(field, dtype, col, rec):
         lo, hi = _LIMITS.get(dtype.name, (None, None))
         if lo is None or lo <= v <= hi:
             return v
-    raise invalid_argument(f"Field {col} in record {rec} is not a valid {c_name(dtype)}: "
+    where = "" if rec is None else f" {rec}"  # CsvDataset's texts name no record number
+    raise invalid_argument(f"Field {col} in record{where} is not a valid {c_name(dtype)}: "
                            f"{field.decode('utf-8', 'replace')}")
 
 

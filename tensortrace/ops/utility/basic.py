@@ -11,6 +11,7 @@ from ... import dtypes as D
 from ... import errors
 from ..._export import tf_export
 from ..._logging import logger
+from ...config import _runtime_started
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...messages import enum_name, shape_text
@@ -64,6 +65,7 @@ def device(device_name):
     only checks its argument."""
     if callable(device_name):
         raise RuntimeError("tf.device does not support functions.")  # noqa: TRY004 (TF's type)
+    _runtime_started[0] = True  # TF's context starts here: logical devices are fixed
     return contextlib.nullcontext()
 
 
