@@ -16,10 +16,14 @@ stand-in is used. A name TF does not have either raises TF's own AttributeError.
 """
 
 import importlib.machinery
+import importlib.util
 import inspect
 import os
 import sys
 import types
+
+from . import _tf_internal
+from ._tf_internal import keras as _keras
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 NAMES_FILE = os.path.join(PACKAGE_DIR, "tf_api_names.txt")
@@ -195,6 +199,9 @@ class Namespace(types.ModuleType):
     def __getattr__(self, name):
         if name == "__all__":  # ``from tensorflow import *``: every name tensortrace forwards
             return [n for n in self.__dir__() if not n.startswith("_")]
+        if name == "__internal__" and self.__name__ == "tensorflow":
+            self.__dict__[name] = value = self.__dict__["_tt_target"].__internal__
+            return value
         if name.startswith("_"):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         value = _forward(self, name, getattr(self.__dict__.get("_tt_target"), name, _NOTHING))
@@ -240,8 +247,12 @@ def build(target, module_name="tensorflow"):
     if module_name == "tensorflow":  # programs gate features on it: the API version we follow
         ns.__version__ = names().tf_version
     ns.__spec__ = importlib.machinery.ModuleSpec(module_name, _FINDER, is_package=True)
+    if module_name == "tensorflow":
+        # tf.keras: Keras 3 loaded on first use; ``import tensorflow.keras`` loads Keras' own
+        # files under that name, as TF's __path__ makes it
+        ns.keras = target.keras
     for name, value in list(vars(target).items()):
-        if not name.startswith("_"):
+        if not name.startswith("_") and name != "keras":
             value = _forward(ns, name, value)
             if value is not _NOTHING:
                 ns.__dict__[name] = value
@@ -259,14 +270,21 @@ class _Finder:
         if not fullname.startswith("tensorflow."):
             return None
         rel = fullname[len("tensorflow."):]
+        if rel == "keras" or rel.startswith("keras."):
+            return _keras_spec(fullname, path)
+        if rel.split(".")[0] in ("python", "core", "lite", "compiler", "tsl", "include"):
+            if _tf_internal.members(rel) is None:
+                raise _private_module(fullname)
+            return importlib.machinery.ModuleSpec(fullname, _FINDER, is_package=True)
         if names().kind(rel) in ("namespace", "unknown"):
             return importlib.machinery.ModuleSpec(fullname, _FINDER, is_package=True)
-        if rel.split(".")[0] in ("python", "core", "lite", "compiler", "tsl", "include"):
-            raise _private_module(fullname)
         return None  # TF has no such module either: the usual ModuleNotFoundError
 
     @staticmethod
     def create_module(spec):
+        members = _tf_internal.members(spec.name[len("tensorflow."):])
+        if members is not None:
+            return _internal_module(spec.name, members)
         forwarded = _forwarded_module(spec.name)
         if forwarded is not None:  # a namespace tensortrace loads on first use
             return forwarded
@@ -291,6 +309,37 @@ def _forwarded_module(fullname):
         return None
     made = _forward(parent, name, value)
     return None if made is _NOTHING else made
+
+
+def _keras_spec(fullname, path):
+    """``tensorflow.keras[.X]``: Keras' ``_tf_keras`` files under TF's name (TF puts their folder
+    on its ``__path__``); an ImportError naming the extra when Keras is not installed."""
+    folder = _keras.keras_dir()
+    if folder is None:
+        err = _keras.missing_keras()
+        err.name = fullname
+        raise err
+    return importlib.machinery.PathFinder.find_spec(fullname, path or [folder])
+
+
+class _InternalModule(types.ModuleType):
+    """One of TF's internal modules tensortrace provides (``tensorflow.python.eager.context``):
+    a member it lacks is named as missing when used."""
+
+    def __getattr__(self, name):
+        full = f"{self.__name__}.{name}"
+        if name.startswith("__") and name.endswith("__") or \
+                _tf_internal.members(full[len("tensorflow."):]) is not None:
+            raise AttributeError(name)  # a sub-module: the import system imports it next
+        raise MissingAPIError(full, user_site(),
+                              ", a member of one of TensorFlow's internal modules")
+
+
+def _internal_module(fullname, members):
+    module = _InternalModule(fullname)
+    module.__dict__.update(members)
+    module.__path__ = []
+    return module
 
 
 def _private_module(fullname):

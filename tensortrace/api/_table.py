@@ -78,6 +78,9 @@ EXPORTS = {
     'compat': {
         '': 'dimension_at_index dimension_value',
     },
+    'compat.v1': {
+        'api.compat_v1': 'placeholder reset_default_graph',
+    },
     'config': {
         'config': ('experimental_functions_run_eagerly experimental_run_functions_eagerly '
                    'functions_run_eagerly get_soft_device_placement list_logical_devices '
@@ -111,6 +114,14 @@ EXPORTS = {
                           'assert_rank_at_least assert_rank_in assert_same_float_dtype '
                           'assert_scalar assert_shapes assert_type check_numerics '
                           'disable_check_numerics enable_check_numerics is_numeric_tensor'),
+    },
+    'distribute': {
+        'distribute.strategy': ('DistributedDataset DistributedIterator DistributedValues '
+                                'InputContext ReduceOp ReplicaContext Strategy StrategyExtended '
+                                'experimental_set_strategy get_replica_context get_strategy '
+                                'has_strategy in_cross_replica_context'),
+        'distribute.unprovided': ('MirroredStrategy MultiWorkerMirroredStrategy OneDeviceStrategy '
+                                  'ParameterServerStrategy TPUStrategy'),
     },
     'dtypes': {
         'ops.math.casting': 'cast',
@@ -208,6 +219,9 @@ EXPORTS = {
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
     },
+    'nn.experimental': {
+        'ops.nn.dropout': 'stateless_dropout',
+    },
     'ragged': {
         'ragged.ragged_ops': ('boolean_mask constant map_flat_values range '
                               'row_splits_to_segment_ids segment_ids_to_row_splits stack'),
@@ -291,12 +305,17 @@ COPIES = {
                'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
                'retain segment_mean segment_sqrt_n segment_sum slice softmax sparse_dense_matmul '
                'split to_dense to_indicator transpose'),
+    'distribute': ('DistributedDataset DistributedIterator DistributedValues InputContext '
+                   'MirroredStrategy MultiWorkerMirroredStrategy OneDeviceStrategy '
+                   'ParameterServerStrategy ReduceOp ReplicaContext Strategy StrategyExtended '
+                   'TPUStrategy experimental_set_strategy get_replica_context get_strategy '
+                   'has_strategy in_cross_replica_context'),
 }
 
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api autodiff checkpoint composite context convert errors executor graph initializers '
           'messages module nest numerics ops passes random_generator registry saved_model_cli '
-          'saving shapes tensor tnp tracing variables xla')
+          'saving shapes shim tensor tnp tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
