@@ -42,15 +42,15 @@ def bind(package):
         ImportError: Keras is not installed or not Keras 3, or a real TensorFlow is imported.
     """
     current = sys.modules.get("tensorflow")
-    if current is None:
-        shim.install(package)
-    elif not isinstance(current, shim.Namespace):
+    if current is not None and not isinstance(current, shim.Namespace):
         raise ImportError("tf.keras: TensorFlow itself is already imported in this process, and "
                           "Keras' TensorFlow backend would run on it rather than on tensortrace; "
                           "use tf.keras before importing TensorFlow, or run the program with "
                           "`python -m tensortrace`")
     if keras_dir() is None:
         raise missing_keras()
+    if current is None:
+        shim.install(package)
     import keras  # noqa: F401 - not a package module: the optional dependency itself
     if not keras.__version__.startswith("3."):
         raise ImportError(f"tf.keras needs Keras 3 (TF 2.21's tf.keras); found Keras "

@@ -37,12 +37,8 @@ class ReduceOp(enum.Enum):
 
 
 def _reduce_op(reduce_op):
-    if isinstance(reduce_op, ReduceOp):
-        return reduce_op
-    if isinstance(reduce_op, str) and reduce_op.upper() in ("SUM", "MEAN"):
-        return ReduceOp[reduce_op.upper()]
-    raise ValueError(f"`reduce_op` must be a `tf.distribute.ReduceOp` or 'SUM'/'MEAN'. "
-                     f"Received: {reduce_op!r}")
+    """A ReduceOp, or its name in any case (TF's rule; other values: the enum's ValueError)."""
+    return ReduceOp(reduce_op.upper() if isinstance(reduce_op, str) else reduce_op)
 
 
 @tf_export("distribute.DistributedValues")
