@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -79,6 +80,26 @@ def _cause(report):
     return _MASK.sub("#", line)[:200]
 
 
+def _keras_conftest(pytest):
+    """What Keras' repository-level conftest (not in the wheel) gives its tests: the
+    ``requires_trainable_backend`` marker, and ``skip_if_backend`` for ``from conftest import``."""
+    module = types.ModuleType("conftest")
+
+    def skip_if_backend(given_backend, reason):
+        import keras  # noqa: PLC0415 - bound to tensortrace by now
+        return pytest.mark.skipif(keras.backend.backend() == given_backend, reason=reason)
+
+    module.skip_if_backend = skip_if_backend
+    sys.modules["conftest"] = module
+
+    class Markers:
+        @staticmethod
+        def pytest_configure(config):
+            config.addinivalue_line("markers", "requires_trainable_backend: a trainable backend")
+
+    return Markers()
+
+
 def child(files, out):
     """In the child: install the shim, run pytest over ``files``, write the outcomes."""
     sys.path.insert(0, REPO)
@@ -89,9 +110,9 @@ def child(files, out):
     import pytest  # noqa: PLC0415
 
     recorder = Recorder()
-    pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
-                 "-o", "addopts=", "--rootdir", os.path.dirname(files[0]) if files else ".",
-                 *files], plugins=[recorder])
+    pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=",
+                 "--continue-on-collection-errors", "--rootdir", keras_src(), *files],
+                plugins=[recorder, _keras_conftest(pytest)])
     with open(out, "w") as f:
         json.dump(recorder.results, f)
 
