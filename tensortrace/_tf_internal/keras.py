@@ -27,7 +27,7 @@ def keras_dir():
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
-    return os.path.join(list(spec.submodule_search_locations)[0], "_tf_keras")
+    return os.path.join(next(iter(spec.submodule_search_locations)), "_tf_keras")
 
 
 def missing_keras():
@@ -51,7 +51,7 @@ def bind(package):
         raise missing_keras()
     if current is None:
         shim.install(package)
-    import keras  # noqa: F401 - not a package module: the optional dependency itself
+    import keras
     if not keras.__version__.startswith("3."):
         raise ImportError(f"tf.keras needs Keras 3 (TF 2.21's tf.keras); found Keras "
                           f"{keras.__version__}: {INSTALL_HINT}")

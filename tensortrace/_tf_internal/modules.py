@@ -2,12 +2,12 @@
 few functions TF defines only there."""
 
 from ..checkpoint import checkpoint
+from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
-from ..composite import CompositeTensor
 from ..ops.array.creation import ones_like
-from ..ops.array.padding import pad
 from ..ops.array.joining import stack
+from ..ops.array.padding import pad
 from ..ops.array.shapes import shape
 from ..ops.math.casting import cast
 from ..ops.math.clip import clip_by_value

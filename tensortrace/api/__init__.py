@@ -46,7 +46,10 @@ ATTRS = {
     "Variable": ("variables", "Variable"),
     "nest": ("nest", None),
     "__internal__": ("api.internal", "NAMESPACE"),
-    "keras": ("api.keras_loader", "keras"),
+    "keras": ("api.keras_loader", "keras"),  # Keras 3 and TF's aliases of its modules
+    "losses": ("api.keras_loader", "losses"),
+    "metrics": ("api.keras_loader", "metrics"),
+    "optimizers": ("api.keras_loader", "optimizers"),
 }
 
 #: Namespace attributes that are engine packages: ``tf.experimental.numpy`` is ``tnp``, also

@@ -10,10 +10,9 @@ import threading
 
 from .. import nest
 from .._export import tf_export
-from ..data.dataset import Dataset
-from ..ops.math.casting import cast
 from ..ops.array.passthrough import identity
 from ..ops.array.shapes import shape as _shape
+from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
 
 DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -222,9 +221,8 @@ class Strategy:
         return numer / cast(_shape(value, out_type="int64")[axis], numer.dtype)
 
     def experimental_distribute_dataset(self, dataset, options=None):
-        """The dataset itself: its batches go to the one replica whole."""
-        if not isinstance(dataset, Dataset):
-            raise ValueError(f"Expected a `tf.data.Dataset`. Received: {dataset!r}")
+        """The dataset itself (as TF's default strategy, whatever it is given): its batches go
+        to the one replica whole."""
         return dataset
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):

@@ -122,11 +122,11 @@ def test_internal_modules_under_the_shim():
              if k == "tensorflow" or k.startswith("tensorflow.")}
     try:
         shim.install(tf)
+        import tensorflow.python.ops.linalg.sparse.sparse_csr_matrix_ops as csr
         from tensorflow.compiler.tf2xla.python.xla import dynamic_update_slice
         from tensorflow.python.eager import context
         from tensorflow.python.ops.math_ops import is_nan
         from tensorflow.python.trackable.data_structures import ListWrapper, _DictWrapper
-        import tensorflow.python.ops.linalg.sparse.sparse_csr_matrix_ops as csr
 
         x = tf.reshape(tf.range(20.0), [4, 5])
         got = dynamic_update_slice(x, tf.ones([2, 2]), [3, -1]).numpy()
@@ -137,9 +137,9 @@ def test_internal_modules_under_the_shim():
         assert is_nan(tf.constant([np.nan])).numpy().tolist() == [True]
         assert isinstance(ListWrapper([1]), list) and isinstance(_DictWrapper({}), dict)
         with pytest.raises(shim.MissingAPIError, match="sparse_csr_matrix_ops.sparse_matrix_"):
-            csr.sparse_matrix_sparse_mat_mul
+            _ = csr.sparse_matrix_sparse_mat_mul
         with pytest.raises(shim.MissingModuleError, match="tensorflow.python.ops.nn_ops"):
-            import tensorflow.python.ops.nn_ops  # noqa: F401
+            import tensorflow.python.ops.nn_ops
         import tensorflow
         assert tensorflow.__internal__ is tf.__internal__
         assert tensorflow.keras is tf.keras  # Keras itself loads on first use
@@ -218,11 +218,11 @@ def test_tf_keras_without_keras_names_the_extra(monkeypatch):
     before = sys.modules.get("tensorflow")
     loader = keras_loader.KerasLazyLoader()
     with pytest.raises(ImportError, match=r"pip install 'tensortrace\[keras\]'"):
-        loader.Sequential
+        _ = loader.Sequential
     assert sys.modules.get("tensorflow") is before  # nothing installed on the way
 
 
 def test_tf_keras_refuses_a_real_tensorflow_already_imported(monkeypatch):
     monkeypatch.setitem(sys.modules, "tensorflow", types.ModuleType("tensorflow"))
     with pytest.raises(ImportError, match="TensorFlow itself is already imported"):
-        keras_loader.KerasLazyLoader().layers
+        _ = keras_loader.KerasLazyLoader().layers

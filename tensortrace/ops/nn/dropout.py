@@ -13,14 +13,14 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._args import int_arg, static_attr
-from ..random.seeds import seed_attrs as _seed_attrs
-from ..random import philox
-from ..random.seeds import stream_draw
-from ..random.stateless import stateless_uniform
 from ..array.shapes import shape as _shape
 from ..math.arithmetic import multiply
 from ..math.compare import greater_equal
 from ..math.select import where
+from ..random import philox
+from ..random.seeds import seed_attrs as _seed_attrs
+from ..random.seeds import stream_draw
+from ..random.stateless import stateless_uniform
 from ._util import HALF_T
 
 
