@@ -2,7 +2,8 @@
 
 From the tf.function guide's Usage section (seeds/001, seeds/003). The guide printed timings;
 this script prints whether both calls agree instead, so its output is deterministic. It needs
-Keras, which tensortrace does not provide: ``python -m tensortrace`` stops at the Conv2D line.
+Keras (tensortrace's ``keras`` extra): without it, ``python -m tensortrace`` stops at the Conv2D
+line with an ImportError naming the extra.
 """
 
 import timeit

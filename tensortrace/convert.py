@@ -412,6 +412,11 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     hook = getattr(value, "_as_graph_or_eager_tensor", None)
     if hook is not None:  # variables and other tensor-like objects
         return convert_to_tensor(hook(dtype), dtype)
+    protocol = getattr(type(value), "__tf_tensor__", None)
+    if protocol is not None:  # TF's tensor protocol: the object converts itself
+        return convert_to_tensor(protocol(value, dtype, name), dtype)
+    if isinstance(value, TensorShape):
+        return _shape_tensor(value, dtype)
     if isinstance(value, (list, tuple)) and _needs_packing(value):
         return _autopack(value, dtype if dtype is not None else _first_dtype(value))
     if dtype is not None:
@@ -422,6 +427,20 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         except (TypeError, ValueError):
             pass
     return _make(to_array(value))
+
+
+def _shape_tensor(shape, dtype):
+    """A fully known TensorShape as its dims: int32, int64 when a dim needs it (TF's rule)."""
+    if not shape.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    dims = shape.as_list()
+    if dtype is None:
+        dtype = _dtypes.int64 if any(d >= 2 ** 31 for d in dims) else _dtypes.int32
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError(f"Cannot convert TensorShape {shape} to dtype <dtype: '{dtype.name}'>. Allowed "
+                        "dtypes are tf.int32 and tf.int64.")
+    return _make(np.array(dims, dtype=dtype.as_numpy_dtype))
 
 
 def _needs_packing(value):

@@ -98,9 +98,10 @@ del _name
 
 
 class EagerTensor(Tensor):
-    """A tensor with a value: a NumPy array (or NumPy scalar) held in ``_value``."""
+    """A tensor with a value: a NumPy array (or NumPy scalar) held in ``_value``. Like TF's,
+    it takes Python attributes (Keras marks tensors with ``_keras_mask``)."""
 
-    __slots__ = ("_value", "__weakref__")
+    __slots__ = ("_value", "__weakref__", "__dict__")
 
     @classmethod
     def _wrap(cls, value):

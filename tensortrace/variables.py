@@ -10,6 +10,7 @@ variable's own lock (``_lock``), eagerly and in compiled graphs alike, as TF's k
 """
 
 import enum
+import itertools
 import threading
 import weakref
 
@@ -103,6 +104,9 @@ class _VariableMetaclass(type):
         if cls is Variable:
             cls = ResourceVariable
         return type.__call__(cls, *args, **kwargs)
+
+
+_UIDS = itertools.count(1)
 
 
 class Variable(metaclass=_VariableMetaclass):
@@ -199,6 +203,19 @@ class Variable(metaclass=_VariableMetaclass):
     @property
     def name(self):
         return self._name + ":0"
+
+    @property
+    def _shared_name(self):
+        """The resource's name: the variable's name without ``:0`` (TF's)."""
+        return self._name
+
+    @property
+    def _unique_id(self):
+        """An id no other variable has (TF's: the name and a process-wide counter)."""
+        uid = self.__dict__.get("_tt_uid")
+        if uid is None:
+            uid = self.__dict__["_tt_uid"] = f"{self._name}_{next(_UIDS)}"
+        return uid
 
     @property
     def ndim(self):

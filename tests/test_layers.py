@@ -28,10 +28,11 @@ LAYERS = {
     8: ("autodiff",),
     9: ("tracing",),
     10: ("autograph",),
-    11: ("data", "saving", "initializers", "summary", "checkpoint"),
+    11: ("data", "saving", "initializers", "summary", "checkpoint", "distribute"),
     # "" is the package's own __init__: the public surface; tnp is tf.experimental.numpy
     12: ("api", "", "tnp"),
-    13: ("shim", "__main__", "saved_model_cli"),  # the command line: runs scripts on the package
+    # the command line: runs scripts on the package; _tf_internal: TF's internal modules it gives
+    13: ("shim", "__main__", "saved_model_cli", "_tf_internal"),
 }
 
 #: Modules allowed to import the package root: ``python -m tensortrace`` runs the package as a

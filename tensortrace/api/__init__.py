@@ -30,7 +30,8 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "config.experimental", "config.threading", "config.optimizer", "autograph",
               "autograph.experimental", "saved_model", "data", "summary", "summary.experimental",
               "train", "train.experimental", "ragged", "io", "io.gfile",
-              "types", "types.experimental", "version", "sparse", "graph_util")
+              "types", "types.experimental", "version", "sparse", "graph_util", "distribute",
+              "nn.experimental", "compat.v1")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {
@@ -44,6 +45,11 @@ ATTRS = {
     "function": ("tracing.function", "function"),
     "Variable": ("variables", "Variable"),
     "nest": ("nest", None),
+    "__internal__": ("api.internal", "NAMESPACE"),
+    "keras": ("api.keras_loader", "keras"),  # Keras 3 and TF's aliases of its modules
+    "losses": ("api.keras_loader", "losses"),
+    "metrics": ("api.keras_loader", "metrics"),
+    "optimizers": ("api.keras_loader", "optimizers"),
 }
 
 #: Namespace attributes that are engine packages: ``tf.experimental.numpy`` is ``tnp``, also

@@ -105,6 +105,7 @@ class GradientTape:
     def watch(self, tensor):
         """Track ``tensor`` (a tensor, variable, or nested structure of them)."""
         for t in _grad_flat(nest.flatten(tensor)):
+            t = _acting_variable(t)
             if isinstance(t, Variable):
                 self._watch_variable(t)
             elif isinstance(t, Tensor):
@@ -194,8 +195,9 @@ class GradientTape:
         unconnected = _unconnected(unconnected_gradients)
         nested_sources = nest.flatten(sources)
         flat_sources = _grad_flat(nested_sources)  # a composite: its components with gradients
+        flat_sources = [_acting_variable(s) for s in flat_sources]
         keys = [_source_key(s) for s in flat_sources]
-        flat_targets = _grad_flat(nest.flatten(target))
+        flat_targets = [_acting_variable(t) for t in _grad_flat(nest.flatten(target))]
         if any(t is None for t in flat_targets):
             raise TypeError(_NONE_DTYPE)
         # A variable target stands for its handle, as in TF: d(v)/d(v) is ones, not None.
@@ -289,6 +291,17 @@ def _grad_regroup(nested, grads):
             out.append(grads[i])
             i += 1
     return out
+
+
+def _acting_variable(x):
+    """The tf.Variable behind an object that acts as one (TF's ``_should_act_as_resource_variable``:
+    Keras' variables, through their ``handle``); anything else as it is."""
+    if hasattr(type(x), "_should_act_as_resource_variable") and \
+            not isinstance(x, (Variable, Tensor)):
+        var = _variable_of(x.handle)
+        if var is not None:
+            return var
+    return x
 
 
 def _source_key(source):

@@ -3,6 +3,7 @@
     ds = tf.data.Dataset.range(5).map(lambda x: x * 2).batch(2)
 """
 
+import enum as _enum
 import importlib as _importlib
 import types as _types
 
@@ -52,6 +53,30 @@ def _experimental_getattr(name):
 
 experimental.__getattr__ = _experimental_getattr
 experimental.__dir__ = lambda: sorted(set(vars(experimental)) | set(_READERS))
+
+
+class _AutoShardPolicy(_enum.IntEnum):
+    """How a dataset is split over workers (an option: one worker here reads it all)."""
+
+    OFF = -1
+    AUTO = 0
+    FILE = 1
+    DATA = 2
+    HINT = 3
+
+
+class _ExternalStatePolicy(_enum.Enum):
+    """What to do with state outside a dataset when it is serialized (an option)."""
+
+    WARN = 0
+    IGNORE = 1
+    FAIL = 2
+
+
+_AutoShardPolicy.__name__ = _AutoShardPolicy.__qualname__ = "AutoShardPolicy"
+_ExternalStatePolicy.__name__ = _ExternalStatePolicy.__qualname__ = "ExternalStatePolicy"
+experimental.AutoShardPolicy = _AutoShardPolicy
+experimental.ExternalStatePolicy = _ExternalStatePolicy
 
 
 def _dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64):

@@ -91,8 +91,18 @@ def _check_state_dtypes(old, new):
                         f"Expected {expected} but got {got}.")
 
 
+class DatasetV2:
+    """The class name TF's datasets have: libraries built on TF recognise a dataset by a class
+    ``DatasetV2`` of a ``tensorflow.python`` module among its bases (Keras' data adapters)."""
+
+    __slots__ = ()
+
+
+DatasetV2.__module__ = "tensorflow.python.data.ops.dataset_ops"
+
+
 @tf_export("data.Dataset")
-class Dataset:
+class Dataset(DatasetV2):
     """A collection of elements (tensors, or tuples/dicts of them) with a fixed structure.
 
     Subclasses implement ``_iterate(env)`` (a generator of flat tuples of NumPy component

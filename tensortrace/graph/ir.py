@@ -42,7 +42,8 @@ _RESOLUTIONS = (
 class SymbolicTensor(Tensor):
     """The ``index``-th output of ``op``: a shape and dtype, and a value only when run."""
 
-    __slots__ = ("op", "value_index", "_shape", "_dtype", "static", "__weakref__")
+    # __dict__: Python attributes, as TF's tensors take them (Keras' ``_keras_logits``)
+    __slots__ = ("op", "value_index", "_shape", "_dtype", "static", "__weakref__", "__dict__")
 
     def __init__(self, op, value_index, spec):
         self.op = op

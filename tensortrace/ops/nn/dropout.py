@@ -13,9 +13,14 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...tensor import TensorSpec
 from .._args import int_arg, static_attr
-from ..random.seeds import seed_attrs as _seed_attrs
+from ..array.shapes import shape as _shape
+from ..math.arithmetic import multiply
+from ..math.compare import greater_equal
+from ..math.select import where
 from ..random import philox
+from ..random.seeds import seed_attrs as _seed_attrs
 from ..random.seeds import stream_draw
+from ..random.stateless import stateless_uniform
 from ._util import HALF_T
 
 
@@ -80,3 +85,37 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
                             for d in noise_shape)
     return bind(Dropout, x, rate, noise_shape=noise_shape, scale=scale,
                 **_seed_attrs(None if seed is None else int_arg(seed, "seed")))
+
+
+@tf_export("nn.experimental.stateless_dropout")
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
+    """Dropout whose mask is ``tf.random.stateless_uniform(noise_shape, seed)`` >= ``rate``:
+    the same seed, the same mask (TF's composition: x * (1 / (1 - rate)), then the mask).
+
+    Raises:
+        ValueError: for non-floating ``x`` or a Python ``rate`` outside [0, 1).
+    """
+    if isinstance(rate, numbers.Real) and not 0 <= rate < 1:
+        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
+                         f"Received: rate={rate}")
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. "
+                         f"Received: x_dtype={x.dtype}")
+    if isinstance(rate, numbers.Real):
+        if rate == 0:
+            return x
+        kept = multiply(x, convert_to_tensor(1 / (1 - rate), dtype=x.dtype))
+    else:
+        rate = convert_to_tensor(rate)
+        if rate.dtype != x.dtype:
+            raise ValueError(f"`x.dtype` must be the same as `rate.dtype`. Received: "
+                             f"x_dtype={x.dtype} and rate_dtype={rate.dtype}")
+        kept = x / (convert_to_tensor(1, dtype=x.dtype) - rate)
+    if noise_shape is None:
+        noise_shape = _shape(x)
+    elif x.shape.rank is not None and isinstance(noise_shape, (list, tuple)):
+        noise_shape = [x.shape[i] if d is None else d for i, d in enumerate(noise_shape)]
+    draws = stateless_uniform(noise_shape, seed=seed, dtype=x.dtype,
+                              alg="auto_select" if rng_alg is None else rng_alg)
+    return where(greater_equal(draws, rate), kept, convert_to_tensor(0, dtype=x.dtype))

@@ -38,8 +38,9 @@ def is_variable(x):
 @tf_export("is_tensor")
 def is_tensor(x):
     """True for tensors (eager or symbolic) and variables; False for NumPy arrays and Python
-    values."""
-    return isinstance(x, Tensor) or is_variable(x)
+    values. Other classes say so with TF's ``is_tensor_like`` (those deriving from
+    ``tf.__internal__.types.Tensor``)."""
+    return isinstance(x, Tensor) or is_variable(x) or getattr(x, "is_tensor_like", False)
 
 
 @tf_export("get_static_value")

@@ -1,0 +1,58 @@
+"""Keras 3 on tensortrace: ``tf.keras`` is ``keras._tf_keras.keras`` (as TF 2.21's loader makes
+it), with Keras' TensorFlow backend importing the shim's ``tensorflow``, so that every backend call
+lands in tensortrace.
+
+In a program run by ``python -m tensortrace`` the shim is already ``tensorflow``. A program that
+imports tensortrace itself gets the shim installed as ``tensorflow`` when it first uses
+``tf.keras`` (in this process only: an installed TensorFlow is untouched on disk), unless a real
+TensorFlow is already imported, which Keras would then be bound to: that is an ImportError.
+"""
+
+import importlib
+import importlib.util
+import os
+import sys
+
+from .. import shim
+
+INSTALL_HINT = "pip install 'tensortrace[keras]'"
+
+
+def keras_dir():
+    """The folder holding ``keras/_tf_keras`` (``tensorflow.keras`` is loaded from it, as in TF),
+    or None when Keras is not installed; Keras itself is not imported."""
+    try:
+        spec = importlib.util.find_spec("keras")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(next(iter(spec.submodule_search_locations)), "_tf_keras")
+
+
+def missing_keras():
+    """The error for ``tf.keras`` without Keras installed."""
+    return ImportError(f"tf.keras needs Keras 3, which is not installed: {INSTALL_HINT}")
+
+
+def bind(package):
+    """``keras._tf_keras.keras`` with Keras' TensorFlow backend on ``package`` (tensortrace).
+
+    Raises:
+        ImportError: Keras is not installed or not Keras 3, or a real TensorFlow is imported.
+    """
+    current = sys.modules.get("tensorflow")
+    if current is not None and not isinstance(current, shim.Namespace):
+        raise ImportError("tf.keras: TensorFlow itself is already imported in this process, and "
+                          "Keras' TensorFlow backend would run on it rather than on tensortrace; "
+                          "use tf.keras before importing TensorFlow, or run the program with "
+                          "`python -m tensortrace`")
+    if keras_dir() is None:
+        raise missing_keras()
+    if current is None:
+        shim.install(package)
+    import keras
+    if not keras.__version__.startswith("3."):
+        raise ImportError(f"tf.keras needs Keras 3 (TF 2.21's tf.keras); found Keras "
+                          f"{keras.__version__}: {INSTALL_HINT}")
+    return importlib.import_module("keras._tf_keras.keras")

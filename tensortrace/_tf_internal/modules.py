@@ -1,0 +1,76 @@
+"""The members of each internal module: tensortrace's objects under TF's internal names, and the
+few functions TF defines only there."""
+
+from ..checkpoint import checkpoint
+from ..composite import CompositeTensor
+from ..context import state
+from ..convert import convert_to_tensor
+from ..ops.array.creation import ones_like
+from ..ops.array.joining import stack
+from ..ops.array.padding import pad
+from ..ops.array.shapes import shape
+from ..ops.math.casting import cast
+from ..ops.math.clip import clip_by_value
+from ..ops.math.compare import is_nan
+from ..ops.math.select import where
+from ..ops.utility.basic import get_static_value, is_tensor
+from ..tensor import Tensor
+from ..variables import Variable
+
+
+def data_structures():
+    return {"ListWrapper": checkpoint.ListWrapper, "_DictWrapper": checkpoint.DictWrapper}
+
+
+class _EagerContext:
+    """TF's eager context object (``context.context()``), as far as its users ask it."""
+
+    def executing_eagerly(self):
+        return state.graph is None
+
+    def clear_kernel_cache(self):
+        """Eager ops here are NumPy calls: there is no kernel cache to clear."""
+
+    def async_wait(self):
+        """Eager ops here finish before they return: nothing is pending."""
+
+
+_context = _EagerContext()
+
+
+def eager_context():
+    return {"context": lambda: _context, "executing_eagerly": _context.executing_eagerly,
+            "async_wait": _context.async_wait}
+
+
+def math_ops():
+    return {"is_nan": is_nan}
+
+
+def framework_config():
+    # tensortrace's kernels are deterministic and offer no switch: it is never turned on
+    return {"is_op_determinism_enabled": lambda: False}
+
+
+def _is_tf_type(x):
+    return isinstance(x, (Tensor, Variable, CompositeTensor))
+
+
+def tensor_util():
+    return {"is_tf_type": _is_tf_type, "is_tensor": is_tensor, "constant_value": get_static_value}
+
+
+def dynamic_update_slice(operand, update, indices, name=None):
+    """``operand`` with ``update`` written at ``indices`` (XLA's DynamicUpdateSlice: each start
+    clamped so that the update fits)."""
+    operand, update = convert_to_tensor(operand), convert_to_tensor(update)
+    indices = convert_to_tensor(indices)
+    room = shape(operand, out_type=indices.dtype) - shape(update, out_type=indices.dtype)
+    starts = clip_by_value(indices, 0, room)
+    paddings = stack([starts, room - starts], axis=1)
+    mask = cast(pad(ones_like(update, dtype="int8"), paddings), "bool")
+    return where(mask, pad(update, paddings), operand)
+
+
+def xla():
+    return {"dynamic_update_slice": dynamic_update_slice}

@@ -1,0 +1,184 @@
+"""``tf.__internal__``: the names TF gives libraries built on it (Keras' TensorFlow backend):
+the tensor and trackable base classes, the graph Keras infers shapes in, ``smart_cond``, the
+strategy helpers of optimizers, ``tf2.enabled``."""
+
+import abc
+import contextlib
+import functools
+import types
+
+from .. import composite, tensor
+from ..context import state
+from ..distribute import strategy as _strategy
+from ..module import Module
+from ..ops.control_flow.conditionals import cond
+from ..ops.utility.basic import get_static_value
+from ..tracing import trace
+from ..variables import Variable
+
+
+class Tensor(metaclass=abc.ABCMeta):
+    """TF's ``types.Tensor``: the base of tensor-like classes (Keras' variables derive from
+    it); tensors and variables are its instances. ``tf.is_tensor`` is true for them all."""
+
+    is_tensor_like = True  # what tf.is_tensor asks of classes outside tensortrace
+
+
+Tensor.register(tensor.Tensor)
+Tensor.register(Variable)
+
+
+class Trackable(metaclass=abc.ABCMeta):
+    """An object with named dependencies (TF's ``Trackable``): ``_track_trackable`` adds one,
+    ``_trackable_children`` lists them, as checkpoints walk them."""
+
+    @property
+    def _self_unconditional_dependency_names(self):
+        deps = self.__dict__.get("_tt_dependencies")
+        if deps is None:
+            deps = {}
+            object.__setattr__(self, "_tt_dependencies", deps)
+        return deps
+
+    def _maybe_initialize_trackable(self):
+        return self._self_unconditional_dependency_names
+
+    @property
+    def _self_setattr_tracking(self):
+        return self.__dict__.get("_tt_setattr_tracking", True)
+
+    @_self_setattr_tracking.setter
+    def _self_setattr_tracking(self, value):
+        object.__setattr__(self, "_tt_setattr_tracking", value)
+
+    _setattr_tracking = _self_setattr_tracking
+
+    def _track_trackable(self, trackable, name, overwrite=False):
+        """Make ``trackable`` this object's dependency ``name``; returns it.
+
+        Raises:
+            ValueError: ``name`` already names another dependency and not ``overwrite``.
+        """
+        deps = self._self_unconditional_dependency_names
+        current = deps.get(name)
+        if current is not None and current is not trackable and not overwrite:
+            raise ValueError(f"Called Trackable._track_trackable() with name='{name}', but a "
+                             "Trackable with this name is already declared as a dependency. "
+                             "Names must be unique (or overwrite=True).")
+        deps[name] = trackable
+        return trackable
+
+    def _lookup_dependency(self, name, cached_dependencies=None):
+        return self._self_unconditional_dependency_names.get(name)
+
+    def _trackable_children(self, save_type="checkpoint", **kwargs):
+        return dict(self._self_unconditional_dependency_names)
+
+
+Trackable.register(Variable)
+
+
+def _is_trackable(value):
+    return isinstance(value, (Trackable, Module))
+
+
+class AutoTrackable(Trackable):
+    """A Trackable that tracks the trackable values assigned to its attributes."""
+
+    def __setattr__(self, name, value):
+        if not name.startswith("_tt_") and self._self_setattr_tracking and \
+                _is_trackable(value):
+            self._track_trackable(value, name, overwrite=True)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        self._self_unconditional_dependency_names.pop(name, None)
+        object.__delattr__(self, name)
+
+
+def no_automatic_dependency_tracking(method):
+    """``method`` run with attribute tracking off on its object (restored after)."""
+
+    @functools.wraps(method)
+    def wrapped(self, *args, **kwargs):
+        before = self._self_setattr_tracking
+        self._self_setattr_tracking = False
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._self_setattr_tracking = before
+
+    return wrapped
+
+
+class FuncGraph(trace.FuncGraph):
+    """A graph to build ops in (``with FuncGraph(name).as_default():``); outer tensors used in
+    it are captured."""
+
+    def __init__(self, name, collections=None, capture_by_value=None,
+                 structured_input_signature=None, structured_outputs=None):
+        super().__init__(name, outer=state.graph)
+        self.structured_input_signature = structured_input_signature
+        self.structured_outputs = structured_outputs
+
+
+def smart_cond(pred, true_fn=None, false_fn=None, name=None):
+    """``true_fn()`` or ``false_fn()`` at once when ``pred`` is known now, else ``tf.cond``.
+
+    Raises:
+        TypeError: for uncallable branches or a ``pred`` neither a tensor, a bool, 0 nor 1.
+    """
+    if not callable(true_fn):
+        raise TypeError(f"Argument `true_fn` must be callable. Received {true_fn}")
+    if not callable(false_fn):
+        raise TypeError(f"Argument `false_fn` must be callable. Received {false_fn}")
+    value = smart_constant_value(pred)
+    if value is None:
+        return cond(pred, true_fn=true_fn, false_fn=false_fn, name=name)
+    return true_fn() if value else false_fn()
+
+
+def smart_constant_value(pred):
+    """``pred``'s value when known without running anything (a bool), else None."""
+    if isinstance(pred, tensor.Tensor):
+        value = get_static_value(pred)
+        return None if value is None else bool(value)
+    if isinstance(pred, bool) or pred in (0, 1):
+        return bool(pred)
+    raise TypeError(f"Argument `pred` must be a Tensor, or a Python bool, or 1 or 0. "
+                    f"Received: pred={pred} of type {type(pred).__name__}")
+
+
+@contextlib.contextmanager
+def eager_mode():
+    """Run the block eagerly, even inside a graph."""
+    saved, state.graph = state.graph, None
+    try:
+        yield
+    finally:
+        state.graph = saved
+
+
+def _namespace(name, **members):
+    module = types.ModuleType(f"tensortrace.__internal__{name}")
+    module.__dict__.update(members)
+    return module
+
+
+#: ``tf.__internal__`` itself.
+NAMESPACE = _namespace(
+    "",
+    types=_namespace(".types", Tensor=Tensor),
+    tracking=_namespace(".tracking", Trackable=Trackable, AutoTrackable=AutoTrackable,
+                        no_automatic_dependency_tracking=no_automatic_dependency_tracking),
+    distribute=_namespace(
+        ".distribute", strategy_supports_no_merge_call=_strategy.strategy_supports_no_merge_call,
+        get_cross_replica_context=_strategy.get_cross_replica_context,
+        interim=_namespace(".distribute.interim", maybe_merge_call=_strategy.maybe_merge_call)),
+    smart_cond=_namespace(".smart_cond", smart_cond=smart_cond,
+                          smart_constant_value=smart_constant_value),
+    tf2=_namespace(".tf2", enabled=lambda: True),
+    eager_context=_namespace(".eager_context", eager_mode=eager_mode),
+    CompositeTensor=composite.CompositeTensor,
+    EagerTensor=tensor.EagerTensor,
+    FuncGraph=FuncGraph)
