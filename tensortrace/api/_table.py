@@ -11,6 +11,7 @@ EXPORTS = {
         'autodiff.gradients': 'gradients hessians recompute_grad',
         'autodiff.tape': 'GradientTape UnconnectedGradients',
         'composite': 'TypeSpec',
+        'data.optional': 'OptionalSpec',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),
         'module': 'Module name_scope',
@@ -55,6 +56,8 @@ EXPORTS = {
         'ops.reduce': ('argmax argmin cumsum reduce_all reduce_any reduce_logsumexp reduce_max '
                        'reduce_mean reduce_min reduce_prod reduce_sum'),
         'ops.sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
+        'ops.strings.hashing': ('fingerprint string_to_hash_bucket string_to_hash_bucket_fast '
+                                'string_to_hash_bucket_strong'),
         'ops.strings.numbers': 'as_string',
         'ops.tensor_array.tensor_arrays': 'TensorArray',
         'ops.utility.basic': ('bitcast device ensure_shape get_logger get_static_value is_tensor '
@@ -63,6 +66,7 @@ EXPORTS = {
         'ops.utility.counting': ('bincount histogram_fixed_width histogram_fixed_width_bins '
                                  'repeat'),
         'ragged.ragged_tensor': 'RaggedTensor RaggedTensorSpec type_spec_from_value',
+        'saving.graph_util': 'import_graph_def',
         'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
     },
@@ -82,12 +86,16 @@ EXPORTS = {
         'api.compat_v1': 'placeholder reset_default_graph',
     },
     'config': {
-        'config': ('experimental_functions_run_eagerly experimental_run_functions_eagerly '
-                   'functions_run_eagerly get_soft_device_placement list_logical_devices '
-                   'list_physical_devices run_functions_eagerly set_soft_device_placement'),
+        'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice '
+                   'experimental_functions_run_eagerly experimental_run_functions_eagerly '
+                   'functions_run_eagerly get_logical_device_configuration '
+                   'get_soft_device_placement list_logical_devices list_physical_devices '
+                   'run_functions_eagerly set_logical_device_configuration '
+                   'set_soft_device_placement'),
     },
     'config.experimental': {
-        'config': 'list_logical_devices list_physical_devices',
+        'config': ('VirtualDeviceConfiguration get_virtual_device_configuration '
+                   'list_logical_devices list_physical_devices set_virtual_device_configuration'),
     },
     'config.optimizer': {
         'config': 'get_jit set_jit',
@@ -97,13 +105,14 @@ EXPORTS = {
                    'set_inter_op_parallelism_threads set_intra_op_parallelism_threads'),
     },
     'data': {
-        'data': ('AUTOTUNE DatasetSpec INFINITE_CARDINALITY TextLineDataset UNKNOWN_CARDINALITY '
-                 'experimental'),
+        'data': ('AUTOTUNE DatasetSpec INFINITE_CARDINALITY TFRecordDataset TextLineDataset '
+                 'UNKNOWN_CARDINALITY experimental'),
         'data.dataset': 'Dataset Options',
         'data.iterator': 'Iterator',
     },
     'data.experimental': {
         'data': 'cardinality',
+        'data.readers': 'CsvDataset make_csv_dataset',
     },
     'debugging': {
         'ops.control_flow.records': 'Assert',
@@ -129,8 +138,11 @@ EXPORTS = {
         'ops.math.complex_numbers': 'complex',
     },
     'experimental': {
-        'data.iterator': 'Optional',
+        'data.optional': 'Optional',
         'ragged.shape': 'DynamicRaggedShape RowPartition',
+    },
+    'graph_util': {
+        'saving.graph_util': 'import_graph_def',
     },
     'image': {
         'ops.image.adjust': ('adjust_brightness adjust_contrast adjust_gamma adjust_hue '
@@ -153,6 +165,11 @@ EXPORTS = {
         'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
                          'serialize_tensor'),
         'ops.io_files': 'read_file write_file',
+        'ops.io_records': 'TFRecordOptions TFRecordWriter',
+        'parsing.api': ('parse_example parse_sequence_example parse_single_example '
+                        'parse_single_sequence_example'),
+        'parsing.config': ('FixedLenFeature FixedLenSequenceFeature RaggedFeature SparseFeature '
+                           'VarLenFeature'),
     },
     'io.gfile': {
         'ops.io_files': ('GFile copy exists glob isdir join listdir makedirs mkdir remove rename '
@@ -242,6 +259,7 @@ EXPORTS = {
     'saved_model': {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
                    'contains_saved_model load save'),
+        'saving.assets': 'Asset',
     },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
@@ -254,6 +272,7 @@ EXPORTS = {
     'strings': {
         'ops.io': 'format',
         'ops.strings.elementwise': 'length lower strip substr upper',
+        'ops.strings.hashing': 'to_hash_bucket to_hash_bucket_fast to_hash_bucket_strong',
         'ops.strings.join_split': 'bytes_split join reduce_join split',
         'ops.strings.ngrams': 'unsorted_segment_join',
         'ops.strings.numbers': 'as_string to_number',
@@ -278,6 +297,8 @@ EXPORTS = {
                                   'latest_checkpoint'),
         'checkpoint.reader': 'list_variables load_checkpoint load_variable',
         'checkpoint.views': 'CheckpointView TrackableView',
+        'parsing.messages': ('BytesList Example Feature FeatureList FeatureLists Features '
+                             'FloatList Int64List SequenceExample'),
     },
     'train.experimental': {
         'checkpoint.graph_view': 'PythonState',
@@ -293,12 +314,13 @@ COPIES = {
     'dtypes': ('ALL DType QUANTIZED_DTYPES as_dtype bfloat16 bool complex128 complex64 double '
                'float16 float32 float64 from_numpy half int16 int32 int64 int8 resource string '
                'uint16 uint32 uint64 uint8 variant'),
-    'config': ('PhysicalDevice functions_run_eagerly get_soft_device_placement '
-               'list_logical_devices list_physical_devices run_functions_eagerly '
+    'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice functions_run_eagerly '
+               'get_logical_device_configuration get_soft_device_placement list_logical_devices '
+               'list_physical_devices run_functions_eagerly set_logical_device_configuration '
                'set_soft_device_placement tf_export'),
     'autograph': 'convert',
     'data': ('AUTOTUNE Dataset DatasetSpec INFINITE_CARDINALITY Iterator NumpyIterator Options '
-             'TextLineDataset UNKNOWN_CARDINALITY'),
+             'TFRecordDataset TextLineDataset UNKNOWN_CARDINALITY'),
     'summary': '',
     'ragged': '',
     'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
@@ -314,13 +336,14 @@ COPIES = {
 
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api autodiff checkpoint composite context convert errors executor graph initializers '
-          'messages module nest numerics ops passes random_generator registry saved_model_cli '
-          'saving shapes shim tensor tnp tracing variables xla')
+          'messages module nest numerics ops parsing passes random_generator registry '
+          'saved_model_cli saving shapes shim tensor tnp tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
+    'data.optional': 'OptionalFromValue OptionalNone',
     'ops.array.broadcasting': 'BroadcastArgs BroadcastTo SumToShape',
     'ops.array.creation': 'Fill OnesLike ZerosLike',
     'ops.array.joining': 'ConcatV2 Pack Split SplitV Unpack',
@@ -373,9 +396,14 @@ OPS = {
     'ops.math.transcendental': ('Acos Acosh Asin Asinh Atan Atan2 Atanh Cos Cosh Exp Expm1 Log '
                                 'Log1p Rsqrt Sigmoid Sin Sinh Softplus Softsign Sqrt Tan Tanh'),
     'ops.nn.activations': 'Elu Gelu LeakyRelu Relu Relu6 Selu Silu',
+    'ops.nn.conv_grad': ('Conv2DBackpropFilter Conv2DBackpropInput Conv3DBackpropFilterV2 '
+                         'Conv3DBackpropInputV2 DepthwiseConv2dNativeBackpropFilter '
+                         'DepthwiseConv2dNativeBackpropInput'),
     'ops.nn.convolution': 'Conv2D Conv3D DepthwiseConv2dNative',
     'ops.nn.dropout': 'Dropout',
-    'ops.nn.normalization': 'BatchNormalization BiasAdd L2Loss Moments',
+    'ops.nn.normalization': 'BatchNormalization BiasAdd FusedBatchNormV3 L2Loss Moments',
+    'ops.nn.pool_grad': ('AvgPool3DGrad AvgPoolGrad MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad '
+                         'MaxPoolGradGrad'),
     'ops.nn.pooling': 'AvgPool AvgPool3D MaxPool MaxPool3D',
     'ops.nn.softmax': ('LogSoftmax SigmoidCrossEntropyWithLogits Softmax '
                        'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
@@ -405,6 +433,8 @@ OPS = {
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
                   'ResourceScatterNdUpdate VarIsInitializedOp'),
     'ops.strings.elementwise': 'StringLength StringLower StringStrip StringUpper Substr',
+    'ops.strings.hashing': ('Fingerprint StringToHashBucket StringToHashBucketFast '
+                            'StringToHashBucketStrong'),
     'ops.strings.join_split': 'ReduceJoin StringBytesSplit StringJoin StringSplitV2',
     'ops.strings.ngrams': 'StringNGrams UnsortedSegmentJoin',
     'ops.strings.numbers': 'AsString StringToNumber',
@@ -417,6 +447,7 @@ OPS = {
                                   'TensorListSplit TensorListStack'),
     'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
     'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
+    'parsing.kernels': 'ParseExampleV2 ParseSequenceExampleV2',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
@@ -452,10 +483,13 @@ GRADS = {
                             'Rsqrt SelectV2 Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Square '
                             'SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod Where Xdivy '
                             'Xlog1py Xlogy Zeta'),
-    'autodiff.rules.nn': ('AvgPool AvgPool3D BatchNormalization BiasAdd Conv2D Conv3D '
-                          'DepthwiseConv2dNative Dropout Elu Gelu L2Loss LeakyRelu LogSoftmax '
-                          'MaxPool MaxPool3D Moments Relu Relu6 Selu '
-                          'SigmoidCrossEntropyWithLogits Silu Softmax '
+    'autodiff.rules.nn': ('AvgPool AvgPool3D AvgPool3DGrad AvgPoolGrad BatchNormalization BiasAdd '
+                          'Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
+                          'Conv3DBackpropFilterV2 Conv3DBackpropInputV2 DepthwiseConv2dNative '
+                          'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput '
+                          'Dropout Elu FusedBatchNormV3 Gelu L2Loss LeakyRelu LogSoftmax MaxPool '
+                          'MaxPool3D MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad MaxPoolGradGrad '
+                          'Moments Relu Relu6 Selu SigmoidCrossEntropyWithLogits Silu Softmax '
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),
@@ -476,10 +510,11 @@ GRADS = {
     'autodiff.rules.utility': ('AsString AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
                                'Bitcast CheckNumerics Const DecodeBase64 DecodeCSV '
                                'DecodePaddedRaw DecodeRaw DenseBincount EagerPyFunc EncodeBase64 '
-                               'EnsureShape HistogramFixedWidth IndexAxis0 InitializeVariableOnce '
-                               'Multinomial NoOp ParseTensor Placeholder PrintV2 RandomGamma '
-                               'RandomPoissonV2 RandomShuffle RandomStandardNormal RandomUniform '
-                               'RandomUniformInt ReadFile ReadVariableOp ReduceJoin '
+                               'EnsureShape Fingerprint HistogramFixedWidth IndexAxis0 '
+                               'InitializeVariableOnce Multinomial NoOp ParseExampleV2 '
+                               'ParseSequenceExampleV2 ParseTensor Placeholder PrintV2 '
+                               'RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal '
+                               'RandomUniform RandomUniformInt ReadFile ReadVariableOp ReduceJoin '
                                'RegexFullMatch RegexReplace ResourceScatterNdAdd '
                                'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
                                'ResourceScatterNdUpdate RngReadAndSkip SerializeTensor '
@@ -491,12 +526,14 @@ GRADS = {
                                'StatelessTruncatedNormal StatelessTruncatedNormalV2 '
                                'StaticRegexFullMatch StaticRegexReplace StringBytesSplit '
                                'StringFormat StringJoin StringLength StringLower StringNGrams '
-                               'StringSplitV2 StringStrip StringToNumber StringUpper Substr '
-                               'Timestamp TruncatedNormal UnicodeDecode UnicodeDecodeWithOffsets '
-                               'UnicodeEncode UnicodeScript UnicodeTranscode UnsortedSegmentJoin '
-                               'VarIsInitializedOp WriteFile'),
+                               'StringSplitV2 StringStrip StringToHashBucket '
+                               'StringToHashBucketFast StringToHashBucketStrong StringToNumber '
+                               'StringUpper Substr Timestamp TruncatedNormal UnicodeDecode '
+                               'UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript '
+                               'UnicodeTranscode UnsortedSegmentJoin VarIsInitializedOp WriteFile'),
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
+    'data.optional': 'OptionalFromValue OptionalNone',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
