@@ -438,8 +438,8 @@ def _shape_tensor(shape, dtype):
         dtype = _dtypes.int64 if any(d >= 2 ** 31 for d in dims) else _dtypes.int32
     dtype = _dtypes.as_dtype(dtype)
     if dtype not in (_dtypes.int32, _dtypes.int64):
-        raise TypeError(f"Cannot convert TensorShape {shape} to dtype <dtype: '{dtype.name}'>. Allowed "
-                        "dtypes are tf.int32 and tf.int64.")
+        raise TypeError(f"Cannot convert TensorShape {shape} to dtype <dtype: '{dtype.name}'>. "
+                        "Allowed dtypes are tf.int32 and tf.int64.")
     return _make(np.array(dims, dtype=dtype.as_numpy_dtype))
 
 

@@ -382,8 +382,9 @@ CLASS_PATHS = {
         "VariableSynchronization": "tensorflow.python.ops.variables.VariableSynchronization",
         "VariableAggregationV2": "tensorflow.python.ops.variables.VariableAggregationV2"},
     "tensortrace.module": {"Module": "tensorflow.python.module.module.Module"},
-    "tensortrace.sparse.sparse_tensor": {"SparseTensor": _FW + "sparse_tensor.SparseTensor",
-                                         "SparseTensorSpec": _FW + "sparse_tensor.SparseTensorSpec"},
+    "tensortrace.sparse.sparse_tensor": {
+        "SparseTensor": _FW + "sparse_tensor.SparseTensor",
+        "SparseTensorSpec": _FW + "sparse_tensor.SparseTensorSpec"},
     "tensortrace.ragged.ragged_tensor": {
         name: "tensorflow.python.ops.ragged.ragged_tensor." + name
         for name in ("RaggedTensor", "RaggedTensorSpec")},
@@ -408,7 +409,8 @@ CLASS_PATHS = {
         "CheckpointLoadStatus": "tensorflow.python.checkpoint.checkpoint.CheckpointLoadStatus",
         "CheckpointOptions": "tensorflow.python.checkpoint.checkpoint_options.CheckpointOptions"},
     "tensortrace.checkpoint.management": {
-        "CheckpointManager": "tensorflow.python.checkpoint.checkpoint_management.CheckpointManager"},
+        "CheckpointManager":
+            "tensorflow.python.checkpoint.checkpoint_management.CheckpointManager"},
     "tensortrace.data.dataset": {"Dataset": _DATA + "dataset_ops.DatasetV2",
                                  "DatasetSpec": _DATA + "dataset_ops.DatasetSpec",
                                  "Options": _DATA + "options.Options"},
