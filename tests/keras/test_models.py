@@ -66,3 +66,11 @@ def test_tf_keras_from_a_program_importing_tensortrace():
     for name, result in got.items():
         assert_close(result, EXPECTED[name], name)
     assert got["sequential_mlp"]["loaded_class"] == "Sequential"
+
+
+def test_models_compiled_as_keras_runs_them_by_default():
+    # Keras' default train step is a tf.function returning an Optional (steps_per_execution)
+    got = run("--compiled")
+    assert sorted(got) == sorted(k for k in EXPECTED if k != "versions")
+    for name, result in got.items():
+        assert_close(result, EXPECTED[name], name)
