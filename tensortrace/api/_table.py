@@ -127,6 +127,9 @@ EXPORTS = {
                              'random_contrast random_hue random_saturation '
                              'stateless_random_brightness stateless_random_contrast '
                              'stateless_random_hue stateless_random_saturation'),
+        'ops.image.codecs': ('adjust_jpeg_quality decode_and_crop_jpeg decode_bmp decode_gif '
+                             'decode_image decode_jpeg decode_png encode_jpeg encode_png '
+                             'extract_jpeg_shape is_jpeg'),
         'ops.image.color': ('convert_image_dtype grayscale_to_rgb hsv_to_rgb rgb_to_grayscale '
                             'rgb_to_hsv'),
         'ops.image.geometry': ('central_crop crop_to_bounding_box flip_left_right flip_up_down '
@@ -139,6 +142,8 @@ EXPORTS = {
     },
     'io': {
         'graph.graph_def': 'write_graph',
+        'ops.image.codecs': ('decode_and_crop_jpeg decode_bmp decode_gif decode_image decode_jpeg '
+                             'decode_png encode_jpeg encode_png extract_jpeg_shape is_jpeg'),
         'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
                          'serialize_tensor'),
         'ops.io_files': 'read_file write_file',
@@ -315,6 +320,8 @@ OPS = {
     'ops.core': 'Const NoOp Placeholder',
     'ops.debugging': 'CheckNumerics',
     'ops.image.adjust': 'AdjustContrastv2 AdjustHue AdjustSaturation',
+    'ops.image.codecs': ('DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
+                         'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape'),
     'ops.image.color': 'HSVToRGB RGBToHSV',
     'ops.image.patches': 'ExtractImagePatches',
     'ops.image.resize': ('ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
@@ -398,8 +405,8 @@ OPS = {
                                   'TensorListSplit TensorListStack'),
     'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
     'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
-    'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
-                    'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
+    'summary.ops': ('CloseSummaryWriter EncodeWav FlushSummaryWriter HistogramSummaryBuckets '
+                    'WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
 
 # {module: op types}: where each op's gradient rule is set.
