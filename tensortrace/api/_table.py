@@ -138,7 +138,7 @@ EXPORTS = {
                                'resize_with_crop_or_pad rot90 stateless_random_flip_left_right '
                                'stateless_random_flip_up_down total_variation transpose'),
         'ops.image.patches': 'extract_patches',
-        'ops.image.resize': 'ResizeMethod resize',
+        'ops.image.resize': 'ResizeMethod resize resize_with_pad',
     },
     'io': {
         'graph.graph_def': 'write_graph',
@@ -326,6 +326,7 @@ OPS = {
     'ops.image.patches': 'ExtractImagePatches',
     'ops.image.resize': ('ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
                          'ResizeNearestNeighbor ResizeNearestNeighborGrad'),
+    'ops.image.scale': 'ResizeArea ScaleAndTranslate ScaleAndTranslateGrad',
     'ops.indexing.contraction': 'Einsum',
     'ops.indexing.gathering': 'GatherNd GatherV2',
     'ops.indexing.scatter': ('ScatterNd TensorScatterAdd TensorScatterMax TensorScatterMin '
@@ -417,9 +418,12 @@ GRADS = {
                              'StopGradient SumToShape Tile Transpose Unpack ZerosLike'),
     'autodiff.rules.control_flow': ('Assert Case If StatelessCase StatelessIf StatelessWhile '
                                     'While'),
-    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation ExtractImagePatches '
-                             'HSVToRGB RGBToHSV ResizeBicubic ResizeBicubicGrad ResizeBilinear '
-                             'ResizeBilinearGrad ResizeNearestNeighbor ResizeNearestNeighborGrad'),
+    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation DecodeAndCropJpeg '
+                             'DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg '
+                             'EncodeJpegVariableQuality ExtractImagePatches ExtractJpegShape '
+                             'HSVToRGB RGBToHSV ResizeArea ResizeBicubic ResizeBicubicGrad '
+                             'ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor '
+                             'ResizeNearestNeighborGrad ScaleAndTranslate ScaleAndTranslateGrad'),
     'autodiff.rules.indexing': ('Einsum GatherNd GatherV2 LowerBound Roll ScatterNd SegmentMax '
                                 'SegmentMean SegmentMin SegmentProd SegmentSum Slice StridedSlice '
                                 'StridedSliceGrad TensorScatterAdd TensorScatterMax '

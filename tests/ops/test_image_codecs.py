@@ -101,7 +101,7 @@ JPEG_KEYS = ["420", "444", "422p", "gray"]
 @pytest.mark.parametrize("key", JPEG_KEYS)
 def test_decode_jpeg_matches_tf_for_every_option(key):
     names = [k for k in REC.files if k.startswith(f"jpeg_{key}_")]
-    assert len(names) == 16
+    assert len(names) == (16 if key == "420" else 4)
     for name in names:
         parts = name.split("_")
         ch, dct, fancy, ratio = parts[2], "_".join(parts[3:-2]), parts[-2], parts[-1]
@@ -169,7 +169,7 @@ def test_encode_jpeg_bytes_are_tfs():
 
 def test_adjust_jpeg_quality():
     same(tf.image.adjust_jpeg_quality(_picture(), 40), REC["adjust_jpeg_quality"])
-    got = tf.image.adjust_jpeg_quality(_picture() / 255.0, 40)
+    got = tf.image.adjust_jpeg_quality(_picture()[:8] / 255.0, 40)
     assert got.dtype == tf.float64
     np.testing.assert_array_equal(got.numpy(), REC["adjust_jpeg_quality_f"])
 
@@ -240,6 +240,6 @@ def test_read_decode_resize_in_dataset_map(tmp_path):
 
     got = [x.numpy() for x in tf.data.Dataset.from_tensor_slices(paths).map(load)]
     for g, key in zip(got, ["420", "444"]):
-        want = tf.image.resize(REC[f"jpeg_{key}_3__1_1"], [8, 8]).numpy()
+        want = tf.image.resize(REC[f"jpeg_{key}_0__1_1"], [8, 8]).numpy()
         np.testing.assert_array_equal(g, want)
         assert g.shape == (8, 8, 3)

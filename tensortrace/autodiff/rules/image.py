@@ -1,5 +1,6 @@
 """Gradients of the image ops, as TF's image_grad.py: the resize ops through their gradient
-kernels, ExtractImagePatches by summing each patch entry back into its source pixel, RGBToHSV by
+kernels (ScaleAndTranslate's: TF's transposed spans; ResizeArea has none in TF),
+ExtractImagePatches by summing each patch entry back into its source pixel, RGBToHSV by
 differentiating its piecewise formula; TF defines none for the color adjustments."""
 
 from ... import dtypes as D
@@ -11,6 +12,7 @@ from ...ops.array.shapes import shape
 from ...ops.image.patches import ExtractImagePatches
 from ...ops.image.resize import (ResizeBicubicGrad, ResizeBilinearGrad,
                                  ResizeNearestNeighborGrad)
+from ...ops.image.scale import ScaleAndTranslateGrad
 from ...ops.indexing.segment import unsorted_segment_sum
 from ...ops.math.casting import cast
 from ...ops.math.compare import equal, greater, logical_and, logical_not, logical_or
@@ -24,6 +26,12 @@ def _resize(grad_op):
         return bind(grad_op, dy, op.inputs[0], **op.attrs), None
 
     return rule
+
+
+def _scale_and_translate(op, dy):
+    images, _, scale, translation = op.inputs
+    return bind(ScaleAndTranslateGrad, dy, images, scale, translation, **op.attrs), None, None, \
+        None
 
 
 def _nearest(op, dy):
@@ -92,6 +100,7 @@ register_gradients({
     "ResizeBilinear": _resize(ResizeBilinearGrad),
     "ResizeBicubic": _resize(ResizeBicubicGrad),
     "ResizeNearestNeighbor": _nearest,
+    "ScaleAndTranslate": _scale_and_translate,
     "ExtractImagePatches": _patches,
     "RGBToHSV": _rgb_to_hsv,
     # TF registers none for these: differentiating through them is its LookupError
@@ -99,5 +108,9 @@ register_gradients({
     "AdjustHue": no_gradient,
     "AdjustSaturation": no_gradient,
     "ResizeNearestNeighborGrad": no_gradient,
+    "ResizeArea": no_gradient,
+    "ScaleAndTranslateGrad": no_gradient,
 })
-not_differentiable("HSVToRGB", "ResizeBilinearGrad", "ResizeBicubicGrad")
+not_differentiable("HSVToRGB", "ResizeBilinearGrad", "ResizeBicubicGrad", "DecodePng",
+                   "DecodeJpeg", "DecodeAndCropJpeg", "DecodeGif", "DecodeBmp", "DecodeImage",
+                   "ExtractJpegShape", "EncodeJpeg", "EncodeJpegVariableQuality")
