@@ -138,6 +138,9 @@ EXPORTS = {
                                'resize_with_crop_or_pad rot90 stateless_random_flip_left_right '
                                'stateless_random_flip_up_down total_variation transpose'),
         'ops.image.patches': 'extract_patches',
+        'ops.image.quality': ('psnr random_crop random_jpeg_quality rgb_to_yiq rgb_to_yuv '
+                              'sobel_edges ssim ssim_multiscale stateless_random_crop '
+                              'stateless_random_jpeg_quality yiq_to_rgb yuv_to_rgb'),
         'ops.image.resize': 'ResizeMethod resize resize_with_pad',
     },
     'io': {

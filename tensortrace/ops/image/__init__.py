@@ -1,4 +1,4 @@
 """Image ops: resizing, dtype and color conversions and adjustments, flips, crops and pads,
-patches, codecs."""
+patches, codecs, quality measures."""
 
-from . import adjust, codecs, color, geometry, patches, resize  # noqa: F401  (registers the ops)
+from . import adjust, codecs, color, geometry, patches, quality, resize  # noqa: F401  (registers)
