@@ -127,6 +127,8 @@ EXPORTS = {
                              'random_contrast random_hue random_saturation '
                              'stateless_random_brightness stateless_random_contrast '
                              'stateless_random_hue stateless_random_saturation'),
+        'ops.image.boxes': ('crop_and_resize draw_bounding_boxes non_max_suppression '
+                            'non_max_suppression_overlaps non_max_suppression_with_scores'),
         'ops.image.codecs': ('adjust_jpeg_quality decode_and_crop_jpeg decode_bmp decode_gif '
                              'decode_image decode_jpeg decode_png encode_jpeg encode_png '
                              'extract_jpeg_shape is_jpeg'),
@@ -323,6 +325,9 @@ OPS = {
     'ops.core': 'Const NoOp Placeholder',
     'ops.debugging': 'CheckNumerics',
     'ops.image.adjust': 'AdjustContrastv2 AdjustHue AdjustSaturation',
+    'ops.image.boxes': ('CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage '
+                        'DrawBoundingBoxesV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
+                        'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps'),
     'ops.image.codecs': ('DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
                          'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape'),
     'ops.image.color': 'HSVToRGB RGBToHSV',
@@ -421,12 +426,15 @@ GRADS = {
                              'StopGradient SumToShape Tile Transpose Unpack ZerosLike'),
     'autodiff.rules.control_flow': ('Assert Case If StatelessCase StatelessIf StatelessWhile '
                                     'While'),
-    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation DecodeAndCropJpeg '
+    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation CropAndResize '
+                             'CropAndResizeGradBoxes CropAndResizeGradImage DecodeAndCropJpeg '
                              'DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg '
                              'EncodeJpegVariableQuality ExtractImagePatches ExtractJpegShape '
-                             'HSVToRGB RGBToHSV ResizeArea ResizeBicubic ResizeBicubicGrad '
-                             'ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor '
-                             'ResizeNearestNeighborGrad ScaleAndTranslate ScaleAndTranslateGrad'),
+                             'HSVToRGB NonMaxSuppressionV3 NonMaxSuppressionV4 '
+                             'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps RGBToHSV '
+                             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear '
+                             'ResizeBilinearGrad ResizeNearestNeighbor ResizeNearestNeighborGrad '
+                             'ScaleAndTranslate ScaleAndTranslateGrad'),
     'autodiff.rules.indexing': ('Einsum GatherNd GatherV2 LowerBound Roll ScatterNd SegmentMax '
                                 'SegmentMean SegmentMin SegmentProd SegmentSum Slice StridedSlice '
                                 'StridedSliceGrad TensorScatterAdd TensorScatterMax '

@@ -9,6 +9,7 @@ from ...ops.array.joining import stack
 from ...ops.array.ranges import range as tf_range
 from ...ops.array.reshaping import reshape, transpose
 from ...ops.array.shapes import shape
+from ...ops.image.boxes import CropAndResizeGradBoxes, CropAndResizeGradImage
 from ...ops.image.patches import ExtractImagePatches
 from ...ops.image.resize import (ResizeBicubicGrad, ResizeBilinearGrad,
                                  ResizeNearestNeighborGrad)
@@ -32,6 +33,19 @@ def _scale_and_translate(op, dy):
     images, _, scale, translation = op.inputs
     return bind(ScaleAndTranslateGrad, dy, images, scale, translation, **op.attrs), None, None, \
         None
+
+
+def _crop_and_resize(op, dy):
+    """TF's rule: the image's gradient for float images; the boxes' from bilinear sampling
+    (also for nearest, as TF approximates it)."""
+    image, boxes, box_ind, _ = op.inputs
+    size = shape(image)
+    grad_image = None
+    if image.dtype in (D.float16, D.float32, D.float64):
+        grad_image = bind(CropAndResizeGradImage, dy, boxes, box_ind, size, T=image.dtype,
+                          method=op.attrs["method"])
+    grad_boxes = bind(CropAndResizeGradBoxes, dy, image, boxes, box_ind)
+    return grad_image, grad_boxes, None, None
 
 
 def _nearest(op, dy):
@@ -101,6 +115,7 @@ register_gradients({
     "ResizeBicubic": _resize(ResizeBicubicGrad),
     "ResizeNearestNeighbor": _nearest,
     "ScaleAndTranslate": _scale_and_translate,
+    "CropAndResize": _crop_and_resize,
     "ExtractImagePatches": _patches,
     "RGBToHSV": _rgb_to_hsv,
     # TF registers none for these: differentiating through them is its LookupError
@@ -111,6 +126,9 @@ register_gradients({
     "ResizeArea": no_gradient,
     "ScaleAndTranslateGrad": no_gradient,
 })
+not_differentiable("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+                   "NonMaxSuppressionWithOverlaps", "CropAndResizeGradImage",
+                   "CropAndResizeGradBoxes")
 not_differentiable("HSVToRGB", "ResizeBilinearGrad", "ResizeBicubicGrad", "DecodePng",
                    "DecodeJpeg", "DecodeAndCropJpeg", "DecodeGif", "DecodeBmp", "DecodeImage",
                    "ExtractJpegShape", "EncodeJpeg", "EncodeJpegVariableQuality")

@@ -1,0 +1,78 @@
+"""Non-max suppression, crop_and_resize (and its gradients), draw_bounding_boxes against TF
+2.21's records (tests/fixtures/tf/make_images.py)."""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import tensortrace as tf
+
+HERE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "tf" / "images"
+REC = np.load(HERE / "boxes.npz")
+ERRORS = json.load(open(HERE / "box_errors.json"))
+BOXES, SCORES = REC["boxes"], REC["scores"]
+
+
+def same(got, want):
+    got = got.numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def tf_message(name):
+    return ERRORS[name][1].split("}} ")[-1].split(" [Op:")[0]
+
+
+def test_non_max_suppression():
+    same(tf.image.non_max_suppression(BOXES, SCORES, 8, 0.3), REC["nms"])
+    same(tf.image.non_max_suppression(BOXES, SCORES, 8, 0.5, 0.4), REC["nms_thr"])
+    idx, kept = tf.image.non_max_suppression_with_scores(BOXES, SCORES, 10, 0.5, 0.1, 0.5)
+    same(idx, REC["soft_idx"])
+    same(kept, REC["soft_scores"])
+    same(tf.image.non_max_suppression_overlaps(REC["overlaps"], SCORES, 6, 0.6),
+         REC["nms_overlaps"])
+    f = tf.function(lambda b, s: tf.image.non_max_suppression(b, s, 8, 0.3))
+    same(f(BOXES, SCORES), REC["nms"])
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.image.non_max_suppression(BOXES, SCORES, 3, 1.5)
+    assert tf_message("nms_iou") in str(info.value)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.image.non_max_suppression(BOXES[:, :3], SCORES, 3)
+    assert tf_message("nms_cols") in str(info.value)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("size", [(5, 4), (1, 1)])
+def test_crop_and_resize_and_gradients(method, size):
+    image, boxes, ind = REC["crop_image"], REC["crop_boxes"], np.array([0, 1, 1, 0], np.int32)
+    name = f"crop_{method}_{size[0]}"
+    same(tf.image.crop_and_resize(image, boxes, ind, size, method=method,
+                                  extrapolation_value=-1), REC[name])
+    x, b = tf.constant(image), tf.constant(boxes)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, b])
+        y = tf.image.crop_and_resize(x, b, ind, size, method=method)
+        loss = tf.reduce_sum(y * tf.reshape(tf.range(tf.size(y), dtype=tf.float32),
+                                            tf.shape(y)) / 100.0)
+    same(tape.gradient(loss, x), REC[name + "_dimage"])
+    same(tape.gradient(loss, b), REC[name + "_dboxes"])
+
+
+def test_crop_and_resize_errors():
+    image, boxes = REC["crop_image"], REC["crop_boxes"]
+    with pytest.raises(tf.errors.OutOfRangeError, match=r"outside \[0, batch_size\)"):
+        tf.image.crop_and_resize(image, boxes, [0, 1, 2, 0], (2, 2))
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.image.crop_and_resize(image, boxes, [0, 1, 1, 0], (2, 2), method="bicubic")
+    assert ERRORS["crop_method"][1].split("\n")[0] in str(info.value)
+
+
+def test_draw_bounding_boxes():
+    canvas, boxes = REC["canvas"], REC["draw_boxes"]
+    same(tf.image.draw_bounding_boxes(canvas, boxes, None), REC["drawn"])
+    same(tf.image.draw_bounding_boxes(canvas, boxes, [[1.0, 0.0, 0.0, 1.0],
+                                                      [0.2, 0.4, 0.6, 1.0]]),
+         REC["drawn_colors"])
+    same(tf.image.draw_bounding_boxes(canvas[..., :1], boxes, None), REC["drawn_gray"])
