@@ -144,6 +144,8 @@ EXPORTS = {
                               'sobel_edges ssim ssim_multiscale stateless_random_crop '
                               'stateless_random_jpeg_quality yiq_to_rgb yuv_to_rgb'),
         'ops.image.resize': 'ResizeMethod resize resize_with_pad',
+        'ops.image.sampling': ('sample_distorted_bounding_box '
+                               'stateless_sample_distorted_bounding_box'),
     },
     'io': {
         'graph.graph_def': 'write_graph',
@@ -334,6 +336,7 @@ OPS = {
     'ops.image.patches': 'ExtractImagePatches',
     'ops.image.resize': ('ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
                          'ResizeNearestNeighbor ResizeNearestNeighborGrad'),
+    'ops.image.sampling': 'SampleDistortedBoundingBoxV2 StatelessSampleDistortedBoundingBox',
     'ops.image.scale': 'ResizeArea ScaleAndTranslate ScaleAndTranslateGrad',
     'ops.indexing.contraction': 'Einsum',
     'ops.indexing.gathering': 'GatherNd GatherV2',

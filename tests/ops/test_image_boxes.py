@@ -76,3 +76,25 @@ def test_draw_bounding_boxes():
                                                       [0.2, 0.4, 0.6, 1.0]]),
          REC["drawn_colors"])
     same(tf.image.draw_bounding_boxes(canvas[..., :1], boxes, None), REC["drawn_gray"])
+
+
+GT = np.array([[[0.1, 0.2, 0.6, 0.7], [0.3, 0.1, 0.9, 0.5]]], np.float32)
+
+
+def test_sample_distorted_bounding_box_is_tfs():
+    for i, (covered, aspect, area) in enumerate([(0.1, None, None), (0.5, (0.5, 2.0), (0.1, 0.9)),
+                                                 (0.9, (0.9, 1.1), (0.3, 0.6))]):
+        for size in ([40, 57, 3], [7, 300, 1]):
+            begin, extent, box = tf.image.stateless_sample_distorted_bounding_box(
+                np.array(size, np.int32), GT, (3, i), covered, aspect, area)
+            np.testing.assert_array_equal(np.concatenate([begin.numpy(), extent.numpy()]),
+                                          REC[f"sdbb_{i}_{size[0]}"])
+            same(box, REC[f"sdbb_{i}_{size[0]}_box"])
+    tf.random.set_seed(9)  # a seeded stateful op walks TF's stream call after call
+    draws = [tf.image.sample_distorted_bounding_box([40, 57, 3], GT, seed=4,
+                                                    min_object_covered=0.3) for _ in range(3)]
+    np.testing.assert_array_equal(
+        np.stack([np.concatenate([d[0].numpy(), d[1].numpy()]) for d in draws]),
+        REC["sdbb_stateful"])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be in"):
+        tf.image.stateless_sample_distorted_bounding_box([4, 4, 3], GT + 1, (1, 2))
