@@ -99,15 +99,13 @@ def _average(line, prev, bpp):
 
 def _paeth(line, prev, bpp):
     out = list(line)
-    for i in range(len(out)):
-        if i >= bpp:
-            a, b, c = out[i - bpp], prev[i], prev[i - bpp]
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-        else:
-            pred = prev[i]
-        out[i] = (out[i] + pred) & 255
+    for i in range(min(bpp, len(out))):
+        out[i] = (out[i] + prev[i]) & 255
+    for i in range(bpp, len(out)):
+        a, b, c = out[i - bpp], prev[i], prev[i - bpp]
+        pa, pb, pc = b - c, a - c, a + b - c - c  # p - a, p - b, p - c with p = a + b - c
+        pa, pb, pc = (pa if pa >= 0 else -pa), (pb if pb >= 0 else -pb), (pc if pc >= 0 else -pc)
+        out[i] = (out[i] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 255
     return np.array(out, np.int32)
 
 
