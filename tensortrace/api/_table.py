@@ -431,13 +431,15 @@ GRADS = {
                                     'While'),
     'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation CropAndResize '
                              'CropAndResizeGradBoxes CropAndResizeGradImage DecodeAndCropJpeg '
-                             'DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg '
-                             'EncodeJpegVariableQuality ExtractImagePatches ExtractJpegShape '
-                             'HSVToRGB NonMaxSuppressionV3 NonMaxSuppressionV4 '
-                             'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps RGBToHSV '
-                             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear '
-                             'ResizeBilinearGrad ResizeNearestNeighbor ResizeNearestNeighborGrad '
-                             'ScaleAndTranslate ScaleAndTranslateGrad'),
+                             'DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
+                             'DrawBoundingBoxesV2 EncodeJpeg EncodeJpegVariableQuality '
+                             'ExtractImagePatches ExtractJpegShape HSVToRGB NonMaxSuppressionV3 '
+                             'NonMaxSuppressionV4 NonMaxSuppressionV5 '
+                             'NonMaxSuppressionWithOverlaps RGBToHSV ResizeArea ResizeBicubic '
+                             'ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
+                             'ResizeNearestNeighbor ResizeNearestNeighborGrad '
+                             'SampleDistortedBoundingBoxV2 ScaleAndTranslate '
+                             'ScaleAndTranslateGrad StatelessSampleDistortedBoundingBox'),
     'autodiff.rules.indexing': ('Einsum GatherNd GatherV2 LowerBound Roll ScatterNd SegmentMax '
                                 'SegmentMean SegmentMin SegmentProd SegmentSum Slice StridedSlice '
                                 'StridedSliceGrad TensorScatterAdd TensorScatterMax '

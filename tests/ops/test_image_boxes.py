@@ -98,3 +98,29 @@ def test_sample_distorted_bounding_box_is_tfs():
         REC["sdbb_stateful"])
     with pytest.raises(tf.errors.InvalidArgumentError, match="must be in"):
         tf.image.stateless_sample_distorted_bounding_box([4, 4, 3], GT + 1, (1, 2))
+
+
+def test_crop_and_resize_gradients_are_finite_differences():
+    image = REC["crop_image"][:1, :5, :6, :1].astype(np.float32)
+    boxes = np.array([[0.13, 0.23, 0.71, 0.87]], np.float32)  # no sample on a pixel center
+    w = np.random.default_rng(4).random((1, 3, 4, 1))
+
+    def loss(img, bx):
+        return float((tf.image.crop_and_resize(img, bx, [0], (3, 4)).numpy() * w).sum())
+
+    x, b = tf.constant(image), tf.constant(boxes)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, b])
+        y = tf.reduce_sum(tf.image.crop_and_resize(x, b, [0], (3, 4)) * tf.constant(w,
+                                                                                  tf.float32))
+    d_image, d_boxes = tape.gradient(y, x).numpy(), tape.gradient(y, b).numpy()
+    for i in np.ndindex(image.shape):
+        up, down = image.copy(), image.copy()
+        up[i] += 0.5
+        down[i] -= 0.5
+        assert abs((loss(up, boxes) - loss(down, boxes)) - d_image[i]) < 1e-5
+    for i in np.ndindex(boxes.shape):  # piecewise linear in the boxes: a small step
+        up, down = boxes.copy(), boxes.copy()
+        up[i] += 1e-3
+        down[i] -= 1e-3
+        assert abs((loss(image, up) - loss(image, down)) / 2e-3 - d_boxes[i]) < 2e-2

@@ -82,3 +82,28 @@ def test_resize_with_pad():
     same(f(REC["img_f"]), REC["with_pad"])
     with pytest.raises(ValueError, match="target_width must be > 0"):
         tf.image.resize_with_pad(REC["img_f"], 12, 0)
+
+
+def _finite_difference(fn, x, eps):
+    """d sum(fn(x) * w) / dx by central differences (w fixed pseudo-random weights)."""
+    w = np.random.default_rng(5).random(fn(x).shape)
+    out = np.zeros_like(x, np.float64)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        out[i] = ((fn(up) * w).sum() - (fn(down) * w).sum()) / (2 * eps)
+    return out, w
+
+
+def test_scale_and_translate_gradient_is_the_finite_difference():
+    x = np.random.default_rng(2).random((1, 4, 5, 1)).astype(np.float32)
+    fn = lambda v: scale_and_translate(v, [3, 7], [0.7, 1.3], [0.5, -1.0], "lanczos3",  # noqa
+                                       True).numpy().astype(np.float64)
+    want, w = _finite_difference(fn, x, 0.5)  # linear in the image: exact up to rounding
+    t = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(t)
+        loss = tf.reduce_sum(scale_and_translate(t, [3, 7], [0.7, 1.3], [0.5, -1.0], "lanczos3",
+                                                 True) * tf.constant(w, tf.float32))
+    np.testing.assert_allclose(tape.gradient(loss, t).numpy(), want, atol=1e-5)

@@ -125,10 +125,13 @@ register_gradients({
     "ResizeNearestNeighborGrad": no_gradient,
     "ResizeArea": no_gradient,
     "ScaleAndTranslateGrad": no_gradient,
+    # TF's registry has none for these either (differentiating through them: LookupError)
+    **{name: no_gradient for name in (
+        "CropAndResizeGradImage", "CropAndResizeGradBoxes", "NonMaxSuppressionV3",
+        "NonMaxSuppressionV4", "NonMaxSuppressionV5", "DrawBoundingBoxesV2",
+        "StatelessSampleDistortedBoundingBox", "DecodePng", "DecodeJpeg", "DecodeAndCropJpeg",
+        "DecodeGif", "DecodeBmp", "DecodeImage", "ExtractJpegShape", "EncodeJpeg",
+        "EncodeJpegVariableQuality")},
 })
-not_differentiable("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
-                   "NonMaxSuppressionWithOverlaps", "CropAndResizeGradImage",
-                   "CropAndResizeGradBoxes")
-not_differentiable("HSVToRGB", "ResizeBilinearGrad", "ResizeBicubicGrad", "DecodePng",
-                   "DecodeJpeg", "DecodeAndCropJpeg", "DecodeGif", "DecodeBmp", "DecodeImage",
-                   "ExtractJpegShape", "EncodeJpeg", "EncodeJpegVariableQuality")
+not_differentiable("HSVToRGB", "ResizeBilinearGrad", "ResizeBicubicGrad",
+                   "NonMaxSuppressionWithOverlaps", "SampleDistortedBoundingBoxV2")
