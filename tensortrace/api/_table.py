@@ -338,6 +338,7 @@ OPS = {
                          'ResizeNearestNeighbor ResizeNearestNeighborGrad'),
     'ops.image.sampling': 'SampleDistortedBoundingBoxV2 StatelessSampleDistortedBoundingBox',
     'ops.image.scale': 'ResizeArea ScaleAndTranslate ScaleAndTranslateGrad',
+    'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
     'ops.indexing.contraction': 'Einsum',
     'ops.indexing.gathering': 'GatherNd GatherV2',
     'ops.indexing.scatter': ('ScatterNd TensorScatterAdd TensorScatterMax TensorScatterMin '
@@ -433,8 +434,9 @@ GRADS = {
                              'CropAndResizeGradBoxes CropAndResizeGradImage DecodeAndCropJpeg '
                              'DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
                              'DrawBoundingBoxesV2 EncodeJpeg EncodeJpegVariableQuality '
-                             'ExtractImagePatches ExtractJpegShape HSVToRGB NonMaxSuppressionV3 '
-                             'NonMaxSuppressionV4 NonMaxSuppressionV5 '
+                             'ExtractImagePatches ExtractJpegShape HSVToRGB '
+                             'ImageProjectiveTransformV2 ImageProjectiveTransformV3 '
+                             'NonMaxSuppressionV3 NonMaxSuppressionV4 NonMaxSuppressionV5 '
                              'NonMaxSuppressionWithOverlaps RGBToHSV ResizeArea ResizeBicubic '
                              'ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
                              'ResizeNearestNeighbor ResizeNearestNeighborGrad '

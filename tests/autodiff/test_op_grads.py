@@ -295,6 +295,7 @@ COVERED_ELSEWHERE = {"ReadVariableOp", "SumToShape", "StridedSliceGrad", "Trunca
                      "StatelessSampleDistortedBoundingBox", "DecodePng", "DecodeJpeg",
                      "DecodeAndCropJpeg", "DecodeGif", "DecodeBmp", "DecodeImage",
                      "ExtractJpegShape", "EncodeJpeg", "EncodeJpegVariableQuality",
+                     "ImageProjectiveTransformV3", "ImageProjectiveTransformV2",
                      # tests/sparse/test_gradients.py: finite differences, or TF's raising rule
                      "SparseReorder", "SparseAdd", "SparseTensorDenseAdd", "SparseReduceSum",
                      "SparseSlice", "SparseTensorDenseMatMul", "SparseDenseCwiseMul",

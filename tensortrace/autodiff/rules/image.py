@@ -5,7 +5,9 @@ differentiating its piecewise formula; TF defines none for the color adjustments
 
 from ... import dtypes as D
 from ...context import bind
-from ...ops.array.joining import stack
+from ...convert import convert_to_tensor
+from ...ops.array.creation import ones
+from ...ops.array.joining import concat, stack
 from ...ops.array.ranges import range as tf_range
 from ...ops.array.reshaping import reshape, transpose
 from ...ops.array.shapes import shape
@@ -14,7 +16,9 @@ from ...ops.image.patches import ExtractImagePatches
 from ...ops.image.resize import (ResizeBicubicGrad, ResizeBilinearGrad,
                                  ResizeNearestNeighborGrad)
 from ...ops.image.scale import ScaleAndTranslateGrad
+from ...ops.image.transform import ImageProjectiveTransformV2, ImageProjectiveTransformV3
 from ...ops.indexing.segment import unsorted_segment_sum
+from ...ops.linalg.decompositions import inv as matrix_inverse
 from ...ops.math.casting import cast
 from ...ops.math.compare import equal, greater, logical_and, logical_not, logical_or
 from ...ops.math.arithmetic import maximum, minimum
@@ -46,6 +50,28 @@ def _crop_and_resize(op, dy):
                           method=op.attrs["method"])
     grad_boxes = bind(CropAndResizeGradBoxes, dy, image, boxes, box_ind)
     return grad_image, grad_boxes, None, None
+
+
+def _inverse_transforms(transforms):
+    n = shape(transforms)[0]
+    matrices = reshape(concat([transforms, ones(stack([n, 1]), D.float32)], 1), [-1, 3, 3])
+    flat = reshape(matrix_inverse(matrices), [-1, 9])
+    return (flat / flat[:, 8:9])[:, :8]
+
+
+def _projective(op, dy):
+    """TF's rule: the gradient resampled through the inverse transforms (fill value 0)."""
+    images, transforms = op.inputs[0], op.inputs[1]
+    grad = bind(ImageProjectiveTransformV3, dy, _inverse_transforms(transforms),
+                shape(images)[1:3], convert_to_tensor(0.0, D.float32), **op.attrs)
+    return grad, None, None, None
+
+
+def _projective_v2(op, dy):
+    images, transforms = op.inputs[0], op.inputs[1]
+    grad = bind(ImageProjectiveTransformV2, dy, _inverse_transforms(transforms),
+                shape(images)[1:3], **op.attrs)
+    return grad, None, None
 
 
 def _nearest(op, dy):
@@ -116,6 +142,8 @@ register_gradients({
     "ResizeNearestNeighbor": _nearest,
     "ScaleAndTranslate": _scale_and_translate,
     "CropAndResize": _crop_and_resize,
+    "ImageProjectiveTransformV3": _projective,
+    "ImageProjectiveTransformV2": _projective_v2,
     "ExtractImagePatches": _patches,
     "RGBToHSV": _rgb_to_hsv,
     # TF registers none for these: differentiating through them is its LookupError

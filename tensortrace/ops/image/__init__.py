@@ -2,4 +2,4 @@
 patches, codecs, quality measures."""
 
 from . import (adjust, boxes, codecs, color, geometry, patches, quality,  # noqa: F401
-               resize, sampling)  # (each registers its ops)
+               resize, sampling, transform)  # (each registers its ops)
