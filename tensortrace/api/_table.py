@@ -127,8 +127,9 @@ EXPORTS = {
                              'random_contrast random_hue random_saturation '
                              'stateless_random_brightness stateless_random_contrast '
                              'stateless_random_hue stateless_random_saturation'),
-        'ops.image.boxes': ('crop_and_resize draw_bounding_boxes non_max_suppression '
-                            'non_max_suppression_overlaps non_max_suppression_with_scores'),
+        'ops.image.boxes': ('combined_non_max_suppression crop_and_resize draw_bounding_boxes '
+                            'non_max_suppression non_max_suppression_overlaps '
+                            'non_max_suppression_with_scores'),
         'ops.image.codecs': ('adjust_jpeg_quality decode_and_crop_jpeg decode_bmp decode_gif '
                              'decode_image decode_jpeg decode_png encode_jpeg encode_png '
                              'extract_jpeg_shape is_jpeg'),
@@ -327,9 +328,9 @@ OPS = {
     'ops.core': 'Const NoOp Placeholder',
     'ops.debugging': 'CheckNumerics',
     'ops.image.adjust': 'AdjustContrastv2 AdjustHue AdjustSaturation',
-    'ops.image.boxes': ('CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage '
-                        'DrawBoundingBoxesV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
-                        'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps'),
+    'ops.image.boxes': ('CombinedNonMaxSuppression CropAndResize CropAndResizeGradBoxes '
+                        'CropAndResizeGradImage DrawBoundingBoxesV2 NonMaxSuppressionV3 '
+                        'NonMaxSuppressionV4 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps'),
     'ops.image.codecs': ('DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
                          'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape'),
     'ops.image.color': 'HSVToRGB RGBToHSV',
@@ -430,12 +431,12 @@ GRADS = {
                              'StopGradient SumToShape Tile Transpose Unpack ZerosLike'),
     'autodiff.rules.control_flow': ('Assert Case If StatelessCase StatelessIf StatelessWhile '
                                     'While'),
-    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation CropAndResize '
-                             'CropAndResizeGradBoxes CropAndResizeGradImage DecodeAndCropJpeg '
-                             'DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
-                             'DrawBoundingBoxesV2 EncodeJpeg EncodeJpegVariableQuality '
-                             'ExtractImagePatches ExtractJpegShape HSVToRGB '
-                             'ImageProjectiveTransformV2 ImageProjectiveTransformV3 '
+    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation '
+                             'CombinedNonMaxSuppression CropAndResize CropAndResizeGradBoxes '
+                             'CropAndResizeGradImage DecodeAndCropJpeg DecodeBmp DecodeGif '
+                             'DecodeImage DecodeJpeg DecodePng DrawBoundingBoxesV2 EncodeJpeg '
+                             'EncodeJpegVariableQuality ExtractImagePatches ExtractJpegShape '
+                             'HSVToRGB ImageProjectiveTransformV2 ImageProjectiveTransformV3 '
                              'NonMaxSuppressionV3 NonMaxSuppressionV4 NonMaxSuppressionV5 '
                              'NonMaxSuppressionWithOverlaps RGBToHSV ResizeArea ResizeBicubic '
                              'ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '

@@ -296,6 +296,7 @@ COVERED_ELSEWHERE = {"ReadVariableOp", "SumToShape", "StridedSliceGrad", "Trunca
                      "DecodeAndCropJpeg", "DecodeGif", "DecodeBmp", "DecodeImage",
                      "ExtractJpegShape", "EncodeJpeg", "EncodeJpegVariableQuality",
                      "ImageProjectiveTransformV3", "ImageProjectiveTransformV2",
+                     "CombinedNonMaxSuppression",
                      # tests/sparse/test_gradients.py: finite differences, or TF's raising rule
                      "SparseReorder", "SparseAdd", "SparseTensorDenseAdd", "SparseReduceSum",
                      "SparseSlice", "SparseTensorDenseMatMul", "SparseDenseCwiseMul",

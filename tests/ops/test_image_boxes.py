@@ -124,3 +124,19 @@ def test_crop_and_resize_gradients_are_finite_differences():
         up[i] += 1e-3
         down[i] -= 1e-3
         assert abs((loss(image, up) - loss(image, down)) / 2e-3 - d_boxes[i]) < 2e-2
+
+
+def test_combined_non_max_suppression():
+    boxes, scores = REC["det_boxes"], REC["det_scores"]
+    for pad in (False, True):
+        for clip in (False, True):
+            out = tf.image.combined_non_max_suppression(boxes, scores, 4, 7, 0.4, 0.2,
+                                                        pad_per_class=pad, clip_boxes=clip)
+            for k, part in enumerate(out):
+                same(part, REC[f"combined_{int(pad)}{int(clip)}_{k}"])
+            out = tf.image.combined_non_max_suppression(boxes[:, :, :1], scores, 2, 9, 0.5,
+                                                        pad_per_class=pad, clip_boxes=clip)
+            for k, part in enumerate(out):
+                same(part, REC[f"combined_q1_{int(pad)}{int(clip)}_{k}"])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="third dimension of boxes"):
+        tf.image.combined_non_max_suppression(boxes[:, :, :2], scores, 2, 9)

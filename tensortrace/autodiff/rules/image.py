@@ -155,7 +155,8 @@ register_gradients({
     "ScaleAndTranslateGrad": no_gradient,
     # TF's registry has none for these either (differentiating through them: LookupError)
     **{name: no_gradient for name in (
-        "CropAndResizeGradImage", "CropAndResizeGradBoxes", "NonMaxSuppressionV3",
+        "CropAndResizeGradImage", "CropAndResizeGradBoxes", "CombinedNonMaxSuppression",
+        "NonMaxSuppressionV3",
         "NonMaxSuppressionV4", "NonMaxSuppressionV5", "DrawBoundingBoxesV2",
         "StatelessSampleDistortedBoundingBox", "DecodePng", "DecodeJpeg", "DecodeAndCropJpeg",
         "DecodeGif", "DecodeBmp", "DecodeImage", "ExtractJpegShape", "EncodeJpeg",

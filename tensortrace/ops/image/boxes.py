@@ -244,6 +244,104 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
                 _scalar(overlap_threshold, D.float32), _scalar(score_threshold, D.float32))
 
 
+@define_op("CombinedNonMaxSuppression")
+class CombinedNonMaxSuppression:
+    """Per-class greedy NMS over a batch, then the best ``max_total_size`` detections of each
+    image (boxes clipped to [0, 1] when ``clip_boxes``), zero-padded."""
+
+    check = DtypeCheck("CombinedNonMaxSuppression", (D.float32,), 2,
+                       fixed={2: D.int32, 3: D.int32, 4: D.float32, 5: D.float32})
+
+    def infer(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold,
+              score_threshold, *, pad_per_class=False, clip_boxes=True):
+        total, per_class = static_value(max_total_size), static_value(max_output_size_per_class)
+        classes = scores.shape.dims[2] if scores.shape.rank == 3 else None
+        size = None if total is None else int(total)
+        if pad_per_class and size is not None:
+            size = None if per_class is None or classes is None else \
+                min(size, int(per_class) * classes)
+        batch = boxes.shape.dims[0] if boxes.shape.rank else None
+        return (TensorSpec(TensorShape([batch, size, 4]), D.float32),
+                TensorSpec(TensorShape([batch, size]), D.float32),
+                TensorSpec(TensorShape([batch, size]), D.float32),
+                TensorSpec(TensorShape([batch]), D.int32))
+
+    def kernel(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold,
+               score_threshold, *, pad_per_class=False, clip_boxes=True):
+        b, s = np.asarray(boxes, _F), np.asarray(scores, _F)
+        if b.ndim != 4:
+            raise invalid_argument(f"boxes must be 4-D [batch, num_boxes, q, 4], got shape "
+                                   f"{_dims(b.shape)}")
+        if s.ndim != 3:
+            raise invalid_argument(f"scores must be 3-D [batch, num_boxes, num_classes], got "
+                                   f"shape {_dims(s.shape)}")
+        num_boxes, classes, q = b.shape[1], s.shape[2], b.shape[2]
+        if q not in (1, classes):
+            raise invalid_argument("third dimension of boxes must be either 1 or num classes")
+        if b.shape[3] != 4:
+            raise invalid_argument("boxes must have 4 columns")
+        if s.shape[1] != num_boxes:
+            raise invalid_argument("scores has incompatible shape")
+        if b.shape[0] != s.shape[0]:
+            raise invalid_argument("boxes and scores must have same batch size")
+        for name, value in (("max_size_per_class", max_output_size_per_class),
+                            ("max_total_size", max_total_size), ("iou_threshold", iou_threshold),
+                            ("score_threshold", score_threshold)):
+            if np.ndim(value):
+                raise invalid_argument(f"{name} must be 0-D, got shape "
+                                       f"{_dims(np.shape(value))}")
+        per_class, total = int(max_output_size_per_class), int(max_total_size)
+        if per_class <= 0:
+            raise invalid_argument("max_size_per_class must be positive")
+        if total <= 0:
+            raise invalid_argument("max_total_size must be > 0")
+        iou_thr, score_thr = _F(iou_threshold), _F(score_threshold)
+        if not (iou_thr >= 0 and iou_thr <= 1):
+            raise invalid_argument("iou_threshold must be in [0, 1]")
+        size_per_class = min(per_class, num_boxes)
+        out_size = min(total, per_class * classes) if pad_per_class else total
+        out_boxes = np.zeros((b.shape[0], out_size, 4), _F)
+        out_scores = np.zeros((b.shape[0], out_size), _F)
+        out_classes = np.zeros((b.shape[0], out_size), _F)
+        valid = np.zeros(b.shape[0], np.int32)
+        for n in range(b.shape[0]):
+            found = []  # (score, slot, class, box) in TF's candidate-vector order
+            for c in range(classes):
+                class_boxes = b[n, :, c if q > 1 else 0]
+                iou = _iou_matrix(class_boxes)
+                order = sorted((i for i in range(num_boxes) if s[n, i, c] > score_thr),
+                               key=lambda i: -s[n, i, c])
+                chosen = []
+                for i in order:
+                    if len(chosen) >= size_per_class:
+                        break
+                    if all(iou[i, j] <= iou_thr for j in reversed(chosen)):
+                        found.append((s[n, i, c], c * size_per_class + len(chosen), c,
+                                      class_boxes[i]))
+                        chosen.append(i)
+            found.sort(key=lambda r: (-r[0], r[1]))
+            count = min(len(found), out_size if pad_per_class else total)
+            valid[n] = count
+            for k, (score, _, c, box) in enumerate(found[:count]):
+                out_boxes[n, k] = np.clip(box, 0, 1) if clip_boxes else box
+                out_scores[n, k], out_classes[n, k] = score, c
+        return out_boxes, out_scores, out_classes, valid
+
+
+@tf_export("image.combined_non_max_suppression")
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size,
+                                 iou_threshold=0.5, score_threshold=float("-inf"),
+                                 pad_per_class=False, clip_boxes=True, name=None):
+    """(nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections) of a detector's batched
+    boxes [batch, n, q, 4] and class scores [batch, n, classes]."""
+    return tuple(bind(CombinedNonMaxSuppression, convert_to_tensor(boxes, D.float32),
+                      convert_to_tensor(scores, D.float32),
+                      _scalar(max_output_size_per_class, D.int32),
+                      _scalar(max_total_size, D.int32), _scalar(iou_threshold, D.float32),
+                      _scalar(score_threshold, D.float32), pad_per_class=bool(pad_per_class),
+                      clip_boxes=bool(clip_boxes)))
+
+
 # --- crop and resize -----------------------------------------------------------------------------
 def _sample_points(y1, y2, out, size):
     """TF's in_y for every crop row (float32, or its double midpoint for one row)."""
