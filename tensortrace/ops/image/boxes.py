@@ -247,7 +247,8 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
 @define_op("CombinedNonMaxSuppression")
 class CombinedNonMaxSuppression:
     """Per-class greedy NMS over a batch, then the best ``max_total_size`` detections of each
-    image (boxes clipped to [0, 1] when ``clip_boxes``), zero-padded."""
+    image (boxes clipped to [0, 1] when ``clip_boxes``), zero-padded. Equal scores keep box
+    order (TF's heap and std::sort leave their order to the implementation)."""
 
     check = DtypeCheck("CombinedNonMaxSuppression", (D.float32,), 2,
                        fixed={2: D.int32, 3: D.int32, 4: D.float32, 5: D.float32})
