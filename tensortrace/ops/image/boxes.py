@@ -435,7 +435,9 @@ class CropAndResizeGradImage:
                                                                 2: D.int32, 3: D.int32})
 
     def infer(grads, boxes, box_ind, image_size, *, T=D.float32, method="bilinear"):
-        return TensorSpec(TensorShape([None] * 4), T)
+        size = static_value(image_size)
+        dims = [None] * 4 if size is None else [int(v) for v in np.asarray(size)]
+        return TensorSpec(TensorShape(dims), T)
 
     def kernel(grads, boxes, box_ind, image_size, *, T=D.float32, method="bilinear"):
         g = np.asarray(grads, _F)

@@ -27,6 +27,7 @@ from ..random.stateful import uniform
 from ..random.stateless import stateless_uniform
 from ..math.compare import greater_equal
 from ..reduce import reduce_all, reduce_mean, reduce_prod
+from .adjust import _known
 from .codecs import adjust_jpeg_quality
 from .color import convert_image_dtype
 
@@ -96,6 +97,10 @@ def stateless_random_crop(value, size, seed, name=None):
 
 
 def _check_quality(low, high):
+    """TF's Python checks of the quality range (on the values known now)."""
+    low, high = _known(low, "min_jpeg_quality"), _known(high, "max_jpeg_quality")
+    if low is None or high is None:
+        return
     if low < 0 or high < 0 or low > 100 or high > 100:
         raise ValueError("jpeg encoding range must be between 0 and 100.")
     if low >= high:
