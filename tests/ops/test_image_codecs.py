@@ -243,3 +243,23 @@ def test_read_decode_resize_in_dataset_map(tmp_path):
         want = tf.image.resize(REC[f"jpeg_{key}_0__1_1"], [8, 8]).numpy()
         np.testing.assert_array_equal(g, want)
         assert g.shape == (8, 8, 3)
+
+
+def test_missing_images_extra_names_the_install(monkeypatch):
+    from tensortrace.ops.image import codecs
+
+    real = codecs.importlib.import_module
+
+    def without_extra(name, *args):
+        if name in ("simplejpeg", "PIL.Image"):
+            raise ImportError(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(codecs.importlib, "import_module", without_extra)
+    with pytest.raises(ImportError, match=r"pip install 'tensortrace\[images\]'"):
+        tf.io.decode_jpeg(data("jpeg_in_420"))
+    with pytest.raises(ImportError, match=r"pip install 'tensortrace\[images\]'"):
+        tf.io.encode_jpeg(np.zeros((2, 2, 3), np.uint8))
+    # PNG, GIF and BMP need nothing beyond NumPy and zlib
+    same(tf.io.decode_png(data("png_in_RGB")), REC["png_RGB_0_uint8"])
+    same(tf.io.decode_gif(data("gif_in_anim")), REC["gif_anim"])
