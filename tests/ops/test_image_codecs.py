@@ -263,3 +263,15 @@ def test_missing_images_extra_names_the_install(monkeypatch):
     # PNG, GIF and BMP need nothing beyond NumPy and zlib
     same(tf.io.decode_png(data("png_in_RGB")), REC["png_RGB_0_uint8"])
     same(tf.io.decode_gif(data("gif_in_anim")), REC["gif_anim"])
+
+
+def test_truncated_jpeg_recovery_known_gap():
+    """try_recover_truncated decodes what libjpeg-turbo recovers without the missing data.
+    Known gap: TF's pixels from the block where the data ends onward differ (TF feeds libjpeg
+    its own end-of-data marker); the blocks before it are TF's."""
+    cut = data("jpeg_in_444")[:len(data("jpeg_in_444")) * 2 // 3]
+    got = tf.io.decode_jpeg(cut, try_recover_truncated=True, acceptable_fraction=0.1).numpy()
+    want = REC["jpeg_trunc_recover"]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got[:8, :24], want[:8, :24])
+    np.testing.assert_array_equal(got[16:, 8:], want[16:, 8:])
