@@ -150,6 +150,12 @@ EXPORTS = {
                              'random_contrast random_hue random_saturation '
                              'stateless_random_brightness stateless_random_contrast '
                              'stateless_random_hue stateless_random_saturation'),
+        'ops.image.boxes': ('combined_non_max_suppression crop_and_resize draw_bounding_boxes '
+                            'non_max_suppression non_max_suppression_overlaps '
+                            'non_max_suppression_with_scores'),
+        'ops.image.codecs': ('adjust_jpeg_quality decode_and_crop_jpeg decode_bmp decode_gif '
+                             'decode_image decode_jpeg decode_png encode_jpeg encode_png '
+                             'extract_jpeg_shape is_jpeg'),
         'ops.image.color': ('convert_image_dtype grayscale_to_rgb hsv_to_rgb rgb_to_grayscale '
                             'rgb_to_hsv'),
         'ops.image.geometry': ('central_crop crop_to_bounding_box flip_left_right flip_up_down '
@@ -158,10 +164,17 @@ EXPORTS = {
                                'resize_with_crop_or_pad rot90 stateless_random_flip_left_right '
                                'stateless_random_flip_up_down total_variation transpose'),
         'ops.image.patches': 'extract_patches',
-        'ops.image.resize': 'ResizeMethod resize',
+        'ops.image.quality': ('psnr random_crop random_jpeg_quality rgb_to_yiq rgb_to_yuv '
+                              'sobel_edges ssim ssim_multiscale stateless_random_crop '
+                              'stateless_random_jpeg_quality yiq_to_rgb yuv_to_rgb'),
+        'ops.image.resize': 'ResizeMethod resize resize_with_pad',
+        'ops.image.sampling': ('sample_distorted_bounding_box '
+                               'stateless_sample_distorted_bounding_box'),
     },
     'io': {
         'graph.graph_def': 'write_graph',
+        'ops.image.codecs': ('decode_and_crop_jpeg decode_bmp decode_gif decode_image decode_jpeg '
+                             'decode_png encode_jpeg encode_png extract_jpeg_shape is_jpeg'),
         'ops.io_bytes': ('decode_base64 decode_csv decode_raw encode_base64 parse_tensor '
                          'serialize_tensor'),
         'ops.io_files': 'read_file write_file',
@@ -357,10 +370,18 @@ OPS = {
     'ops.core': 'Const NoOp Placeholder',
     'ops.debugging': 'CheckNumerics',
     'ops.image.adjust': 'AdjustContrastv2 AdjustHue AdjustSaturation',
+    'ops.image.boxes': ('CombinedNonMaxSuppression CropAndResize CropAndResizeGradBoxes '
+                        'CropAndResizeGradImage DrawBoundingBoxesV2 NonMaxSuppressionV3 '
+                        'NonMaxSuppressionV4 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps'),
+    'ops.image.codecs': ('DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
+                         'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape'),
     'ops.image.color': 'HSVToRGB RGBToHSV',
     'ops.image.patches': 'ExtractImagePatches',
     'ops.image.resize': ('ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
                          'ResizeNearestNeighbor ResizeNearestNeighborGrad'),
+    'ops.image.sampling': 'SampleDistortedBoundingBoxV2 StatelessSampleDistortedBoundingBox',
+    'ops.image.scale': 'ResizeArea ScaleAndTranslate ScaleAndTranslateGrad',
+    'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
     'ops.indexing.contraction': 'Einsum',
     'ops.indexing.gathering': 'GatherNd GatherV2',
     'ops.indexing.scatter': ('ScatterNd TensorScatterAdd TensorScatterMax TensorScatterMin '
@@ -448,8 +469,8 @@ OPS = {
     'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
     'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
     'parsing.kernels': 'ParseExampleV2 ParseSequenceExampleV2',
-    'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
-                    'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
+    'summary.ops': ('CloseSummaryWriter EncodeWav FlushSummaryWriter HistogramSummaryBuckets '
+                    'WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
 
 # {module: op types}: where each op's gradient rule is set.
@@ -460,9 +481,18 @@ GRADS = {
                              'StopGradient SumToShape Tile Transpose Unpack ZerosLike'),
     'autodiff.rules.control_flow': ('Assert Case If StatelessCase StatelessIf StatelessWhile '
                                     'While'),
-    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation ExtractImagePatches '
-                             'HSVToRGB RGBToHSV ResizeBicubic ResizeBicubicGrad ResizeBilinear '
-                             'ResizeBilinearGrad ResizeNearestNeighbor ResizeNearestNeighborGrad'),
+    'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation '
+                             'CombinedNonMaxSuppression CropAndResize CropAndResizeGradBoxes '
+                             'CropAndResizeGradImage DecodeAndCropJpeg DecodeBmp DecodeGif '
+                             'DecodeImage DecodeJpeg DecodePng DrawBoundingBoxesV2 EncodeJpeg '
+                             'EncodeJpegVariableQuality ExtractImagePatches ExtractJpegShape '
+                             'HSVToRGB ImageProjectiveTransformV2 ImageProjectiveTransformV3 '
+                             'NonMaxSuppressionV3 NonMaxSuppressionV4 NonMaxSuppressionV5 '
+                             'NonMaxSuppressionWithOverlaps RGBToHSV ResizeArea ResizeBicubic '
+                             'ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
+                             'ResizeNearestNeighbor ResizeNearestNeighborGrad '
+                             'SampleDistortedBoundingBoxV2 ScaleAndTranslate '
+                             'ScaleAndTranslateGrad StatelessSampleDistortedBoundingBox'),
     'autodiff.rules.indexing': ('Einsum GatherNd GatherV2 LowerBound Roll ScatterNd SegmentMax '
                                 'SegmentMean SegmentMin SegmentProd SegmentSum Slice StridedSlice '
                                 'StridedSliceGrad TensorScatterAdd TensorScatterMax '

@@ -6,7 +6,6 @@ function writes on every call) and the ops that make a summary's tensor (``Encod
 """
 
 import struct
-import zlib
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from .. import dtypes as D
 from ..autodiff.grad_util import not_differentiable
 from ..errors import InvalidArgumentError
 from ..messages import shape_fn_error, shape_text
+from ..ops.image.codecs import EncodePng  # noqa: F401  (summaries encode images with it)
 from ..registry import DtypeCheck, define_op, never_static
 from ..tensor import TensorSpec
 
@@ -95,62 +95,6 @@ class CloseSummaryWriter:
 
 
 # --- the tensors summaries write ------------------------------------------------------------
-_PNG_COLOR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}  # channels -> gray, gray+alpha, RGB, RGBA
-
-
-def _chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-def encode_png(image, level):
-    """One PNG (bytes) of a ``[height, width, channels]`` uint8/uint16 array: rows unfiltered,
-    deflated by zlib at ``level``."""
-    height, width, channels = image.shape
-    depth = 16 if image.dtype == np.uint16 else 8
-    rows = np.ascontiguousarray(image, dtype=">u2" if depth == 16 else np.uint8)
-    rows = rows.view(np.uint8).reshape(height, -1)
-    raw = np.concatenate([np.zeros((height, 1), np.uint8), rows], axis=1).tobytes()
-    header = struct.pack(">IIBBBBB", width, height, depth, _PNG_COLOR_TYPES[channels], 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) +
-            _chunk(b"IDAT", zlib.compress(raw, level)) + _chunk(b"IEND", b""))
-
-
-@define_op("EncodePng")
-class EncodePng:
-    """PNG-encode images ``[..., height, width, channels]`` (uint8 or uint16): one string per
-    image."""
-
-    def infer(image, compression):
-        if image.shape.rank is not None and image.shape.rank < 3:
-            raise shape_fn_error("EncodePng", f"Shape must be at least rank 3 but is rank "
-                                 f"{image.shape.rank}", image.dtype,
-                                 {"compression": compression}, [image], ["image"])
-        if image.dtype not in (D.uint8, D.uint16):
-            raise TypeError(f"Value passed to parameter 'image' has DataType {image.dtype.name} "
-                            "not in list of allowed values: uint8, uint16")
-        return TensorSpec(image.shape[:-3], D.string)
-
-    check = DtypeCheck("EncodePng", (D.uint8, D.uint16), same=1)
-
-    def kernel(image, compression):
-        if not -1 <= compression <= 9:
-            raise InvalidArgumentError(None, None, f"compression should be in [-1,9], got "
-                                       f"{compression}")
-        channels = image.shape[-1]
-        if channels not in _PNG_COLOR_TYPES:
-            raise InvalidArgumentError(None, None, f"image must have 1, 2, 3, or 4 channels, "
-                                       f"got {channels}")
-        if image.shape[-3] == 0 or image.shape[-2] == 0:
-            raise InvalidArgumentError(None, None, "image must have positive height and width, "
-                                       f"got shape {shape_text(image.shape)}")
-        level = 6 if compression == -1 else compression  # zlib's default level
-        batch = image.reshape((-1,) + image.shape[-3:])
-        out = np.empty(len(batch), dtype=object)
-        for i, one in enumerate(batch):
-            out[i] = encode_png(one, level)
-        return out.reshape(image.shape[:-3])
-
-
 def encode_wav(audio, sample_rate):
     """A 16-bit PCM WAV file (bytes) of ``[frames, channels]`` float samples in [-1, 1]: each
     sample times 2**15 rounded half away from zero and clamped, as TF's wav encoder does."""

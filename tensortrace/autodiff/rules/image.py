@@ -1,17 +1,24 @@
 """Gradients of the image ops, as TF's image_grad.py: the resize ops through their gradient
-kernels, ExtractImagePatches by summing each patch entry back into its source pixel, RGBToHSV by
+kernels (ScaleAndTranslate's: TF's transposed spans; ResizeArea has none in TF),
+ExtractImagePatches by summing each patch entry back into its source pixel, RGBToHSV by
 differentiating its piecewise formula; TF defines none for the color adjustments."""
 
 from ... import dtypes as D
 from ...context import bind
-from ...ops.array.joining import stack
+from ...convert import convert_to_tensor
+from ...ops.array.creation import ones
+from ...ops.array.joining import concat, stack
 from ...ops.array.ranges import range as tf_range
 from ...ops.array.reshaping import reshape, transpose
 from ...ops.array.shapes import shape
+from ...ops.image.boxes import CropAndResizeGradBoxes, CropAndResizeGradImage
 from ...ops.image.patches import ExtractImagePatches
 from ...ops.image.resize import (ResizeBicubicGrad, ResizeBilinearGrad,
                                  ResizeNearestNeighborGrad)
+from ...ops.image.scale import ScaleAndTranslateGrad
+from ...ops.image.transform import ImageProjectiveTransformV2, ImageProjectiveTransformV3
 from ...ops.indexing.segment import unsorted_segment_sum
+from ...ops.linalg.decompositions import inv as matrix_inverse
 from ...ops.math.casting import cast
 from ...ops.math.compare import equal, greater, logical_and, logical_not, logical_or
 from ...ops.math.arithmetic import maximum, minimum
@@ -24,6 +31,47 @@ def _resize(grad_op):
         return bind(grad_op, dy, op.inputs[0], **op.attrs), None
 
     return rule
+
+
+def _scale_and_translate(op, dy):
+    images, _, scale, translation = op.inputs
+    return bind(ScaleAndTranslateGrad, dy, images, scale, translation, **op.attrs), None, None, \
+        None
+
+
+def _crop_and_resize(op, dy):
+    """TF's rule: the image's gradient for float images; the boxes' from bilinear sampling
+    (also for nearest, as TF approximates it)."""
+    image, boxes, box_ind, _ = op.inputs
+    size = shape(image)
+    grad_image = None
+    if image.dtype in (D.float16, D.float32, D.float64):
+        grad_image = bind(CropAndResizeGradImage, dy, boxes, box_ind, size, T=image.dtype,
+                          method=op.attrs["method"])
+    grad_boxes = bind(CropAndResizeGradBoxes, dy, image, boxes, box_ind)
+    return grad_image, grad_boxes, None, None
+
+
+def _inverse_transforms(transforms):
+    n = shape(transforms)[0]
+    matrices = reshape(concat([transforms, ones(stack([n, 1]), D.float32)], 1), [-1, 3, 3])
+    flat = reshape(matrix_inverse(matrices), [-1, 9])
+    return (flat / flat[:, 8:9])[:, :8]
+
+
+def _projective(op, dy):
+    """TF's rule: the gradient resampled through the inverse transforms (fill value 0)."""
+    images, transforms = op.inputs[0], op.inputs[1]
+    grad = bind(ImageProjectiveTransformV3, dy, _inverse_transforms(transforms),
+                shape(images)[1:3], convert_to_tensor(0.0, D.float32), **op.attrs)
+    return grad, None, None, None
+
+
+def _projective_v2(op, dy):
+    images, transforms = op.inputs[0], op.inputs[1]
+    grad = bind(ImageProjectiveTransformV2, dy, _inverse_transforms(transforms),
+                shape(images)[1:3], **op.attrs)
+    return grad, None, None
 
 
 def _nearest(op, dy):
@@ -92,6 +140,10 @@ register_gradients({
     "ResizeBilinear": _resize(ResizeBilinearGrad),
     "ResizeBicubic": _resize(ResizeBicubicGrad),
     "ResizeNearestNeighbor": _nearest,
+    "ScaleAndTranslate": _scale_and_translate,
+    "CropAndResize": _crop_and_resize,
+    "ImageProjectiveTransformV3": _projective,
+    "ImageProjectiveTransformV2": _projective_v2,
     "ExtractImagePatches": _patches,
     "RGBToHSV": _rgb_to_hsv,
     # TF registers none for these: differentiating through them is its LookupError
@@ -99,5 +151,16 @@ register_gradients({
     "AdjustHue": no_gradient,
     "AdjustSaturation": no_gradient,
     "ResizeNearestNeighborGrad": no_gradient,
+    "ResizeArea": no_gradient,
+    "ScaleAndTranslateGrad": no_gradient,
+    # TF's registry has none for these either (differentiating through them: LookupError)
+    **{name: no_gradient for name in (
+        "CropAndResizeGradImage", "CropAndResizeGradBoxes", "CombinedNonMaxSuppression",
+        "NonMaxSuppressionV3",
+        "NonMaxSuppressionV4", "NonMaxSuppressionV5", "DrawBoundingBoxesV2",
+        "StatelessSampleDistortedBoundingBox", "DecodePng", "DecodeJpeg", "DecodeAndCropJpeg",
+        "DecodeGif", "DecodeBmp", "DecodeImage", "ExtractJpegShape", "EncodeJpeg",
+        "EncodeJpegVariableQuality")},
 })
-not_differentiable("HSVToRGB", "ResizeBilinearGrad", "ResizeBicubicGrad")
+not_differentiable("HSVToRGB", "ResizeBilinearGrad", "ResizeBicubicGrad",
+                   "NonMaxSuppressionWithOverlaps", "SampleDistortedBoundingBoxV2")

@@ -1,4 +1,5 @@
 """Image ops: resizing, dtype and color conversions and adjustments, flips, crops and pads,
-patches."""
+patches, codecs, quality measures."""
 
-from . import adjust, color, geometry, patches, resize  # noqa: F401  (registers the ops)
+from . import (adjust, boxes, codecs, color, geometry, patches, quality,  # noqa: F401
+               resize, sampling, transform)  # (each registers its ops)

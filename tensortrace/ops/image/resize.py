@@ -13,12 +13,19 @@ from ... import dtypes as D
 from ..._export import export_value, tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
-from ...errors import UnimplementedError, invalid_argument
+from ...errors import UnimplementedError
 from ...registry import DtypeCheck, define_op
-from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec, static_value
 from .._base import dtypes_named
+from ._common import check_3d as _check_3d
+from ._common import (check_images as _check_images, infer_resized as _infer,
+                      out_size as _size)
+from .geometry import pad_to_bounding_box
+from .scale import ResizeArea, ScaleAndTranslate
+from ..array.creation import zeros
 from ..array.reshaping import expand_dims, squeeze
+from ..array.shapes import shape
+from ..math.arithmetic import floor, maximum
 from ..math.casting import cast
 
 _REAL = dtypes_named("int8 uint8 int16 uint16 int32 int64 bfloat16 float16 float32 float64")
@@ -117,31 +124,6 @@ def _scatter_taps(g, original_image, row_taps, col_taps):
 
 
 # --- op records ----------------------------------------------------------------------------------
-def _size(size):
-    s = np.asarray(size)
-    if s.shape != (2,):
-        raise invalid_argument(f"shape_t must be 1-dimensional with 2 elements, got "
-                               f"{s.ndim}-dimensional with {s.size} elements"
-                               if s.ndim == 1 else "shape_t must be 1-dimensional")
-    h, w = int(s[0]), int(s[1])
-    if h <= 0 or w <= 0:
-        raise invalid_argument("output dimensions must be positive")
-    return h, w
-
-
-def _check_images(images, op):
-    if np.ndim(images) != 4:
-        raise invalid_argument(f"input must be 4-dimensional{np.shape(images)}", op)
-
-
-def _infer(images, size, dtype):
-    dims = images.shape.dims
-    hw = static_value(size)
-    out_hw = [None, None] if hw is None else [int(v) for v in np.asarray(hw)]
-    batch, depth = (None, None) if dims is None else (dims[0], dims[3])
-    return TensorSpec(TensorShape([batch] + out_hw + [depth]), dtype)
-
-
 @define_op("ResizeBilinear")
 class ResizeBilinear:
     """Bilinear interpolation of 4-D ``images`` to ``size``; float32 out."""
@@ -259,8 +241,10 @@ class ResizeBicubicGrad:
 # --- tf.image.resize ---------------------------------------------------------------------------
 _OPS = {ResizeMethod.BILINEAR: ResizeBilinear, ResizeMethod.NEAREST_NEIGHBOR: ResizeNearestNeighbor,
         ResizeMethod.BICUBIC: ResizeBicubic}
-_UNIMPLEMENTED = {ResizeMethod.AREA, ResizeMethod.LANCZOS3, ResizeMethod.LANCZOS5,
-                  ResizeMethod.GAUSSIAN, ResizeMethod.MITCHELLCUBIC}
+# methods TF resamples with ScaleAndTranslate, and the kernel each uses (antialias: all of them)
+_KERNEL_METHODS = {ResizeMethod.LANCZOS3: "lanczos3", ResizeMethod.LANCZOS5: "lanczos5",
+                   ResizeMethod.GAUSSIAN: "gaussian", ResizeMethod.MITCHELLCUBIC: "mitchellcubic"}
+_ANTIALIASED = {ResizeMethod.BILINEAR: "triangle", ResizeMethod.BICUBIC: "keyscubic"}
 
 
 def _size_tensor(size):
@@ -285,17 +269,21 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     if rank is not None and rank not in (3, 4):
         raise ValueError("'images' must have either 3 or 4 dimensions.")
     size = _size_tensor(size)
-    if method in _UNIMPLEMENTED or antialias and method != ResizeMethod.NEAREST_NEIGHBOR:
-        raise UnimplementedError(None, None, f"tf.image.resize: method={method!r}"
-                                 f"{' with antialias=True' if antialias else ''} is not "
-                                 "available in tensortrace (bilinear, nearest and bicubic are)")
-    if method not in _OPS:
-        raise ValueError(f"Resize method is not implemented: [{method}]")
+    if method not in _OPS and method not in _KERNEL_METHODS and method != ResizeMethod.AREA:
+        raise ValueError(f"Resize method is not implemented: {method}")
     if preserve_aspect_ratio:
         size = _aspect_size(images, size)
     batched = images if rank == 4 else expand_dims(images, 0)
-    out = bind(_OPS[method], batched, cast(size, D.int32), align_corners=False,
-               half_pixel_centers=True)
+    size = cast(size, D.int32)
+    kernel = _KERNEL_METHODS.get(method) or (antialias and _ANTIALIASED.get(method))
+    if kernel:
+        scale = cast(size, D.float32) / cast(shape(batched)[1:3], D.float32)
+        out = bind(ScaleAndTranslate, batched, size, scale, zeros([2], D.float32),
+                   kernel_type=kernel, antialias=bool(antialias))
+    elif method == ResizeMethod.AREA:
+        out = bind(ResizeArea, batched, size, align_corners=False)
+    else:
+        out = bind(_OPS[method], batched, size, align_corners=False, half_pixel_centers=True)
     return out if rank == 4 else squeeze(out, [0])
 
 
@@ -309,3 +297,32 @@ def _aspect_size(images, size):
     h, w = np.float32(dims[-3]), np.float32(dims[-2])
     scale = min(np.float32(hw[0]) / h, np.float32(hw[1]) / w)  # float32 and half-even, as TF
     return convert_to_tensor([int(np.round(scale * h)), int(np.round(scale * w))], D.int32)
+
+
+@tf_export("image.resize_with_pad")
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+                    antialias=False):
+    """``image`` resized to fit ``target_height`` x ``target_width`` keeping its aspect ratio
+    (float32 ratios floored, as TF), then zero-padded around its center to that size."""
+    image = convert_to_tensor(image)
+    rank = image.shape.rank
+    if rank is not None and rank not in (3, 4):
+        raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
+    batched = image if rank == 4 else expand_dims(image, 0)
+    _check_3d(batched)
+    for value, what in ((target_width, "target_width"), (target_height, "target_height")):
+        known = value if isinstance(value, (int, np.integer)) else static_value(value)
+        if known is not None and not int(known) > 0:
+            raise ValueError(f"{what} must be > 0.")
+    dims = shape(batched)
+    f_height, f_width = cast(dims[1], D.float32), cast(dims[2], D.float32)
+    f_target_height = cast(target_height, D.float32)
+    f_target_width = cast(target_width, D.float32)
+    ratio = maximum(f_width / f_target_width, f_height / f_target_height)
+    height_float, width_float = f_height / ratio, f_width / ratio
+    new_size = [cast(floor(height_float), D.int32), cast(floor(width_float), D.int32)]
+    pad_height = maximum(0, cast(floor((f_target_height - height_float) / 2), D.int32))
+    pad_width = maximum(0, cast(floor((f_target_width - width_float) / 2), D.int32))
+    resized = resize(batched, new_size, method, antialias=antialias)
+    padded = pad_to_bounding_box(resized, pad_height, pad_width, target_height, target_width)
+    return padded if rank == 4 else squeeze(padded, [0])

@@ -117,10 +117,11 @@ def set_seed(seed):
     _STREAMS.clear()
 
 
-def stream_draw(kind, seed, seed2, stream, count):
+def stream_draw(kind, seed, seed2, stream, count, counters=None):
     """Where a stateful kernel's draw of ``count`` values starts (see the module docstring);
-    the kernel's stream moves on by 256 counters per value. ``kind`` names the op and its
-    dtypes, so ops of one seed pair do not share a stream."""
+    the kernel's stream moves on by 256 counters per value (by ``counters`` when given: kernels
+    that reserve their own block count). ``kind`` names the op and its dtypes, so ops of one
+    seed pair do not share a stream."""
     if seed == 0 and seed2 == 0:  # TF seeds such a kernel from the OS: nondeterministic
         seed, seed2 = (int(w) for w in _ENTROPY.integers(0, 1 << 63, 2))
         stream = -1
@@ -129,7 +130,7 @@ def stream_draw(kind, seed, seed2, stream, count):
     key = (kind, seed, seed2, stream)
     with _STREAMS_LOCK:
         start = _STREAMS.get(key) or Philox.from_seeds(seed, seed2)
-        _STREAMS[key] = start.skipped(SKIP_PER_VALUE * count)
+        _STREAMS[key] = start.skipped(SKIP_PER_VALUE * count if counters is None else counters)
     return start
 
 
