@@ -319,9 +319,10 @@ def _jpeg_encode(a, quality, attrs):
     image = _extra("PIL.Image")
     buf = io.BytesIO()
     pic = image.fromarray(a[..., 0] if channels == 1 else a, "L" if channels == 1 else "RGB")
+    subsampling = 2 if attrs["chroma_downsampling"] and channels == 3 else 0
     kw = dict(quality=int(quality), progressive=bool(attrs["progressive"]),
-              optimize=bool(attrs["optimize_size"]), subsampling=2 if attrs[
-                  "chroma_downsampling"] and channels == 3 else 0, dpi=(attrs["x_density"], attrs["y_density"]))
+              optimize=bool(attrs["optimize_size"]), subsampling=subsampling,
+              dpi=(attrs["x_density"], attrs["y_density"]))
     if attrs["xmp_metadata"]:
         kw["xmp"] = attrs["xmp_metadata"].encode()
     pic.save(buf, format="JPEG", **kw)
