@@ -29,7 +29,7 @@ from .._logging import logger
 from ..composite import CompositeTensor, TypeSpec, flat_components
 from ..convert import convert_to_tensor
 from ..tensor import TensorSpec
-from . import signature
+from . import protocols, signature
 from .cache import TraceCache
 from .concrete import ConcreteFunction
 from .trace import trace
@@ -442,6 +442,9 @@ class PolymorphicFunction:
 
     def __repr__(self):
         return f"<tensortrace.function {self._name} at 0x{id(self):X}>"
+
+
+protocols.PolymorphicFunction.register(PolymorphicFunction)
 
 
 def _check_input_signature(input_signature, binder):

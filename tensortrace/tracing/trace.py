@@ -14,6 +14,7 @@ from ..graph.ir import Graph
 from ..ops.array.passthrough import identity
 from ..tensor import Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
+from .protocols import PlaceholderContext
 from .signature import IdentitySpec, is_trace_type
 
 #: Set by the AutoGraph package: converter(fn) -> converted fn. None means no conversion.
@@ -49,13 +50,6 @@ class FuncGraph(Graph):
         super().__init__(name, outer)
         self.allow_variable_creation = allow_variable_creation
         self.created_variables = []
-
-
-class PlaceholderContext:
-    """What a trace type's ``placeholder_value`` builds with: the graph and the input's name."""
-
-    def __init__(self, graph, name):
-        self.graph, self.name = graph, name
 
 
 def _placeholders(graph, spec, name):
