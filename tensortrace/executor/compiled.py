@@ -76,9 +76,12 @@ class CompiledGraph:
             message = (reword and reword(e, op)) or message
         where = ""
         if op is not None:
-            where = f"\n\nDetected at node '{op.name}' ({op.type})"
+            where = f"\n\nDetected at node {op.name}"
             if op.source:
-                where += f" defined at:\n  File \"{op.source[0]}\", line {op.source[1]}"
+                where += " defined at (most recent call last):\n" + "".join(
+                    f"  File \"{file}\", line {line}"
+                    + ("" if code is None else f", in {frame_name(code)}") + "\n\n"
+                    for file, line, code in _stack(op.source))[:-2]
         node = op.name if op else "?"
         text = (f"Graph execution error:{where}\n\n{message}\n\t [[{{{{node {node}}}}}]] "
                 f"[Op:{self.name}]")
@@ -95,6 +98,22 @@ class CompiledGraph:
                 line = tb.tb_lineno
             tb = tb.tb_next
         return self._line_ops.get(line)
+
+
+def _stack(source):
+    """An op's definition stack: recorded while tracing, or its one line (a loaded graph)."""
+    if len(source) > 2:
+        return source[2]
+    return ((source[0], source[1], None),)
+
+
+def _frame_name(code):
+    return code.co_name
+
+
+#: How a frame of an op's definition stack is named (AutoGraph names its generated functions
+#: after the user's, as TF does)
+frame_name = _frame_name
 
 
 def _describe(e):

@@ -361,11 +361,22 @@ def _foreign_tensor_error(value, graph):
 
 
 def _user_source():
-    """(filename, lineno) of the innermost frame outside tensortrace: the user's line."""
+    """(filename, lineno, stack) of the innermost frame outside tensortrace (the user's line);
+    ``stack`` is every frame outside tensortrace, outermost first, as (filename, lineno, code):
+    TF's "defined at (most recent call last)" of an op's runtime error."""
     f = sys._getframe(2)
+    frames = []
     while f is not None:
-        fn = f.f_code.co_filename
-        if not fn.startswith(_PACKAGE_DIR) and not fn.startswith("<tensortrace"):
-            return (fn, f.f_lineno)
+        code = f.f_code
+        fn = code.co_filename
+        if not fn.startswith(_PACKAGE_DIR) and not fn.startswith(_HIDDEN_FILES):
+            frames.append((fn, f.f_lineno, code))
         f = f.f_back
-    return None
+    if not frames:
+        return None
+    frames.reverse()
+    return (frames[-1][0], frames[-1][1], tuple(frames))
+
+
+# frames that are no user code: generated graphs, and the interpreter's runner of ``-m``
+_HIDDEN_FILES = ("<tensortrace", "<frozen runpy>", os.path.dirname(os.__file__) + os.sep + "runpy")
