@@ -58,8 +58,9 @@ def convert_callable(f):
     return f
 
 
-def converted_call(f, args, kwargs):
-    """``f(*args, **kwargs)`` with ``f`` converted when it is user code (``ag__.converted_call``).
+def converted_call(f, args, kwargs, caller_fn_scope=None, options=None):
+    """``f(*args, **kwargs)`` with ``f`` converted when it is user code (``ag__.converted_call``;
+    the caller's FunctionScope is TF's argument, conversion here is always recursive).
     """
     target = convert_callable(f)
     if kwargs:
