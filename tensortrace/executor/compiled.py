@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 
 from .. import errors
+from ..graph.ir import source_stack
 from ..passes.pipeline import optimize
 from ..registry import get as get_op
 from . import codegen, interpreter
@@ -81,7 +82,7 @@ class CompiledGraph:
                 where += " defined at (most recent call last):\n" + "".join(
                     f"  File \"{file}\", line {line}"
                     + ("" if code is None else f", in {frame_name(code)}") + "\n\n"
-                    for file, line, code in _stack(op.source))[:-2]
+                    for file, line, code in source_stack(op.source))[:-2]
         node = op.name if op else "?"
         text = (f"Graph execution error:{where}\n\n{message}\n\t [[{{{{node {node}}}}}]] "
                 f"[Op:{self.name}]")
@@ -98,13 +99,6 @@ class CompiledGraph:
                 line = tb.tb_lineno
             tb = tb.tb_next
         return self._line_ops.get(line)
-
-
-def _stack(source):
-    """An op's definition stack: recorded while tracing, or its one line (a loaded graph)."""
-    if len(source) > 2:
-        return source[2]
-    return ((source[0], source[1], None),)
 
 
 def _frame_name(code):
