@@ -316,6 +316,11 @@ EXPORTS = {
     'train.experimental': {
         'checkpoint.graph_view': 'PythonState',
     },
+    'types.experimental': {
+        'tracing.protocols': ('AtomicFunction Callable ConcreteFunction FunctionType '
+                              'GenericFunction PolymorphicFunction SupportsTracingProtocol '
+                              'TensorLike TraceType'),
+    },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',
     },

@@ -47,7 +47,12 @@ def replay(graph, feeds, env=None, skip_effects=False):
             finally:
                 state.tapes = tapes
         else:
+            target = state.graph
+            made = len(target._ops) if target is not None and op.source else None
             out = bind(opdef, *args, **op.attrs)
+            if made is not None:  # an inlined op keeps where the user defined it (TF's stack)
+                for new in target._ops[made:]:
+                    new.source = op.source
         for t, v in zip(op.outputs, out if type(out) is tuple else (out,)):
             env[id(t)] = v
         entry = custom.get(op.name) if custom else None

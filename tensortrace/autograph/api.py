@@ -9,6 +9,7 @@ import types
 import weakref
 
 from .._export import tf_export
+from ..executor import compiled
 from .._logging import logger
 from . import conversion, errors, operators, rules
 
@@ -57,8 +58,9 @@ def convert_callable(f):
     return f
 
 
-def converted_call(f, args, kwargs):
-    """``f(*args, **kwargs)`` with ``f`` converted when it is user code (``ag__.converted_call``).
+def converted_call(f, args, kwargs, caller_fn_scope=None, options=None):
+    """``f(*args, **kwargs)`` with ``f`` converted when it is user code (``ag__.converted_call``;
+    the caller's FunctionScope is TF's argument, conversion here is always recursive).
     """
     target = convert_callable(f)
     if kwargs:
@@ -69,6 +71,15 @@ def converted_call(f, args, kwargs):
 #: What converted code calls ``ag__``: the operators, and ``converted_call`` for its calls.
 RUNTIME = types.SimpleNamespace(converted_call=converted_call,
                                 **{name: getattr(operators, name) for name in operators.__all__})
+
+
+def _frame_name(code):
+    """A frame's function name as TF prints an op's definition stack: converted code (and the
+    helpers conversion makes) under the user's function name."""
+    return conversion.CONVERTED_CODES.get(code, code.co_name)
+
+
+compiled.frame_name = _frame_name
 
 
 def convert(fn):

@@ -12,12 +12,14 @@ import types
 from . import transformer
 from .converters import (asserts, break_statements, call_trees, conditional_expressions,
                          continue_statements, control_flow, directives, lists, logical_expressions,
-                         return_statements)
+                         return_statements, variables)
+from .operators import function_wrappers
 from .parser import SourceUnavailable, parse_function
 
 #: The converters, in the order they run (each relies on the ones before it).
 PIPELINE = (directives, break_statements, asserts, continue_statements, return_statements,
-            lists, call_trees, control_flow, conditional_expressions, logical_expressions)
+            lists, call_trees, control_flow, conditional_expressions, logical_expressions,
+            variables)
 
 #: Every code object produced by conversion -> the user function name it belongs to.
 CONVERTED_CODES = {}
@@ -91,6 +93,7 @@ def _convert(fn):
         if isinstance(node, ast.FunctionDef):
             node.decorator_list = []
             node.returns = None
+        variables.mark(node)
         for converter in PIPELINE:
             node = converter.transform(node, ctx)
         generated = set(ctx.namer.used) - ctx.namer.original
@@ -98,7 +101,21 @@ def _convert(fn):
     except (SyntaxError, ValueError, TypeError, AttributeError, KeyError) as e:
         raise ConversionError(f"{type(e).__name__}: {e}") from e
     _register_codes(code, fn.__name__, code.co_name, generated)
+    _register_indefinite(code, fn.__name__, getattr(ctx, "indefinite_returns", ()))
     return _Converted(code, shown)
+
+
+def _register_indefinite(code, user_name, names):
+    """Mark the code of functions that may end without a ``return`` after one inside control
+    flow: their ``fscope.ret`` checks that a graph loop did not leave that undecided."""
+    if not names:
+        return
+    name = user_name if code.co_name.startswith("tf__") else code.co_name
+    if name in names:
+        function_wrappers.INDEFINITE_RETURNS.add(code)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _register_indefinite(const, user_name, names)
 
 
 def _compile(node, fn, filename):

@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 
 from .. import errors
+from ..graph.ir import source_stack
 from ..passes.pipeline import optimize
 from ..registry import get as get_op
 from . import codegen, interpreter
@@ -76,9 +77,12 @@ class CompiledGraph:
             message = (reword and reword(e, op)) or message
         where = ""
         if op is not None:
-            where = f"\n\nDetected at node '{op.name}' ({op.type})"
+            where = f"\n\nDetected at node {op.name}"
             if op.source:
-                where += f" defined at:\n  File \"{op.source[0]}\", line {op.source[1]}"
+                where += " defined at (most recent call last):\n" + "".join(
+                    f"  File \"{file}\", line {line}"
+                    + ("" if code is None else f", in {frame_name(code)}") + "\n\n"
+                    for file, line, code in source_stack(op.source))[:-2]
         node = op.name if op else "?"
         text = (f"Graph execution error:{where}\n\n{message}\n\t [[{{{{node {node}}}}}]] "
                 f"[Op:{self.name}]")
@@ -95,6 +99,15 @@ class CompiledGraph:
                 line = tb.tb_lineno
             tb = tb.tb_next
         return self._line_ops.get(line)
+
+
+def _frame_name(code):
+    return code.co_name
+
+
+#: How a frame of an op's definition stack is named (AutoGraph names its generated functions
+#: after the user's, as TF does)
+frame_name = _frame_name
 
 
 def _describe(e):

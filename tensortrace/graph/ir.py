@@ -362,11 +362,73 @@ def _foreign_tensor_error(value, graph):
 
 
 def _user_source():
-    """(filename, lineno) of the innermost frame outside tensortrace: the user's line."""
-    f = sys._getframe(2)
-    while f is not None:
-        fn = f.f_code.co_filename
-        if not fn.startswith(_PACKAGE_DIR) and not fn.startswith("<tensortrace"):
-            return (fn, f.f_lineno)
-        f = f.f_back
+    """Where the user made an op: ``(filename, lineno, inner, outer)``, the innermost frame
+    outside tensortrace, then every frame outside tensortrace (TF's "defined at (most recent
+    call last)" of an op's runtime error) as flat ``filename, lineno, code`` runs: ``inner``
+    up to the trace's entry, innermost first; ``outer`` above it, outermost first (one tuple
+    shared by the trace's ops)."""
+    inner, outer = _user_frames(sys._getframe(2))
+    if inner:
+        return (inner[0], inner[1], tuple(inner), outer)
+    if outer:
+        return (outer[-3], outer[-2], (), outer)
     return None
+
+
+def _user_frames(f):
+    """The user frames from ``f`` outwards (flat, innermost first), and the anchor's outer
+    frames when the walk reaches a trace's entry (the walk stops there)."""
+    frames = []
+    users = _USER_CODE
+    anchor, outer = _anchor
+    while f is not None:
+        if f is anchor:
+            return frames, outer
+        code = f.f_code
+        user = users.get(code)
+        if user is None:
+            if len(users) > 50000:  # bounded: code objects of long-gone conversions go
+                users.clear()
+            fn = code.co_filename
+            user = users[code] = not fn.startswith(_PACKAGE_DIR) and \
+                not fn.startswith(_HIDDEN_FILES)
+        if user:
+            frames += (code.co_filename, f.f_lineno, code)
+        f = f.f_back
+    return frames, ()
+
+
+def source_stack(source):
+    """An op's definition stack, outermost first, as ``(filename, lineno, code)``; a loaded
+    graph's op has its one line (code None)."""
+    if len(source) < 4:
+        return [(source[0], source[1], None)]
+    inner, outer = source[2], source[3]
+    return [outer[i:i + 3] for i in range(0, len(outer), 3)] + \
+        [inner[i:i + 3] for i in range(len(inner) - 3, -1, -3)]
+
+
+def anchor_stack(frame):
+    """Collect the user frames above ``frame`` (a trace's entry) once: ops made below it stop
+    their walk there. Returns what ``release_stack`` restores."""
+    global _anchor
+    previous = _anchor
+    inner, outer = _user_frames(frame.f_back)
+    triples = [outer[i:i + 3] for i in range(0, len(outer), 3)] + \
+        [inner[i:i + 3] for i in range(len(inner) - 3, -1, -3)]
+    _anchor = (frame, tuple(x for t in triples for x in t))
+    return previous
+
+
+def release_stack(previous):
+    global _anchor
+    _anchor = previous
+
+
+# the trace entry frame and the user frames above it (shared by threads: another thread's
+# anchor is never on a walk's path, so it only costs that walk its shortcut)
+_anchor = (None, ())
+_USER_CODE = {}  # code object -> whether its frames are user code (one test per code object)
+
+# frames that are no user code: generated graphs, and the interpreter's runner of ``-m``
+_HIDDEN_FILES = ("<tensortrace", "<frozen runpy>", os.path.dirname(os.__file__) + os.sep + "runpy")

@@ -195,10 +195,6 @@ class SignatureFunction(ConcreteFunction):
                 f"and kwargs: {kwargs} for signature: {self._function_type_text()}.\n"
                 f"Fallback to flat signature also failed due to: {fallback}")
 
-    def _function_type_text(self):
-        text = super()._function_type_text()
-        return "(*, " + text[1:] if self._binder.params else text
-
 
 class SignatureMap(collections.abc.Mapping):
     """``loaded.signatures``: an immutable mapping from signature key to SignatureFunction."""

@@ -17,7 +17,7 @@ from ..executor.compiled import compile_graph
 from ..messages import c_name
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..variables import ResourceHandle, Variable, VariableSpec
-from . import function_grad, signature
+from . import function_grad, protocols, signature
 
 _uid = itertools.count(1)
 _wrap = EagerTensor._wrap
@@ -134,16 +134,22 @@ class ConcreteFunction:
         return f"ConcreteFunction {self.pretty_printed_signature()}"
 
     def _function_type_text(self):
-        params = ", ".join(f"{p.name}: {signature.describe(s)}"
-                           for p, s in zip(self._binder.params, self._specs))
+        parts, star = [], not any(p.kind == p.VAR_POSITIONAL for p in self._binder.params)
+        for p, s in zip(self._binder.params, self._specs):
+            if star and p.kind == p.KEYWORD_ONLY:  # keyword-only parameters follow a bare *
+                parts.append("*")
+                star = False
+            parts.append(f"{p.name}: {signature.describe(s)}")
+        params = ", ".join(parts)
         return f"({params}) -> {_describe_output(self.structured_outputs)}"
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        """Call with tensors (or values convertible to the traced dtypes).
+        """Call with tensors (or values convertible to the traced dtypes), by the Python
+        signature or, as TF falls back to, by the flat one (the graph's inputs, positionally).
 
         Raises:
-            TypeError: when the arguments do not bind to the traced parameters.
+            TypeError: when the arguments bind to neither signature (TF's message names both).
             InvalidArgumentError: when a tensor's dtype or shape does not fit its input.
         """
         try:
@@ -152,24 +158,48 @@ class ConcreteFunction:
             for spec, value in zip(self._specs, values):
                 self._flat_checked(spec, value, flat)
         except TypeError as e:  # Python's binding errors and _BindingError
-            raise TypeError(
+            structured = (
                 f"Binding inputs to tf.function failed due to `{e}`. Received args: {args} and "
-                f"kwargs: {kwargs} for signature: {self._function_type_text()}."
-                f"{self._flat_fallback_error(args, kwargs)}") from None
+                f"kwargs: {kwargs} for signature: {self._function_type_text()}.")
+            try:
+                flat = self._flat_signature_inputs(args, kwargs)
+            except TypeError as flat_error:
+                raise TypeError(f"{structured}\nFallback to flat signature also failed due to: "
+                                f"{flat_error}") from None
         return self._call_flat(flat)
 
-    def _flat_fallback_error(self, args, kwargs):
-        """TF then tries the flat signature (the tensor parameters, positionally); its error."""
-        names = [p.name for p, s in zip(self._binder.params, self._specs)
-                 if isinstance(s, TensorSpec) and p.kind == p.POSITIONAL_OR_KEYWORD]
-        if kwargs or len(args) == len(names):
-            return ""
-        head = f"{self._function_name}({', '.join(names)})"
-        if len(args) > len(names):
-            why = f"takes {len(names)} positional arguments, got {len(args)}."
-        else:
-            why = f"missing required arguments: {', '.join(names[len(args):])}."
-        return f"\nFallback to flat signature also failed due to: {head} {why}"
+    def _flat_signature_inputs(self, args, kwargs):
+        """TF's flat calling convention: one tensor per graph input, named as the input.
+
+        Raises:
+            TypeError: with TF's text, when the arguments do not fit it.
+        """
+        keywords = [ph.op.name for ph in self.graph.inputs]
+        summary = f"{self._function_name}({', '.join(keywords)})"
+        if len(args) > len(keywords):
+            raise TypeError(f"{summary} takes {len(keywords)} positional arguments, got "
+                            f"{len(args)}.")
+        args, kwargs = list(args), dict(kwargs)
+        for keyword in keywords[len(args):]:
+            if keyword not in kwargs:
+                missing = sorted(set(keywords) - set(keywords[:len(args)]) - set(kwargs))
+                raise TypeError(f"{summary} missing required arguments: {', '.join(missing)}.")
+            args.append(kwargs.pop(keyword))
+        if kwargs:
+            for key in kwargs:
+                if key in keywords[:len(args)]:
+                    raise TypeError(f"{summary} got two values for '{key}'.")
+            raise TypeError(f"{summary} got unexpected keyword arguments: "
+                            f"{', '.join(sorted(kwargs))}.")
+        for i, arg in enumerate(args):
+            if not isinstance(arg, (Tensor, Variable)):
+                raise TypeError(f"{summary}: expected argument #{i}(zero-based) to be a Tensor; "
+                                f"got {type(arg).__name__} ({arg}).")
+        for i, (arg, ph) in enumerate(zip(args, self.graph.inputs)):
+            if isinstance(arg, Tensor) and arg.dtype != ph.dtype:
+                raise self._input_error(i, ph, f"expected to be a {c_name(ph.dtype)} tensor but "
+                                        f"is a {c_name(arg.dtype)} tensor")
+        return args
 
     def _call_binder(self):
         """The Python binder, with the traced Python literals as defaults (optional args)."""
@@ -185,7 +215,12 @@ class ConcreteFunction:
         if isinstance(spec, VariableSpec):
             out.append(value)
         elif signature.is_trace_type(spec):
-            if not signature.is_subtype(signature.spec_of(value), spec):
+            if protocols.TraceType in type(spec).__mro__:  # a user's TraceType casts the value
+                try:
+                    value = spec.cast(value, protocols.CastContext())
+                except AssertionError as e:
+                    raise _BindingError(str(e)) from None
+            elif not signature.is_subtype(signature.spec_of(value), spec):
                 raise _BindingError(f"Can not cast {value!r} to {spec!r}")
             out.extend(spec.to_tensors(value))
         elif isinstance(spec, TensorSpec):
@@ -194,7 +229,10 @@ class ConcreteFunction:
                 try:
                     value = convert_to_tensor(value, dtype=spec.dtype)
                 except (TypeError, ValueError) as e:
-                    raise self._input_error(index, spec, str(e)) from None
+                    raise _BindingError(str(e)) from None
+                if not spec.shape.is_compatible_with(value.shape):
+                    raise _BindingError(f"Can not cast {TensorSpec(value.shape, value.dtype)!r} "
+                                        f"to {TensorSpec(spec.shape, spec.dtype)!r}")
             if value.dtype != spec.dtype:
                 raise self._input_error(
                     index, spec, f"expected to be a {c_name(spec.dtype)} tensor but is a "
@@ -350,15 +388,22 @@ def _describe_output(structure):
     return signature.describe(structure)
 
 
-class _FunctionType:
-    """Prints as TF's FunctionType: ``(a: TensorSpec(...)) -> TensorSpec(...)``."""
+class _FunctionType(protocols.FunctionType):
+    """TF's FunctionType: the Python signature with each parameter annotated by its trace type;
+    prints as ``(a: TensorSpec(...)) -> TensorSpec(...)``."""
 
     def __init__(self, cf):
+        params = [p.replace(annotation=spec, default=p.empty)
+                  for p, spec in zip(cf._binder.params, cf._specs)]
+        super().__init__(params, return_annotation=cf.graph.structured_outputs,
+                         __validate_parameters__=False)
         self._cf = cf
-        self.parameters = {p.name: p for p in cf._binder.params}
 
     def __repr__(self):
         return self._cf.pretty_printed_signature()
 
     def __str__(self):
         return self._cf._function_type_text()
+
+
+protocols.ConcreteFunction.register(ConcreteFunction)

@@ -29,7 +29,7 @@ from .._logging import logger
 from ..composite import CompositeTensor, TypeSpec, flat_components
 from ..convert import convert_to_tensor
 from ..tensor import TensorSpec
-from . import signature
+from . import protocols, signature
 from .cache import TraceCache
 from .concrete import ConcreteFunction
 from .trace import trace
@@ -126,6 +126,7 @@ class PolymorphicFunction:
         self._keys = self._cache.keys  # the exact hits, bound here for the hot path
         self._lock = threading.RLock()  # held to trace, to change the cache, to initialize
         self._tracing_count = 0
+        self._created_variables = False  # whether the first trace created variables
         self._detector = _detector_for(python_function)
         self._hits_seen = 0
         self._last_explanation = None
@@ -257,9 +258,15 @@ class PolymorphicFunction:
     def _trace(self, specs):
         previous = self._cache.latest()
         first = self._tracing_count == 0
+        # TF's two modes: until a trace has created variables, every trace may create them (a
+        # later one that does is an error); once one has, traces must create none.
         graph = trace(self._python_function, self._binder, specs, self._name,
-                      allow_variable_creation=first, autograph=self._autograph)
+                      allow_variable_creation=not self._created_variables,
+                      autograph=self._autograph)
         self._tracing_count += 1
+        if graph.created_variables and not first:
+            raise ValueError("Creating variables on a non-first call to a function decorated "
+                             "with tf.function.")
         jit = self._jit_compile
         if jit is None and config._jit[0]:
             jit = "auto"  # tf.config.optimizer.set_jit: compiled when every op can be
@@ -268,9 +275,11 @@ class PolymorphicFunction:
             # TF traces again once variables exist; that trace must create none. The first
             # trace still runs once, on the first call, to initialize them.
             self._pending_initializer = concrete
+            self._created_variables = True
             self._keys.clear()
             graph = trace(self._python_function, self._binder, specs, self._name,
                           allow_variable_creation=False, autograph=self._autograph)
+            self._tracing_count += 1
             concrete = ConcreteFunction(graph, self._binder, specs, self._name, jit)
         self._last_explanation = _explain(self._binder, previous, specs) if previous else None
         self._cache.add(concrete)
@@ -455,6 +464,9 @@ class PolymorphicFunction:
 
     def __repr__(self):
         return f"<tensortrace.function {self._name} at 0x{id(self):X}>"
+
+
+protocols.PolymorphicFunction.register(PolymorphicFunction)
 
 
 def _check_input_signature(input_signature, binder):

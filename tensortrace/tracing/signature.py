@@ -16,6 +16,7 @@ from ..dtypes import from_numpy
 from ..shapes import shape_attr
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
+from .protocols import InternalTracingContext, TraceType
 
 _LITERALS = (int, float, bool, str, bytes, complex, type(None))
 # TF keys Python numbers by value alone: 1, 1.0 and True share one trace (the first one made)
@@ -64,7 +65,16 @@ def trace_type(value):
     traced function receives; ``context.graph``, ``context.name``) and ``to_tensors(value)``
     (what a call feeds to those placeholders)."""
     method = getattr(type(value), "__tf_tracing_type__", None)
-    return None if method is None else method(value, None)
+    if method is None:
+        return None
+    own = method(value, _TRACING_CONTEXT)
+    if not isinstance(own, TraceType) and not is_trace_type(own):
+        raise TypeError(f"Expected an instance of TraceType for Tracing Protocol call to {value} "
+                        f"but got {own}")
+    return own
+
+
+_TRACING_CONTEXT = InternalTracingContext()
 
 
 def is_trace_type(spec):

@@ -4,16 +4,19 @@ makes a graph the current context), and collect its outputs.
     graph = trace(f, binder, specs, "f")   # placeholders named after f's parameters
 """
 
+import sys
+
 import numpy as np
 
 from .. import nest
 from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
-from ..graph.ir import Graph
+from ..graph.ir import Graph, anchor_stack, release_stack
 from ..ops.array.passthrough import identity
 from ..tensor import Tensor, TensorSpec
 from ..variables import Variable, VariableSpec
+from .protocols import PlaceholderContext
 from .signature import IdentitySpec, is_trace_type
 
 #: Set by the AutoGraph package: converter(fn) -> converted fn. None means no conversion.
@@ -51,13 +54,6 @@ class FuncGraph(Graph):
         self.created_variables = []
 
 
-class PlaceholderContext:
-    """What a trace type's ``placeholder_value`` builds with: the graph and the input's name."""
-
-    def __init__(self, graph, name):
-        self.graph, self.name = graph, name
-
-
 def _placeholders(graph, spec, name):
     """Rebuild an argument from its spec: tensors become placeholders named ``name`` (…_1)."""
     if isinstance(spec, VariableSpec):
@@ -92,6 +88,14 @@ def trace(python_function, binder, specs, name, allow_variable_creation=True, au
     fn = python_function
     if autograph and converter is not None:
         fn = converter(python_function)
+    anchor = anchor_stack(sys._getframe())  # the frames above this call, walked once
+    try:
+        return _trace_into(graph, fn, binder, specs)
+    finally:
+        release_stack(anchor)
+
+
+def _trace_into(graph, fn, binder, specs):
     with graph.as_default():
         values = []
         for spec, param in zip(specs, binder.params):

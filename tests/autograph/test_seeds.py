@@ -174,21 +174,31 @@ def test_to_code_shows_the_generated_loop():
     code = tf.autograph.to_code(tanh_loop.python_function)
     assert code == """\
 def tf__tanh_loop(x):
+    with ag__.FunctionScope('tanh_loop', 'fscope', ag__.ConversionOptions(recursive=True,\
+ user_requested=True, optional_features=(), internal_convert_user_code=True)) as fscope:
+        do_return = False
+        retval_ = ag__.UndefinedReturnValue()
 
-    def get_state():
-        return (x,)
+        def get_state():
+            return (x,)
 
-    def set_state(vars_):
-        nonlocal x
-        x, = vars_
+        def set_state(vars_):
+            nonlocal x
+            x, = vars_
 
-    def loop_body():
-        nonlocal x
-        tf.print(x)
-        x = tf.tanh(x)
+        def loop_body():
+            nonlocal x
+            ag__.ld(tf).print(ag__.ld(x))
+            x = ag__.ld(tf).tanh(ag__.ld(x))
 
-    def loop_test():
-        return tf.reduce_sum(x) > 1
-    ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('x',), {})
-    return x
+        def loop_test():
+            return ag__.ld(tf).reduce_sum(ag__.ld(x)) > 1
+        ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('x',), {})
+        try:
+            do_return = True
+            retval_ = ag__.ld(x)
+        except:
+            do_return = False
+            raise
+        return fscope.ret(retval_, do_return)
 """

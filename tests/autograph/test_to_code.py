@@ -1,5 +1,7 @@
-"""tf.autograph.to_code: readable generated source with TF's helper names (get_state,
-set_state, if_body, else_body, loop_body, loop_test) and none of TF's machinery noise."""
+"""tf.autograph.to_code: the generated source in TF's form (``with ag__.FunctionScope(...) as
+fscope:``, ``do_return``/``retval_``, ``ag__.ld`` loads, returns as ``try:``/``except:``, TF's
+helper names get_state, set_state, if_body, else_body, loop_body, loop_test); the form is
+compared with TF's own in tests/tracing/test_tf_fidelity.py."""
 
 import pytest
 
@@ -18,93 +20,142 @@ def simple_relu(x):
 def test_if_statement_golden():
     assert tf.autograph.to_code(simple_relu) == """\
 def tf__simple_relu(x):
-    retval_ = ag__.UndefinedReturnValue()
+    with ag__.FunctionScope('simple_relu', 'fscope', ag__.ConversionOptions(recursive=True,\
+ user_requested=True, optional_features=(), internal_convert_user_code=True)) as fscope:
+        do_return = False
+        retval_ = ag__.UndefinedReturnValue()
 
-    def get_state():
-        return (retval_,)
+        def get_state():
+            return (do_return, retval_)
 
-    def set_state(vars_):
-        nonlocal retval_
-        retval_, = vars_
+        def set_state(vars_):
+            nonlocal do_return, retval_
+            do_return, retval_ = vars_
 
-    def if_body():
-        nonlocal retval_
-        retval_ = x
+        def if_body():
+            nonlocal do_return, retval_
+            try:
+                do_return = True
+                retval_ = ag__.ld(x)
+            except:
+                do_return = False
+                raise
 
-    def else_body():
-        nonlocal retval_
-        retval_ = 0
-    ag__.if_stmt(tf.greater(x, 0), if_body, else_body, get_state, set_state, ('retval_',), 1)
-    return retval_
+        def else_body():
+            nonlocal do_return, retval_
+            try:
+                do_return = True
+                retval_ = 0
+            except:
+                do_return = False
+                raise
+        ag__.if_stmt(ag__.ld(tf).greater(ag__.ld(x), 0), if_body, else_body, get_state,\
+ set_state, ('do_return', 'retval_'), 2)
+        return fscope.ret(retval_, do_return)
 """
 
 
 def test_for_loop_with_break_golden():
     assert tf.autograph.to_code(corpus.sum_until_negative) == """\
 def tf__sum_until_negative(xs):
-    s = 0.0
-    break_ = False
+    with ag__.FunctionScope('sum_until_negative', 'fscope',\
+ ag__.ConversionOptions(recursive=True, user_requested=True, optional_features=(),\
+ internal_convert_user_code=True)) as fscope:
+        do_return = False
+        retval_ = ag__.UndefinedReturnValue()
+        s = 0.0
+        break_ = False
 
-    def get_state_2():
-        return (break_, s)
+        def get_state_2():
+            return (break_, s)
 
-    def set_state_2(vars_):
-        nonlocal break_, s
-        break_, s = vars_
+        def set_state_2(vars_):
+            nonlocal break_, s
+            break_, s = vars_
 
-    def loop_body(v):
-        nonlocal break_, s
-        continue_ = False
+        def loop_body(itr):
+            nonlocal break_, s
+            v = itr
+            continue_ = False
 
-        def get_state():
-            return (break_, continue_)
+            def get_state():
+                return (break_, continue_)
 
-        def set_state(vars_):
-            nonlocal break_, continue_
-            break_, continue_ = vars_
+            def set_state(vars_):
+                nonlocal break_, continue_
+                break_, continue_ = vars_
 
-        def if_body():
-            nonlocal break_, continue_
-            break_ = True
-            continue_ = True
-        ag__.if_stmt(v < 0, if_body, None, get_state, set_state, ('break_', 'continue_'), 2)
+            def if_body():
+                nonlocal break_, continue_
+                break_ = True
+                continue_ = True
 
-        def get_state_1():
-            return (s,)
+            def else_body():
+                nonlocal break_, continue_
+                pass
+            ag__.if_stmt(ag__.ld(v) < 0, if_body, else_body, get_state, set_state, ('break_',\
+ 'continue_'), 2)
 
-        def set_state_1(vars_):
-            nonlocal s
-            s, = vars_
+            def get_state_1():
+                return (s,)
 
-        def if_body_1():
-            nonlocal s
-            s += v
-        ag__.if_stmt(ag__.not_(continue_), if_body_1, None, get_state_1, set_state_1, ('s',), 1)
+            def set_state_1(vars_):
+                nonlocal s
+                s, = vars_
 
-    def extra_test():
-        return ag__.not_(break_)
-    ag__.for_stmt(xs, extra_test, loop_body, get_state_2, set_state_2, ('break_', 's'), \
-{'iterate_names': 'v'})
-    return s
+            def if_body_1():
+                nonlocal s
+                s = ag__.ld(s)
+                s += v
+
+            def else_body_1():
+                nonlocal s
+                pass
+            ag__.if_stmt(ag__.not_(continue_), if_body_1, else_body_1, get_state_1, set_state_1,\
+ ('s',), 1)
+
+        def extra_test():
+            nonlocal break_, s
+            return ag__.not_(break_)
+        ag__.for_stmt(ag__.ld(xs), extra_test, loop_body, get_state_2, set_state_2, ('break_',\
+ 's'), {'iterate_names': 'v'})
+        try:
+            do_return = True
+            retval_ = ag__.ld(s)
+        except:
+            do_return = False
+            raise
+        return fscope.ret(retval_, do_return)
 """
 
 
 @pytest.mark.parametrize("fn, constructs", [
-    (corpus.abs_if, ["ag__.if_stmt(x > 0, if_body, else_body"]),
-    (corpus.while_sum, ["def loop_test():", "ag__.while_stmt(loop_test, loop_body"]),
-    (corpus.for_range, ["for_stmt(ag__.range_(n), None, loop_body"]),
-    (corpus.logical, ["ag__.and_(lambda: a > 0, lambda: b > 0)", "ag__.not_("]),
-    (corpus.conditional_expression, ["ag__.if_exp(x > 0, lambda: x * 2, lambda: x - 1"]),
-    (corpus.early_return, ["retval_ = -x", "retval_ = x * 2", "return retval_"]),
-    (corpus.collatz_steps, ["ag__.while_stmt", "ag__.if_stmt(n % 2 == 0"]),
+    (corpus.abs_if, ["ag__.if_stmt(ag__.ld(x) > 0, if_body, else_body"]),
+    (corpus.while_sum, ["def loop_test():", "ag__.while_stmt(loop_test, loop_body",
+                        "s = ag__.ld(s)\n            s += i"]),
+    (corpus.for_range, ["for_stmt(ag__.range_(ag__.ld(n)), None, loop_body",
+                        "def loop_body(itr):", "i = itr"]),
+    (corpus.logical, ["ag__.and_(lambda: ag__.ld(a) > 0, lambda: ag__.ld(b) > 0)",
+                      "ag__.not_("]),
+    (corpus.conditional_expression, ["ag__.if_exp(ag__.ld(x) > 0, lambda: ag__.ld(x) * 2, "
+                                     "lambda: ag__.ld(x) - 1"]),
+    (corpus.early_return, ["retval_ = -ag__.ld(x)", "retval_ = ag__.ld(x) * 2",
+                           "except:\n"]),
+    (corpus.collatz_steps, ["ag__.while_stmt", "ag__.if_stmt(ag__.ld(n) % 2 == 0"]),
 ])
 def test_generated_code_contains_the_converted_constructs(fn, constructs):
     code = tf.autograph.to_code(fn)
     assert code.startswith(f"def tf__{fn.__name__}(")
     for construct in constructs:
         assert construct in code
-    for noise in ("FunctionScope", "ConversionOptions", "fscope", "ag__.ld(", "try:"):
-        assert noise not in code
+    name = fn.__name__
+    assert code.splitlines()[1] == (
+        f"    with ag__.FunctionScope('{name}', 'fscope', ag__.ConversionOptions(recursive=True, "
+        "user_requested=True, optional_features=(), internal_convert_user_code=True)) as "
+        "fscope:")
+    assert code.splitlines()[2:4] == ["        do_return = False",
+                                      "        retval_ = ag__.UndefinedReturnValue()"]
+    assert code.splitlines()[-1] == "        return fscope.ret(retval_, do_return)"
 
 
 def test_possibly_unbound_reads_are_checked():
@@ -114,7 +165,7 @@ def test_possibly_unbound_reads_are_checked():
         return y
 
     code = tf.autograph.to_code(maybe)
-    assert "y = ag__.Undefined('y')" in code and "return ag__.ld(y)" in code
+    assert "y = ag__.Undefined('y')" in code and "retval_ = ag__.ld(y)" in code
 
 
 def test_user_function_calls_are_converted_calls():
@@ -122,7 +173,8 @@ def test_user_function_calls_are_converted_calls():
         return corpus.abs_if(x) + tf.abs(x)
 
     code = tf.autograph.to_code(outer)
-    assert "ag__.converted_call(corpus.abs_if, (x,), None) + tf.abs(x)" in code
+    assert ("ag__.converted_call(ag__.ld(corpus).abs_if, (ag__.ld(x),), None, fscope) + "
+            "ag__.ld(tf).abs(ag__.ld(x))") in code
 
 
 def test_to_code_of_functions_methods_and_lambdas():
@@ -138,7 +190,8 @@ def test_to_code_of_functions_methods_and_lambdas():
     assert tf.autograph.to_code(Counter().count).startswith("def tf__count(self, n):")
     square = lambda x: x * x if x > 0 else 0
     assert tf.autograph.to_code(square) == \
-        "tf__lam = lambda x: ag__.if_exp(x > 0, lambda: x * x, lambda: 0, 'x > 0')\n"
+        ("tf__lam = lambda x: ag__.if_exp(ag__.ld(x) > 0, lambda: ag__.ld(x) * ag__.ld(x), "
+         "lambda: 0, 'x > 0')\n")
 
 
 def test_to_code_rejects_what_it_cannot_convert():

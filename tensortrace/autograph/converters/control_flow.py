@@ -121,11 +121,11 @@ class ControlFlowTransformer(Base):
         state, getter, setter = self._state_functions(names)
         body_fn, body_name = self._block_function("if_body", node.body, names)
         stmts = state + [body_fn]
-        orelse = ast.Constant(None)
-        if node.orelse:
-            else_fn, else_name = self._block_function("else_body", node.orelse, names)
-            stmts.append(else_fn)
-            orelse = ast.Name(else_name, ast.Load())
+        # TF's form: an else function always (``pass`` when the statement has no else)
+        else_fn, else_name = self._block_function("else_body", node.orelse or [ast.Pass()],
+                                                  names)
+        stmts.append(else_fn)
+        orelse = ast.Name(else_name, ast.Load())
         stmts += self._undefined_assigns(node, names)
         stmts += templates.replace(
             "ag__.if_stmt(test, body, orelse, getter, setter, names, nouts)", test=node.test,
@@ -156,25 +156,23 @@ class ControlFlowTransformer(Base):
         state, getter, setter = self._state_functions(names)
         body = node.body
         target = node.target
-        if isinstance(target, ast.Name) and target.id not in names:
-            param = target.id
+        param = self.ctx.namer.new("itr")  # TF's form: ``def loop_body(itr): x = itr``
+        if isinstance(target, ast.Tuple) and not any(
+                isinstance(e, ast.Starred) for e in target.elts):
+            # ``for x, y in pairs``: a tensor row unpacks along its first dimension
+            value = templates.replace_as_expression(
+                "ag__.unpack(itr, n)", itr=param, n=ast.Constant(len(target.elts)))
         else:
-            param = self.ctx.namer.new("itr")
-            if isinstance(target, ast.Tuple) and not any(
-                    isinstance(e, ast.Starred) for e in target.elts):
-                # ``for x, y in pairs``: a tensor row unpacks along its first dimension
-                value = templates.replace_as_expression(
-                    "ag__.unpack(itr, n)", itr=param, n=ast.Constant(len(target.elts)))
-            else:
-                value = ast.Name(param, ast.Load())
-            body = copy_origin(templates.replace("target = value", target=target, value=value),
-                               header(node)) + body
+            value = ast.Name(param, ast.Load())
+        body = copy_origin(templates.replace("target = value", target=target, value=value),
+                           header(node)) + body
         body_fn, body_name = self._block_function("loop_body", body, names, params=[param])
         stmts = state + [body_fn]
         extra = ast.Constant(None)
         if getattr(node, "ag_extra_test", None) is not None:
             extra_name = self.ctx.namer.new("extra_test")
-            stmts += templates.replace("def name():\n    return test", name=extra_name,
+            stmts += templates.replace("def name():\n    decls\n    return test",
+                                       name=extra_name, decls=self._declarations(names),
                                        test=node.ag_extra_test)
             extra = ast.Name(extra_name, ast.Load())
         stmts += self._undefined_assigns(node, names)

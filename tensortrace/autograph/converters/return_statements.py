@@ -1,7 +1,8 @@
-"""Lowers ``return`` inside ``if``/``for``/``while`` into two variables, ``do_return`` and
-``retval_``, guards on the code that follows (``if not do_return:``) and an extra loop condition,
-so that the function returns once, at its end. Functions whose returns are all at the top level
-are left as written."""
+"""Lowers every ``return`` into two variables, ``do_return`` and ``retval_`` (TF's form: ``try:
+do_return = True; retval_ = value`` ``except: do_return = False; raise``), guards on the code
+that follows (``if not do_return:``) and an extra loop condition, so that the function returns
+once, at its end, inside TF's ``with ag__.FunctionScope(...) as fscope:`` with
+``return fscope.ret(retval_, do_return)``."""
 
 import ast
 
@@ -96,28 +97,31 @@ class ReturnTransformer(GuardingTransformer):
         if is_generator(node):
             return node
         saved = self.blocks, self.names
-        if not _needs_rewrite(node):
-            self.blocks, self.names = [], None
-            node = self.generic_visit(node)  # nested functions may need it
-            self.blocks, self.names = saved
-            return node
+        nested = _needs_rewrite(node)
         node.body, definitely_returns = _merge_returns(node.body)
+        if nested and not definitely_returns:  # fscope.ret checks it returned (see conversion)
+            self.ctx.indefinite_returns = getattr(self.ctx, "indefinite_returns", set())
+            self.ctx.indefinite_returns.add(node.name)
         do_return, retval = self.ctx.namer.new("do_return"), self.ctx.namer.new("retval_")
+        scope = self.ctx.namer.new("fscope")
         self.blocks, self.names = [], (do_return, retval)
         body = self._block(node.body, is_target=True)
         self.blocks, self.names = saved
-        prologue = templates.replace("do_return = False\nretval_ = ag__.UndefinedReturnValue()",
-                                     do_return=do_return, retval_=retval)
-        if definitely_returns:
-            epilogue = templates.replace("return retval_", retval_=retval)
-        else:
-            epilogue = templates.replace("return ag__.retval(retval_, do_return)",
-                                         retval_=retval, do_return=do_return)
-        copy_origin(prologue, node.body[0])
-        copy_origin(epilogue, node.body[-1])
-        node.body = prologue + body + epilogue
-        if not _is_read(node, do_return):  # every path returns and no guard needs the flag
-            _drop_assignments(node, do_return)
+        (wrapper,) = templates.replace(
+            "with ag__.FunctionScope(name, scope, ag__.ConversionOptions(recursive=True, "
+            "user_requested=True, optional_features=(), internal_convert_user_code=True)) as "
+            "fscope:\n"
+            "    do_return = False\n"
+            "    retval_ = ag__.UndefinedReturnValue()\n"
+            "    body\n"
+            "    return fscope.ret(retval_, do_return)",
+            name=ast.Constant(node.name), scope=ast.Constant(scope), fscope=scope,
+            do_return=do_return, retval_=retval, body=body)
+        copy_origin(wrapper, node.body[0])
+        for stmt in wrapper.body[:2]:
+            copy_origin(stmt, node.body[0])
+        copy_origin(wrapper.body[-1], node.body[-1])
+        node.body = [wrapper]
         return node
 
     def visit_Return(self, node):
@@ -126,9 +130,10 @@ class ReturnTransformer(GuardingTransformer):
         self._jumped()
         value = self.visit(node.value) if node.value is not None else ast.Constant(None)
         do_return, retval = self.names
-        # The value first: if computing it raises (and is caught), no return happened.
-        stmts = templates.replace("retval_ = value\ndo_return = True", do_return=do_return,
-                                  retval_=retval, value=value)
+        # TF's form: if computing the value raises (and is caught), no return happened
+        stmts = templates.replace(
+            "try:\n    do_return = True\n    retval_ = value\nexcept:\n    do_return = False\n"
+            "    raise", do_return=do_return, retval_=retval, value=value)
         return copy_origin(stmts, node)
 
     def _flag_name(self):

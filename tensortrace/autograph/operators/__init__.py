@@ -3,11 +3,14 @@
 tensors."""
 
 from .control_flow import for_stmt, if_stmt, while_stmt
+from .function_wrappers import ConversionOptions, FunctionScope
 from .logical import and_, if_exp, not_, or_
 from .py_builtins import abs_, assert_stmt, float_, int_, len_, list_append, range_, unpack
 from .variables import Undefined, UndefinedReturnValue, ld, ldu, retval
 
 __all__ = [
+    "ConversionOptions",
+    "FunctionScope",
     "Undefined",
     "UndefinedReturnValue",
     "abs_",

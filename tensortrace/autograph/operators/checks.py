@@ -186,9 +186,11 @@ def snapshot_lists(value):
 
 
 def check_list_growth(name, before, after, construct):
-    """Raise a clear error if a Python list grew while a graph ``construct`` was traced."""
+    """Raise a clear error if a Python list was appended to while a graph ``construct`` was
+    traced (TF fails there with an out-of-scope tensor). A list rebuilt longer (``x = x + [i]``)
+    is left to the structure check, which raises TF's TypeError."""
     if isinstance(before, list) and isinstance(after, list):
-        if len(before) != len(after):
+        if len(before) != len(after) and id(after) in APPEND_SITES:
             raise ValueError(_list_message(name, after, construct))
         for b, a in zip(before, after):
             check_list_growth(name, b, a, construct)
