@@ -76,11 +76,15 @@ def bind(op, *inputs, **attrs):
     try:
         out = op.kernel(*arrays, **attrs)
     except errors.OpError as e:
-        raise type(e)(None, None, f"{e.message} [Op:{op.name}]") from None
+        if e.message.startswith("{{function_node"):  # worded by a kernel running another op
+            raise
+        raise type(e)(None, None, messages.kernel_error_text(e.message, op.name, n, attrs)) \
+            from None
     except (ValueError, IndexError, TypeError, np.linalg.LinAlgError) as e:
-        raise errors.invalid_argument(_kernel_message(e, arrays), op.name) from None
+        raise errors.InvalidArgumentError(None, None, messages.kernel_error_text(
+            _kernel_message(e, arrays), op.name, n, attrs)) from None
     except (MemoryError, ArithmeticError) as e:  # free when nothing is raised (3.11)
-        raise _kernel_error(e, op.name) from None
+        raise _kernel_error(e, op.name, n, attrs) from None
     if type(out) is tuple:
         outs = tuple(map(_wrap, out))
     else:
@@ -109,13 +113,15 @@ def _kernel_message(e, arrays):
     return msg
 
 
-def _kernel_error(e, op_name):
+def _kernel_error(e, op_name, n_inputs, attrs):
     """NumPy running out of memory is TF's OOM; an overflowing size or a division by zero in a
     kernel's arithmetic is an invalid argument."""
     if isinstance(e, MemoryError):
-        return messages.oom_error(getattr(e, "shape", ()), getattr(e, "dtype", "float32"),
-                                  op_name)
-    return errors.invalid_argument(str(e), op_name)
+        oom = messages.oom_error(getattr(e, "shape", ()), getattr(e, "dtype", "float32"))
+        return type(oom)(None, None, messages.kernel_error_text(oom.message, op_name, n_inputs,
+                                                                 attrs))
+    return errors.InvalidArgumentError(None, None, messages.kernel_error_text(
+        str(e), op_name, n_inputs, attrs))
 
 
 def _not_eager(op, inputs):

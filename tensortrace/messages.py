@@ -12,7 +12,7 @@ import os
 import numpy as np
 
 from .dtypes import DType, from_numpy
-from .errors import NotFoundError, ResourceExhaustedError, invalid_argument
+from .errors import InvalidArgumentError, NotFoundError, ResourceExhaustedError, invalid_argument
 from .shapes import TensorShape
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
@@ -93,16 +93,45 @@ def shape_fn_error(op_name, message, dtype, attrs, inputs, names=("a", "b")):
     return node_error(message, op_name, shapes, attr_text, ", ".join(names[:len(inputs)]))
 
 
+# The attrs that give an op's input or output counts (TF's number and type-list attrs), with how
+# many inputs are not counted and how many lists share the count; TF names the one-op function
+# it runs an eager op in after them.
+_COUNT_ATTRS = {"AddN": (("N", 0, 1),), "ConcatV2": (("N", 0, 1),), "Einsum": (("N", 0, 1),),
+                "Pack": (("N", 0, 1),), "ShapeN": (("N", 0, 1),), "StringJoin": (("N", 0, 1),),
+                "DynamicStitch": (("N", 0, 2),), "ParallelDynamicStitch": (("N", 0, 2),),
+                "SparseConcat": (("N", 0, 3),), "Assert": (("T", 1, 1),),
+                "StringFormat": (("T", 0, 1),), "IdentityN": (("T", 0, 1),),
+                "Split": (("num_split", 0, 1),), "SplitV": (("num_split", 0, 1),),
+                "Unpack": (("num", 0, 1),), "EagerPyFunc": (("Tin", 0, 1), ("Tout", 0, 1))}
+
+
+def kernel_error_text(message, op_name, n_inputs=0, attrs=None):
+    """An eager kernel's error as TF 2.21 words it: TF runs each eager op as a one-op function,
+    whose name leads the message, and the op's name ends it. An attr's error comes from building
+    the kernel, before that function runs: it has no such name."""
+    if message.startswith("Value for attr '"):
+        return f"{message} [Op:{op_name}]"
+    name = f"__wrapped__{op_name}"
+    for attr, fixed, lists in _COUNT_ATTRS.get(op_name, ()):
+        count = (attrs or {}).get(attr)
+        if count is None:  # counted over the op's inputs
+            count = (n_inputs - fixed) // lists
+        elif not isinstance(count, int):
+            count = len(count)
+        name += f"_{attr}_{count}"
+    return (f"{{{{function_node {name}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} "
+            f"{message} [Op:{op_name}]")
+
+
 def oom_error(shape, dtype, op_name=None):
     """The ResourceExhaustedError TF's CPU allocator raises for a tensor it cannot allocate."""
     try:
         type_text = c_name(dtype)
     except (TypeError, ValueError, KeyError):
         type_text = str(dtype)
-    tag = f" [Op:{op_name}]" if op_name else ""
-    return ResourceExhaustedError(
-        None, None, f"OOM when allocating tensor with shape{shape_text(list(shape))} and type "
-        f"{type_text} on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu{tag}")
+    text = (f"OOM when allocating tensor with shape{shape_text(list(shape))} and type "
+            f"{type_text} on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu")
+    return ResourceExhaustedError(None, None, kernel_error_text(text, op_name) if op_name else text)
 
 
 def merge_error_text(a, b):
@@ -136,8 +165,9 @@ def check_size(dims, dtype, op_name=None):
     for d in dims:
         d = int(d)
         if d > 0 and n * d >= 2**63:
-            raise invalid_argument(f"Encountered overflow when multiplying {n} with {d}, "
-                                   f"result: -1", op_name)
+            text = f"Encountered overflow when multiplying {n} with {d}, result: -1"
+            raise InvalidArgumentError(None, None,
+                                       kernel_error_text(text, op_name) if op_name else text)
         n *= max(d, 0)
     if n * np.dtype(getattr(dtype, "_np", dtype)).itemsize > MAX_TENSOR_BYTES:
         raise oom_error(dims, dtype, op_name)

@@ -11,6 +11,7 @@ from .. import dtypes as D
 from .. import errors, registry
 from .._export import tf_export
 from ..context import bind, state
+from ..messages import kernel_error_text
 from ..convert import convert_to_tensor
 from ..registry import DtypeCheck, define_op
 from ..shapes import TensorShape
@@ -552,7 +553,11 @@ def _numerics_error(op_name, outputs, index, arr, inputs):
                                 ("+Inf", np.any(inf & (arr > 0))),
                                 ("NaN", np.any(np.isnan(arr)))) if bad]
     lines += ["", f" : Tensor had {' and '.join(problem)} values"]
-    return errors.invalid_argument("\n".join(lines))
+    if graph:
+        return errors.invalid_argument("\n".join(lines))
+    # eagerly TF runs a CheckNumericsV2 op after the op: the error is that op's
+    return errors.InvalidArgumentError(None, None, kernel_error_text("\n".join(lines),
+                                                                     "CheckNumericsV2"))
 
 
 def _checked(op_name, kernel):

@@ -21,6 +21,9 @@ from tensortrace.registry import NON_DIFFERENTIABLE, OpDef
 
 from .optable import Case, op_types, rand, run_case
 
+# TF 2.21 runs each eager op as a one-op function and names it first in a kernel's error
+_EAGER = r"^\{\{function_node __wrapped__\w+_device_/\S+\}\} "
+
 A, B = rand(2, 3), rand(3)
 F64 = rand(2, 3, dtype=np.float64)
 F16 = rand(4, dtype=np.float16)
@@ -404,7 +407,7 @@ def test_division_by_zero():
     assert tf.math.divide_no_nan(tf.constant([1]), tf.constant([2])).dtype == tf.float64
     assert _values(tf.constant([7, 3], tf.uint32) / tf.constant([2, 0], tf.uint32)) \
         == [3.5, np.inf]
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Integer division by zero"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=_EAGER + r"Integer division by zero"):
         tf.math.floordiv(tf.constant([1, 2]), tf.constant([0, 1]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
         tf.constant([7], tf.uint8) % tf.constant([0], tf.uint8)
@@ -445,7 +448,7 @@ def test_realdiv_of_integers_has_no_cpu_kernel():
 
 def test_pow_of_integers_to_negative_powers_raises():
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"^Integers to negative integer powers are not allowed \[Op:Pow\]$"):
+                       match=_EAGER + r"Integers to negative integer powers are not allowed \[Op:Pow\]$"):
         tf.constant(2) ** -1
     with pytest.raises(tf.errors.InvalidArgumentError, match="negative integer powers"):
         tf.pow(tf.constant([1, -1], tf.int64), tf.constant([-1, -1], tf.int64))
@@ -702,7 +705,7 @@ def test_cast_rules():
     assert tf.dtypes.cast(tf.constant([1]), np.float64).dtype == tf.float64
     x = tf.constant([1.0])
     assert tf.cast(x, tf.float32) is x
-    with pytest.raises(tf.errors.UnimplementedError, match=r"^Cast string to int32 is not "
+    with pytest.raises(tf.errors.UnimplementedError, match=_EAGER + r"Cast string to int32 is not "
                                                            r"supported \[Op:Cast\]"):
         tf.cast(tf.constant(["1"]), tf.int32)
     with pytest.raises(tf.errors.UnimplementedError, match="Cast bool to string"):

@@ -684,8 +684,9 @@ def _pinned_cases():
     import tensortrace as tf
     x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
     img = tf.ones([1, 4, 4, 1])
-    oom = ("OOM when allocating tensor with shape[{}] and type {} on "
-           "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu [Op:{}]")
+    oom = ("{{{{function_node __wrapped__{2}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} "
+           "OOM when allocating tensor with shape[{0}] and type {1} on "
+           "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu [Op:{2}]")
     reduction = "Invalid reduction dimension (5 for input with 2 dimension(s) [Op:Sum]"
     return [
         # huge sizes are refused before allocating: TF's OOM, or its element-count overflow
@@ -698,9 +699,11 @@ def _pinned_cases():
         ("random-2**40", lambda: tf.random.normal([2**40]), tf.errors.ResourceExhaustedError,
          oom.format(2**40, "float", "RandomStandardNormal")),
         ("zeros-2**80", lambda: tf.zeros([2**20] * 4), tf.errors.InvalidArgumentError,
+         "{{function_node __wrapped__Fill_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
          "Encountered overflow when multiplying 1152921504606846976 with 1048576, result: -1 "
          "[Op:Fill]"),
         ("tile-overflow", lambda: tf.tile(x, [2**31, 2**31]), tf.errors.InvalidArgumentError,
+         "{{function_node __wrapped__Tile_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
          "Encountered overflow when multiplying 4294967296 with 4294967296, result: -1 "
          "[Op:Tile]"),
         # axes out of range are refused, not wrapped (norm returned the axis-1 norm)

@@ -115,9 +115,11 @@ def test_fallback_still_runs_safe_patterns_on_long_text(probe):
 def test_syntax_re2_refuses_is_tfs_invalid_argument(engine, pattern, error):
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         tf.strings.regex_full_match(["a"], pattern)
-    assert info.value.message == (f"Invalid pattern: {pattern}, error: {error} "
+    assert info.value.message == (
+        "{{function_node __wrapped__StaticRegexFullMatch_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+        f"Invalid pattern: {pattern}, error: {error} "
                                   "[Op:StaticRegexFullMatch]")
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Invalid pattern: .*RegexReplace"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^\{\{function_node __wrapped__RegexReplace_.*\}\} Invalid pattern: .*RegexReplace"):
         tf.strings.regex_replace(["a"], tf.constant(pattern), "x")
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ... import errors
+from ...messages import kernel_error_text
 from ...context import bind, state
 from ...convert import constant
 from ...shapes import TensorShape
@@ -195,7 +196,7 @@ def _slice_helper(tensor, slice_spec):
                 index = strided_index(tensor._value.shape, known[:n], known[n:2 * n],
                                       known[2 * n:], **masks)
             except errors.InvalidArgumentError as e:
-                raise type(e)(None, None, f"{e.message} [Op:StridedSlice]") from None
+                raise type(e)(None, None, kernel_error_text(e.message, "StridedSlice")) from None
             return _wrap(result(tensor._value[index]))
         dtype = _index_dtype(entries, known)
     else:
