@@ -488,12 +488,19 @@ class _NamingLoader:
 class _NamingFinder:
     """Meta-path finder for the tensortrace modules CLASS_PATHS names."""
 
-    @staticmethod
-    def find_spec(fullname, path=None, target=None):
+    def find_spec(self, fullname, path=None, target=None):
         if fullname not in CLASS_PATHS:
             return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is not None and spec.loader is not None:
+        # the finders after this one decide the spec: the package's own import hooks (the api's
+        # actions after a module runs, such as Tensor's operators) keep working under it
+        for finder in sys.meta_path:
+            if finder is not self and hasattr(finder, "find_spec"):
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+        else:
+            return None
+        if spec.loader is not None:
             spec.loader = _NamingLoader(spec.loader)
         return spec
 

@@ -155,6 +155,17 @@ def test_runner_gives_classes_tf_paths(tmp_path):
     assert out == _TF_TYPES
 
 
+def test_renamed_classes_keep_what_the_package_installs_when_they_load(tmp_path):
+    # Tensor's operators are installed when its module first runs: under the runner, which
+    # also names its classes as TF's then, both must happen
+    out = _run("""\
+        import tensorflow as tf
+        x = tf.constant([1.0, 2.0])
+        print(type(x).__module__, (x + x)[1].numpy(), ((2 * x)[None] @ tf.ones([2, 1])).numpy().tolist())
+    """, runner=True, tmp_path=tmp_path)
+    assert out == "tensorflow.python.framework.ops 4.0 [[6.0]]\n"
+
+
 def test_import_tensortrace_keeps_its_own_paths():
     assert type(tf.constant(1.0)).__module__ == "tensortrace.tensor"
     assert tf.errors.InvalidArgumentError.__module__ == "tensortrace.errors"
