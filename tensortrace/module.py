@@ -7,7 +7,6 @@
     Dense().trainable_variables   # (<tf.Variable 'Variable:0' ...>,)
 """
 
-import contextlib
 import re
 
 from . import variables as _variables
@@ -153,16 +152,3 @@ def _leaves(value):
             yield from _leaves(v)
     else:
         yield value
-
-
-@contextlib.contextmanager
-def name_scope(name):
-    """``tf.name_scope``: prefixes names of variables created inside."""
-    _variables._name_scopes.append(name.rstrip("/"))
-    try:
-        yield name.rstrip("/") + "/"
-    finally:
-        _variables._name_scopes.pop()
-
-
-tf_export("name_scope")(name_scope)

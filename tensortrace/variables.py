@@ -20,6 +20,7 @@ from ._export import export_value
 from .context import bind, state
 from .convert import convert_to_tensor, to_array
 from .graph.ir import SymbolicTensor
+from .ops import core as _core
 from .ops import state as state_ops
 from .ops.array.broadcasting import broadcast_to
 from .ops.array.ranges import range as tf_range
@@ -45,7 +46,7 @@ _INIT_ONCE = get_op("InitializeVariableOnce")
 _EQUAL = get_op("Equal")
 _NOT_EQUAL = get_op("NotEqual")
 
-_name_scopes = []  # tf.Module name scopes prefix variable names
+_name_scopes = _core.name_scopes  # tf.name_scope and tf.Module scopes prefix variable names
 
 
 class ResourceHandle(EagerTensor):

@@ -12,7 +12,6 @@ Tracing only appends; passes build new graphs. Control-flow ops hold sub-graphs 
 
 import contextlib
 import importlib
-import os
 import sys
 
 import numpy as np
@@ -23,9 +22,9 @@ from ..errors import OperatorNotAllowedInGraphError
 from ..registry import get as get_op
 from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
+from . import naming
 from .printer import format_graph
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STATIC_LIMIT = 64  # fold values at trace time only for small tensors (shape arithmetic)
 
 
@@ -188,7 +187,10 @@ class Graph:
         self.name = name
         self.outer = outer  # the graph a sub-graph or nested trace captures from
         self._ops = []
-        self._names = {}
+        self._names = {}  # lower-cased name -> times taken (naming.unique_name)
+        self._name_stack = ""  # the name scope ops are added under ("s/t")
+        self._calls = []  # the API calls whose ops are being added (naming._Call)
+        self._owner_frames = []  # the frames that made this graph the default one
         self.inputs = []
         self.outputs = []
         self.structured_outputs = None
@@ -199,22 +201,18 @@ class Graph:
         self.control_dependencies_stack = []
 
     # --- building ------------------------------------------------------------------------
-    def unique_name(self, name):
-        n = self._names.get(name)
-        if n is None:
-            self._names[name] = 1
-            return name
-        while f"{name}_{n}" in self._names:
-            n += 1
-        self._names[name] = n + 1
-        unique = f"{name}_{n}"
-        self._names[unique] = 1
-        return unique
+    def unique_name(self, name, mark_as_used=True):
+        """TF's unique name for ``name`` under the current name scope."""
+        name = naming.scoped(self._name_stack, name)
+        if not mark_as_used:
+            return naming.unique_name(dict(self._names), name)
+        return naming.unique_name(self._names, name)
 
     def add_op(self, type, inputs, attrs, specs, name=None):
-        """Append an operation whose outputs have ``specs``; returns it."""
-        op = Operation(self, self.unique_name(name or type), type, inputs, attrs, specs,
-                       _user_source())
+        """Append an operation whose outputs have ``specs``; returns it. Without ``name`` it is
+        named as TF names it (``graph/naming.py``)."""
+        op = Operation(self, None, type, inputs, attrs, specs)
+        op.source = naming.name_op(self, op, name)
         if self.control_dependencies_stack:
             op.control_inputs = tuple(self.control_dependencies_stack[-1])
         self._ops.append(op)
@@ -235,7 +233,7 @@ class Graph:
             return op.outputs[0]
         return op.outputs if op.outputs else op  # an op with no outputs is returned, as in TF
 
-    def constant(self, value, name="Const"):
+    def constant(self, value, name=None):
         """A ``Const`` op holding ``value`` (a NumPy array or scalar)."""
         arr = np.asarray(value)
         op = self.add_op("Const", (), {"value": value, "dtype": from_numpy(arr.dtype)},
@@ -302,10 +300,28 @@ class Graph:
         st = _context.state
         saved = st.graph
         st.graph = self
+        self._owner_frames.append(sys._getframe(2))  # ops its body adds come from calls below
         try:
             yield self
         finally:
             st.graph = saved
+            self._owner_frames.pop()
+            if not self._owner_frames:
+                self._calls.clear()  # they hold frames
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """TF's ``Graph.name_scope``: ops added inside are named ``name/...`` (a unique scope;
+        ``"s/"`` re-enters a scope as given, ``""`` or None the top level)."""
+        saved = self._name_stack
+        self._name_stack, scope = naming.scope_stack(saved, name, self._names)
+        try:
+            yield scope
+        finally:
+            self._name_stack = saved
+
+    def get_name_scope(self):
+        return self._name_stack
 
     @contextlib.contextmanager
     def control_dependencies(self, ops):
@@ -358,14 +374,3 @@ def _foreign_tensor_error(value, graph):
     return TypeError(
         f"{value} belongs to a different graph than {graph.name}: a symbolic tensor from one "
         "tf.function trace was used in another. Pass it as an argument or return it instead.")
-
-
-def _user_source():
-    """(filename, lineno) of the innermost frame outside tensortrace: the user's line."""
-    f = sys._getframe(2)
-    while f is not None:
-        fn = f.f_code.co_filename
-        if not fn.startswith(_PACKAGE_DIR) and not fn.startswith("<tensortrace"):
-            return (fn, f.f_lineno)
-        f = f.f_back
-    return None

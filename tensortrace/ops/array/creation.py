@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...graph.naming import default_name
 from ...composite import CompositeTensor, fallback, fallback_call
 from ...context import bind, executing_eagerly
 from ...convert import convert_to_tensor
@@ -213,3 +214,7 @@ def meshgrid(*args, **kwargs):
         sizes[0], sizes[1] = sizes[1], sizes[0]
     grid = ones(sizes, dtype)
     return [x * grid for x in outputs]
+
+
+default_name("zeros_like", zeros_like)  # TF's node name
+default_name("ones_like", ones_like)

@@ -10,6 +10,7 @@ from ... import dtypes as D
 from ... import errors
 from ...context import bind, state
 from ...convert import constant
+from ...graph.naming import default_name
 from ...shapes import TensorShape
 from ...tensor import EagerTensor, Tensor, static_value
 from ..array.joining import stack
@@ -204,4 +205,5 @@ def _slice_helper(tensor, slice_spec):
                 _index_vector(strides, dtype), **masks)
 
 
+default_name(("strided_slice", True, "stack"), getitem)  # TF's _slice_helper packs begin/end/strides
 Tensor._override_operator("__getitem__", getitem)

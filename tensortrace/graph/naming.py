@@ -1,0 +1,207 @@
+"""TF's node names for graphs being built: unique names (case-insensitive, ``add_1``), the
+name-scope stack (``s/t/add``) and the names public functions and operators give their ops.
+
+The names come from the Python call stack, read while an op is added to a graph, so eager code
+pays nothing. The public function (or operator) user code called is one *call*: its scope is its
+``name`` argument, else the default registered for it here (``tf.add``: ``Add``; ``x + y``:
+``add``), else the type of its first op that is not a constant (TF's generated op wrappers:
+``tf.nn.relu`` gives ``Relu``). As in TF's wrappers, the call's newest op holds the scope's name
+and earlier ones move under it (``Reshape``, ``Reshape/shape``), and a constant the call made for
+an op's input is named after TF's input argument (``add/y``). The call is the outermost function
+with a ``name`` argument or a registered default between user code and the op (wrappers
+without one, AutoGraph's ``converted_call``, are looked through); ops made by no such call, or by
+the machinery that made the graph the default one (tf.function's output ``Identity`` ops), get
+plain type names (``Identity_1``).
+"""
+
+import functools
+import json
+import os
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_TF_OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_ops.json")
+
+_DEFAULTS = {}  # code object -> spec (see default_name)
+_NAMEABLE = {}  # code object -> whether its calls name ops (registered, or a ``name`` argument)
+
+
+def default_name(spec, *functions):
+    """Give calls of ``functions`` the scope ``spec``: a name, a tuple ``(name, bare,
+    const_name)`` (``bare``: the call's op takes the scope's name, else it goes under it as TF's
+    ``and/BitwiseAnd``; ``const_name``: what constants made for inputs are called instead of
+    TF's argument names), or a function of the call's local variables returning such a tuple."""
+    for f in functions:
+        _DEFAULTS[f.__code__] = spec
+        _NAMEABLE.pop(f.__code__, None)
+    return functions[0] if functions else None
+
+
+# --- TF's unique names ------------------------------------------------------------------------
+def unique_name(names, name):
+    """``name``, or ``name_N`` when taken (TF's ``Graph.unique_name``: case-insensitive, and a
+    name someone gave explicitly, ``add_1``, is skipped)."""
+    key = name.lower()
+    i = names.get(key, 0)
+    names[key] = i + 1
+    if i == 0:
+        return name
+    base = key
+    while key in names:
+        key = f"{base}_{i}"
+        i += 1
+    names[key] = 1
+    return f"{name}_{i - 1}"
+
+
+def _release(names, name):
+    """Forget ``name`` (a provisional name just replaced) when nothing else counted on it."""
+    key = name.lower()
+    if names.get(key) == 1:
+        del names[key]
+
+
+def scoped(stack, name):
+    return f"{stack}/{name}" if stack else name
+
+
+def scope_stack(stack, name, names):
+    """TF's ``Graph.name_scope(name)``: the new stack and the scope text it yields."""
+    if not name:
+        return "", ""
+    if name[-1] == "/":
+        return name[:-1], name
+    new = unique_name(names, scoped(stack, name))
+    return new, new + "/"
+
+
+@functools.cache
+def _tf_inputs(op_type):
+    """TF's input argument names of ``op_type``, or None where a list argument makes the
+    positions differ from ours (tf_ops.json: the signatures graph/tf_attrs.py reads)."""
+    doc = _signatures().get(op_type)
+    if doc is None:
+        return None
+    args = [a.split(":")[0] for a in doc["in"]]
+    if any("*" in a or "list(" in a for a in doc["in"]):
+        return None
+    return args
+
+
+@functools.cache
+def _signatures():
+    with open(_TF_OPS, encoding="utf-8") as f:
+        return json.load(f)
+
+
+# --- calls ----------------------------------------------------------------------------------
+class _Call:
+    """One call of a public function or operator: the ops it made in one graph."""
+
+    __slots__ = ("frame", "scope", "bare", "const_name", "holder", "consts")
+
+    def __init__(self, frame, scope, bare, const_name):
+        self.frame = frame  # held so that its id cannot be reused while the call is tracked
+        self.scope = scope  # the full unique scope, or None until the first non-constant op
+        self.bare = bare
+        self.const_name = const_name
+        self.holder = None  # the op holding the scope's own name
+        self.consts = []  # constants made for inputs, not yet named after one
+
+
+def _is_package(code):
+    fn = code.co_filename
+    return fn.startswith(_PACKAGE_DIR) or fn.startswith("<tensortrace")
+
+
+def _nameable(code):
+    found = _NAMEABLE.get(code)
+    if found is None:
+        params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        found = _NAMEABLE[code] = code in _DEFAULTS or "name" in params
+    return found
+
+
+def name_op(graph, op, name):
+    """Set the name of ``op``, just added to ``graph`` (``name`` when given, else from its
+    call); returns the (file, line) of the user code that made it, or None."""
+    owner = graph._owner_frames[-1] if graph._owner_frames else None
+    f = sys._getframe(2)
+    api = user = candidate = None
+    live = set()
+    calls = graph._calls
+    while f is not None:
+        live.add(id(f))
+        if user is None:
+            code = f.f_code
+            if not _is_package(code):
+                user, api = f, candidate
+                if not calls:
+                    break
+            elif _nameable(code):  # the outermost one user code reached (through wrappers)
+                candidate = f
+        if f is owner:
+            break
+        f = f.f_back
+    while calls and id(calls[-1].frame) not in live:  # finished calls
+        calls.pop()
+    source = None if user is None else (user.f_code.co_filename, user.f_lineno)
+    call = None
+    if name is None and api is not None:
+        call = calls[-1] if calls and calls[-1].frame is api else _new_call(graph, api)
+    if call is None:
+        op.name = unique_name(graph._names, scoped(graph._name_stack, name or op.type))
+    else:
+        _name_in_call(graph, call, op)
+    return source
+
+
+def _new_call(graph, frame):
+    code = frame.f_code
+    spec = _DEFAULTS.get(code)
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    local = frame.f_locals
+    if callable(spec):
+        spec = spec(local)
+    scope, bare, const_name = (spec, True, None) if spec is None or isinstance(spec, str) \
+        else spec
+    given = local.get("name") if "name" in params else None
+    if isinstance(given, str) and given:
+        scope = given
+    if scope is not None:
+        scope = unique_name(graph._names, scoped(graph._name_stack, scope))
+    call = _Call(frame, scope, bare, const_name)
+    graph._calls.append(call)
+    return call
+
+
+def _name_in_call(graph, call, op):
+    names = graph._names
+    if call.scope is None:
+        if op.type == "Const":  # TF's wrappers name the op before converting: wait for it
+            op.name = unique_name(names, scoped(graph._name_stack, "Const"))
+            call.consts.append(op)
+            return
+        call.scope = unique_name(names, scoped(graph._name_stack, op.type))
+    scope = call.scope
+    if call.consts and op.inputs:
+        args = _tf_inputs(op.type) if call.const_name is None else None
+        for i, t in enumerate(op.inputs):
+            c = t.op
+            if c.type == "Const" and c in call.consts:
+                call.consts.remove(c)
+                arg = call.const_name or (args[i] if args and i < len(args) else "Const")
+                if c is call.holder:
+                    call.holder = None
+                else:
+                    _release(names, c.name)
+                c.name = unique_name(names, f"{scope}/{arg}")
+    if not call.bare:
+        op.name = unique_name(names, f"{scope}/{op.type}")
+    else:
+        if call.holder is not None:  # the earlier op goes under the scope, TF's inner op
+            call.holder.name = unique_name(names, f"{scope}/{call.holder.type}")
+        op.name = scope
+        call.holder = op
+    if op.type == "Const":
+        call.consts.append(op)
