@@ -20,6 +20,7 @@ from ._export import export_value
 from .context import bind, state
 from .convert import convert_to_tensor, to_array
 from .graph.ir import SymbolicTensor
+from .graph.naming import default_name
 from .ops import core as _core
 from .ops import state as state_ops
 from .ops.array.broadcasting import broadcast_to
@@ -213,7 +214,9 @@ class Variable(metaclass=_VariableMetaclass):
             return EagerTensor._wrap(state_ops._value_of(self))
         return bind(_READ, self._handle, dtype=self._dtype, shape=self._shape)
 
-    read_value = value
+    def read_value(self):
+        """``value()``; in a graph its read is TF's ``Read/ReadVariableOp``."""
+        return self.value()
 
     def numpy(self):
         v = state_ops._value_of(self)
@@ -515,3 +518,6 @@ class VariableSpec(TensorSpec):
     def __repr__(self):
         return (f"VariableSpec(shape={self._shape}, dtype={self._dtype!r}, trainable=True, "
                 f"alias_id={self.alias_id})")
+
+
+default_name(("Read", False, None), Variable.read_value)  # TF's node name: Read/ReadVariableOp

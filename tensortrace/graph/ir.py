@@ -242,7 +242,7 @@ class Graph:
         out.static = arr
         return out
 
-    def placeholder(self, spec, name="Placeholder"):
+    def placeholder(self, spec, name=None):
         """A graph input of ``spec``'s shape and dtype."""
         op = self.add_op("Placeholder", (), {"dtype": spec.dtype, "shape": spec.shape},
                          (TensorSpec(spec.shape, spec.dtype),), name=name)
@@ -261,7 +261,7 @@ class Graph:
                 value = self.outer.capture(value)
         elif not isinstance(value, EagerTensor):
             raise TypeError(f"Cannot use {value!r} as a tensor input in graph {self.name}")
-        ph = self.placeholder(TensorSpec(value.shape, value.dtype), name or "Placeholder")
+        ph = self.placeholder(TensorSpec(value.shape, value.dtype), name)
         self.captures.append((value, ph))
         self._capture_index[key] = ph
         self._capture_index[id(ph)] = ph

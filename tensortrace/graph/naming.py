@@ -17,6 +17,7 @@ plain type names (``Identity_1``).
 import functools
 import json
 import os
+import re
 import sys
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,8 +66,20 @@ def scoped(stack, name):
     return f"{stack}/{name}" if stack else name
 
 
+# TF's rules for scope names: a root scope starts as an op name does
+_VALID_ROOT = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
 def scope_stack(stack, name, names):
     """TF's ``Graph.name_scope(name)``: the new stack and the scope text it yields."""
+    if name:
+        if stack and not _VALID_SCOPE.match(name):
+            raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match "
+                             f"the following pattern: {_VALID_SCOPE.pattern}")
+        if not stack and not _VALID_ROOT.match(name):
+            raise ValueError(f"'{name}' is not a valid root scope name. A root scope name has "
+                             f"to match the following pattern: {_VALID_ROOT.pattern}")
     if not name:
         return "", ""
     if name[-1] == "/":
@@ -98,7 +111,7 @@ def _signatures():
 class _Call:
     """One call of a public function or operator: the ops it made in one graph."""
 
-    __slots__ = ("frame", "scope", "bare", "const_name", "holder", "consts")
+    __slots__ = ("frame", "scope", "bare", "const_name", "holder", "made", "named")
 
     def __init__(self, frame, scope, bare, const_name):
         self.frame = frame  # held so that its id cannot be reused while the call is tracked
@@ -106,7 +119,8 @@ class _Call:
         self.bare = bare
         self.const_name = const_name
         self.holder = None  # the op holding the scope's own name
-        self.consts = []  # constants made for inputs, not yet named after one
+        self.made = []  # constants and captures made for inputs, not yet named after one
+        self.named = {}  # id(op) -> [(input it was made for, TF's argument name)]
 
 
 def _is_package(code):
@@ -175,33 +189,45 @@ def _new_call(graph, frame):
     return call
 
 
+_MADE = ("Const", "Placeholder")  # what TF's wrappers make from their arguments
+
+
 def _name_in_call(graph, call, op):
     names = graph._names
     if call.scope is None:
-        if op.type == "Const":  # TF's wrappers name the op before converting: wait for it
-            op.name = unique_name(names, scoped(graph._name_stack, "Const"))
-            call.consts.append(op)
+        if op.type in _MADE:  # TF's wrappers name the op before converting: wait for it
+            op.name = unique_name(names, scoped(graph._name_stack, op.type))
+            call.made.append(op)
             return
         call.scope = unique_name(names, scoped(graph._name_stack, op.type))
     scope = call.scope
-    if call.consts and op.inputs:
-        args = _tf_inputs(op.type) if call.const_name is None else None
+    if call.made and op.inputs:
+        args = _tf_inputs(op.type)
         for i, t in enumerate(op.inputs):
-            c = t.op
-            if c.type == "Const" and c in call.consts:
-                call.consts.remove(c)
-                arg = call.const_name or (args[i] if args and i < len(args) else "Const")
-                if c is call.holder:
+            made = t.op
+            if made.type in _MADE and made in call.made:
+                call.made.remove(made)
+                if made is call.holder:
                     call.holder = None
-                else:
-                    _release(names, c.name)
-                c.name = unique_name(names, f"{scope}/{arg}")
+                arg = call.const_name or (args[i] if args and i < len(args) else made.type)
+                call.named.setdefault(id(op), []).append((made, arg))
     if not call.bare:
         op.name = unique_name(names, f"{scope}/{op.type}")
     else:
-        if call.holder is not None:  # the earlier op goes under the scope, TF's inner op
-            call.holder.name = unique_name(names, f"{scope}/{call.holder.type}")
+        holder = call.holder
+        if holder is not None:  # the earlier op goes under the scope, TF's inner op
+            holder.name = unique_name(names, f"{scope}/{holder.type}")
+            _name_inputs(names, call, holder)
         op.name = scope
         call.holder = op
-    if op.type == "Const":
-        call.consts.append(op)
+    _name_inputs(names, call, op)
+    if op.type in _MADE:
+        call.made.append(op)
+
+
+def _name_inputs(names, call, op):
+    """Name the inputs made for ``op`` after it: ``add/y``, ``mul/ReadVariableOp/resource``."""
+    for made, arg in call.named.get(id(op), ()):
+        if made.name != call.scope:  # the scope's own name stays taken
+            _release(names, made.name)
+        made.name = unique_name(names, f"{op.name}/{arg}")
