@@ -24,7 +24,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _TF_OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_ops.json")
 
 _DEFAULTS = {}  # code object -> spec (see default_name)
-_NAMEABLE = {}  # code object -> whether its calls name ops (registered, or a ``name`` argument)
+_KINDS = {}  # code object -> _USER, _PACKAGE or _NAMEABLE_CODE (see _kind)
 
 
 def default_name(spec, *functions):
@@ -34,7 +34,7 @@ def default_name(spec, *functions):
     TF's argument names), or a function of the call's local variables returning such a tuple."""
     for f in functions:
         _DEFAULTS[f.__code__] = spec
-        _NAMEABLE.pop(f.__code__, None)
+        _KINDS.pop(f.__code__, None)
     return functions[0] if functions else None
 
 
@@ -123,42 +123,53 @@ class _Call:
         self.named = {}  # id(op) -> [(input it was made for, TF's argument name)]
 
 
-def _is_package(code):
-    fn = code.co_filename
-    return fn.startswith(_PACKAGE_DIR) or fn.startswith("<tensortrace")
+_USER, _PACKAGE, _NAMEABLE_CODE = 0, 1, 2
 
 
-def _nameable(code):
-    found = _NAMEABLE.get(code)
-    if found is None:
-        params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-        found = _NAMEABLE[code] = code in _DEFAULTS or "name" in params
-    return found
+def _kind(code):
+    """User code, package code, or package code whose calls name ops (a registered default or
+    a ``name`` argument); cached per code object."""
+    kind = _KINDS.get(code)
+    if kind is None:
+        fn = code.co_filename
+        if not (fn.startswith(_PACKAGE_DIR) or fn.startswith("<tensortrace")):
+            kind = _USER
+        else:
+            params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+            kind = _NAMEABLE_CODE if code in _DEFAULTS or "name" in params else _PACKAGE
+        _KINDS[code] = kind
+    return kind
 
 
 def name_op(graph, op, name):
     """Set the name of ``op``, just added to ``graph`` (``name`` when given, else from its
     call); returns the (file, line) of the user code that made it, or None."""
     owner = graph._owner_frames[-1] if graph._owner_frames else None
+    calls = graph._calls
+    top = calls[-1].frame if calls else None
     f = sys._getframe(2)
     api = user = candidate = None
     live = set()
-    calls = graph._calls
     while f is not None:
+        if f is top:
+            top = None  # the newest call is still running: no call has finished
         live.add(id(f))
         if user is None:
-            code = f.f_code
-            if not _is_package(code):
+            kind = _KINDS.get(f.f_code)
+            if kind is None:
+                kind = _kind(f.f_code)
+            if kind == _USER:
                 user, api = f, candidate
-                if not calls:
+                if top is None:
                     break
-            elif _nameable(code):  # the outermost one user code reached (through wrappers)
+            elif kind == _NAMEABLE_CODE:  # the outermost one user code reached (via wrappers)
                 candidate = f
         if f is owner:
             break
         f = f.f_back
-    while calls and id(calls[-1].frame) not in live:  # finished calls
-        calls.pop()
+    if top is not None:
+        while calls and id(calls[-1].frame) not in live:  # finished calls
+            calls.pop()
     source = None if user is None else (user.f_code.co_filename, user.f_lineno)
     call = None
     if name is None and api is not None:
