@@ -200,11 +200,13 @@ def _new_call(graph, frame):
     return call
 
 
-_MADE = ("Const", "Placeholder")  # what TF's wrappers make from their arguments
+_MADE = ("Const", "Placeholder", "Pack")  # what TF's wrappers make from their arguments
 
 
 def _name_in_call(graph, call, op):
     names = graph._names
+    if call.made and op.inputs:
+        _claim_inputs(call, op)
     if call.scope is None:
         if op.type in _MADE:  # TF's wrappers name the op before converting: wait for it
             op.name = unique_name(names, scoped(graph._name_stack, op.type))
@@ -212,16 +214,6 @@ def _name_in_call(graph, call, op):
             return
         call.scope = unique_name(names, scoped(graph._name_stack, op.type))
     scope = call.scope
-    if call.made and op.inputs:
-        args = _tf_inputs(op.type)
-        for i, t in enumerate(op.inputs):
-            made = t.op
-            if made.type in _MADE and made in call.made:
-                call.made.remove(made)
-                if made is call.holder:
-                    call.holder = None
-                arg = call.const_name or (args[i] if args and i < len(args) else made.type)
-                call.named.setdefault(id(op), []).append((made, arg))
     if not call.bare:
         op.name = unique_name(names, f"{scope}/{op.type}")
     else:
@@ -236,9 +228,28 @@ def _name_in_call(graph, call, op):
         call.made.append(op)
 
 
+def _claim_inputs(call, op):
+    """Note the inputs made for ``op`` (constants, captures, packed lists) with the names TF
+    gives them: its input argument's (``y``), an element's index in a packed list (``1``)."""
+    args = _tf_inputs(op.type)
+    for i, t in enumerate(op.inputs):
+        made = t.op
+        if made.type in _MADE and made in call.made:
+            call.made.remove(made)
+            if made is call.holder:
+                call.holder = None
+            if op.type == "Pack":
+                arg = str(i)
+            else:
+                arg = call.const_name or (args[i] if args and i < len(args) else made.type)
+            call.named.setdefault(id(op), []).append((made, arg))
+
+
 def _name_inputs(names, call, op):
-    """Name the inputs made for ``op`` after it: ``add/y``, ``mul/ReadVariableOp/resource``."""
+    """Name the inputs made for ``op`` after it: ``add/y``, ``mul/ReadVariableOp/resource``,
+    ``Reshape/shape/1``."""
     for made, arg in call.named.get(id(op), ()):
         if made.name != call.scope:  # the scope's own name stays taken
             _release(names, made.name)
         made.name = unique_name(names, f"{op.name}/{arg}")
+        _name_inputs(names, call, made)

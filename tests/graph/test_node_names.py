@@ -228,3 +228,19 @@ def test_eager_calls_ignore_names():
     assert tf.add(x, x, name="foo").numpy().tolist() == [2.0, 4.0]
     with tf.name_scope("s"):
         assert (x * 2.0).numpy().tolist() == [2.0, 4.0]
+
+
+def test_lists_packed_for_an_input_are_named_after_it():
+    @tf.function
+    def f(x, n):
+        return tf.reshape(x, [n, -1]), tf.fill([n, 2], 1.0)
+
+    graph = f.get_concrete_function(tf.TensorSpec([None]), tf.TensorSpec([], tf.int32)).graph
+    # TF 2.21's nodes for this function
+    assert [(n.name, n.op, list(n.input)) for n in graph.as_graph_def().node] == [
+        ("x", "Placeholder", []), ("n", "Placeholder", []),
+        ("Reshape/shape/1", "Const", []), ("Reshape/shape", "Pack", ["n", "Reshape/shape/1"]),
+        ("Reshape", "Reshape", ["x", "Reshape/shape"]),
+        ("Fill/dims/1", "Const", []), ("Fill/dims", "Pack", ["n", "Fill/dims/1"]),
+        ("Fill/value", "Const", []), ("Fill", "Fill", ["Fill/dims", "Fill/value"]),
+        ("Identity", "Identity", ["Reshape"]), ("Identity_1", "Identity", ["Fill"])]

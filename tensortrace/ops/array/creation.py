@@ -216,5 +216,7 @@ def meshgrid(*args, **kwargs):
     return [x * grid for x in outputs]
 
 
-default_name("zeros_like", zeros_like)  # TF's node name
-default_name("ones_like", ones_like)
+# TF's node names (its wrappers' scopes, not the op types)
+for _scope, _fn in (("zeros_like", zeros_like), ("ones_like", ones_like), ("zeros", zeros),
+                    ("ones", ones), ("eye", eye)):
+    default_name(_scope, _fn)
