@@ -191,6 +191,7 @@ class Graph:
         self._name_stack = ""  # the name scope ops are added under ("s/t")
         self._calls = []  # the API calls whose ops are being added (naming._Call)
         self._owner_frames = []  # the frames that made this graph the default one
+        self._loose = []  # captures made outside any API call, named after their reader
         self.inputs = []
         self.outputs = []
         self.structured_outputs = None
@@ -336,6 +337,9 @@ class Graph:
 
     def __str__(self):
         return format_graph(self)
+
+
+naming.not_named(Graph.add_op, Graph.constant, Graph.placeholder, Graph.capture)
 
 
 def subgraphs(attrs):

@@ -38,6 +38,13 @@ def default_name(spec, *functions):
     return functions[0] if functions else None
 
 
+def not_named(*functions):
+    """Calls of ``functions`` never name ops although they take a ``name`` (the graph's own
+    ``capture``, ``constant``: a variable read's capture belongs to the read)."""
+    for f in functions:
+        _KINDS[f.__code__] = _PACKAGE
+
+
 # --- TF's unique names ------------------------------------------------------------------------
 def unique_name(names, name):
     """``name``, or ``name_N`` when taken (TF's ``Graph.unique_name``: case-insensitive, and a
@@ -60,6 +67,9 @@ def _release(names, name):
     key = name.lower()
     if names.get(key) == 1:
         del names[key]
+        base, _, n = key.rpartition("_")
+        if base and n.isdigit() and names.get(base) == int(n) + 1:  # the newest of its base
+            names[base] -= 1
 
 
 def scoped(stack, name):
@@ -176,9 +186,25 @@ def name_op(graph, op, name):
         call = calls[-1] if calls and calls[-1].frame is api else _new_call(graph, api)
     if call is None:
         op.name = unique_name(graph._names, scoped(graph._name_stack, name or op.type))
+        if name is None and op.type == "Placeholder":  # a capture: named after its reader
+            graph._loose.append(op)
+        elif graph._loose:
+            _name_loose(graph, op)
     else:
         _name_in_call(graph, call, op)
     return source
+
+
+def _name_loose(graph, op):
+    """Captures made for ``op`` outside any call: ``ReadVariableOp/resource``."""
+    args = _tf_inputs(op.type)
+    for i, t in enumerate(op.inputs):
+        if t.op in graph._loose:
+            graph._loose.remove(t.op)
+            _release(graph._names, t.op.name)
+            arg = args[i] if args and i < len(args) else "Placeholder"
+            t.op.name = unique_name(graph._names, f"{op.name}/{arg}")
+    graph._loose.clear()  # what it did not read keeps its name
 
 
 def _new_call(graph, frame):
@@ -200,7 +226,8 @@ def _new_call(graph, frame):
     return call
 
 
-_MADE = ("Const", "Placeholder", "Pack")  # what TF's wrappers make from their arguments
+# what TF's wrappers make from their arguments: constants, captures, packed lists, variable reads
+_MADE = ("Const", "Placeholder", "Pack", "ReadVariableOp")
 
 
 def _name_in_call(graph, call, op):
@@ -229,8 +256,9 @@ def _name_in_call(graph, call, op):
 
 
 def _claim_inputs(call, op):
-    """Note the inputs made for ``op`` (constants, captures, packed lists) with the names TF
-    gives them: its input argument's (``y``), an element's index in a packed list (``1``)."""
+    """Note the inputs made for ``op`` (constants, captures, packed lists, reads) with the names
+    TF gives them: its input argument's (``y``), an element's index in a packed list (``1``), a
+    variable read's type (``mul/ReadVariableOp``)."""
     args = _tf_inputs(op.type)
     for i, t in enumerate(op.inputs):
         made = t.op
@@ -240,6 +268,8 @@ def _claim_inputs(call, op):
                 call.holder = None
             if op.type == "Pack":
                 arg = str(i)
+            elif made.type == "ReadVariableOp":  # a variable converted: TF's inner read
+                arg = made.type
             else:
                 arg = call.const_name or (args[i] if args and i < len(args) else made.type)
             call.named.setdefault(id(op), []).append((made, arg))
