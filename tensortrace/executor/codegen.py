@@ -56,8 +56,9 @@ class Generated:
 def _identifier(name, used):
     """A fresh local variable name for ``name`` (any text): ASCII, since Python normalizes
     non-ASCII identifiers (NFKC: ``\ufb01`` and ``fi`` would be one variable) and rejects some
-    (``a\u00b2``); never a global's shape (``_...``, ``np``), a keyword nor a builtin (TF's node
-    names ``pow``, ``abs``, ``sum`` would hide the generated code's builtins); unique in ``used``."""
+    (``a\u00b2``); never a global's shape (``_...``, ``np``), a keyword nor a builtin (node
+    names ``pow``, ``range``, ``len`` would hide the builtins generated code calls); unique in
+    ``used``."""
     ident = re.sub(r"\W", "_", name, flags=re.ASCII)
     if not ident or ident[0].isdigit() or ident.startswith("_") or keyword.iskeyword(ident) \
             or ident == "np" or hasattr(builtins, ident):

@@ -205,5 +205,6 @@ def _slice_helper(tensor, slice_spec):
                 _index_vector(strides, dtype), **masks)
 
 
-default_name(("strided_slice", True, "stack"), getitem)  # TF's _slice_helper packs begin/end/strides
+# TF's node names: _slice_helper's scope, its packed begin/end/strides named stack, stack_1 ...
+default_name(("strided_slice", True, "stack"), getitem)
 Tensor._override_operator("__getitem__", getitem)
