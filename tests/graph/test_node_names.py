@@ -5,6 +5,7 @@ The cases are traced on both sides from ``tests/fixtures/tf/make_node_names.py``
 TF gave are in ``tests/fixtures/tf/node_names/names.json``.
 """
 
+import importlib.util
 import json
 import os
 
@@ -14,9 +15,13 @@ import pytest
 import tensortrace as tf
 from tensortrace.graph import naming
 from tensortrace.saving.save import save_json
-from tests.fixtures.tf.make_node_names import cases, node_list
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location(
+    "make_node_names", os.path.join(_HERE, "..", "fixtures", "tf", "make_node_names.py"))
+_make = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_make)
+cases, node_list = _make.cases, _make.node_list
 
 
 def _data_nodes(nodes):
