@@ -129,16 +129,17 @@ class name_scope:
 
     def __enter__(self):
         name, graph = self._name, state.graph
+        inner = scope = None
+        if graph is not None:  # first: a name the graph refuses changes nothing
+            inner = graph.name_scope(name)
+            scope = inner.__enter__()
         saved = list(name_scopes)
         if not name or name[-1] == "/":  # the top level, or a scope given in full
             name_scopes[:] = [name[:-1]] if name else []
         else:
             name_scopes.append(name)
-        scope = "/".join(name_scopes) + "/" if name_scopes else ""
-        inner = None
-        if graph is not None:
-            inner = graph.name_scope(name)
-            scope = inner.__enter__()
+        if scope is None:
+            scope = "/".join(name_scopes) + "/" if name_scopes else ""
         self._exits.append((saved, inner))
         return scope
 

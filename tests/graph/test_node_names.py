@@ -169,6 +169,8 @@ def test_name_scope_refuses_what_tf_refuses():
         f"pattern: {root}",
         r"'a b' is not a valid scope name. A scope name has to match the following pattern: "
         r"^[A-Za-z0-9_.\\/>-]*$"]
+    # a refused scope leaves no scope behind, eagerly or in the graph
+    assert tf.get_current_name_scope() == "" and tf.Variable(1.0, name="v").name == "v:0"
 
 
 def test_named_graphs_still_run_compiled_and_interpreted():
