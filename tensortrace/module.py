@@ -7,25 +7,37 @@
     Dense().trainable_variables   # (<tf.Variable 'Variable:0' ...>,)
 """
 
-import contextlib
 import re
 
 from . import variables as _variables
 from ._export import tf_export
+from .context import state
 
 
 class _NameScope:
-    """``module.name_scope``: variables created inside get the module's name as a prefix."""
+    """``module.name_scope``: variables created inside get the module's name as a prefix; ops
+    traced inside are named ``name/...`` (TF's absolute scope ``name/``)."""
 
     def __init__(self, name):
         self.name = name + "/"
+        self._graph_scopes = []
 
     def __enter__(self):
         _variables._name_scopes.append(self.name[:-1])
+        graph = state.graph
+        if graph is not None:
+            scope = graph.name_scope(self.name)
+            scope.__enter__()
+            self._graph_scopes.append(scope)
+        else:
+            self._graph_scopes.append(None)
         return self.name
 
     def __exit__(self, *exc):
         _variables._name_scopes.pop()
+        scope = self._graph_scopes.pop()
+        if scope is not None:
+            scope.__exit__(*exc)
 
 
 #: Called as ``hook(module, name, value)`` after an attribute is set, while one is installed:
@@ -153,16 +165,3 @@ def _leaves(value):
             yield from _leaves(v)
     else:
         yield value
-
-
-@contextlib.contextmanager
-def name_scope(name):
-    """``tf.name_scope``: prefixes names of variables created inside."""
-    _variables._name_scopes.append(name.rstrip("/"))
-    try:
-        yield name.rstrip("/") + "/"
-    finally:
-        _variables._name_scopes.pop()
-
-
-tf_export("name_scope")(name_scope)

@@ -22,6 +22,8 @@ from .config import _runtime_started
 from .context import bind, state
 from .convert import convert_to_tensor, to_array
 from .graph.ir import SymbolicTensor
+from .graph.naming import default_name
+from .ops import core as _core
 from .ops import state as state_ops
 from .ops.array.broadcasting import broadcast_to
 from .ops.array.ranges import range as tf_range
@@ -47,7 +49,7 @@ _INIT_ONCE = get_op("InitializeVariableOnce")
 _EQUAL = get_op("Equal")
 _NOT_EQUAL = get_op("NotEqual")
 
-_name_scopes = []  # tf.Module name scopes prefix variable names
+_name_scopes = _core.name_scopes  # tf.name_scope and tf.Module scopes prefix variable names
 
 
 class ResourceHandle(EagerTensor):
@@ -231,7 +233,9 @@ class Variable(metaclass=_VariableMetaclass):
             return EagerTensor._wrap(state_ops._value_of(self))
         return bind(_READ, self._handle, dtype=self._dtype, shape=self._shape)
 
-    read_value = value
+    def read_value(self):
+        """``value()``; in a graph its read is TF's ``Read/ReadVariableOp``."""
+        return self.value()
 
     def numpy(self):
         v = state_ops._value_of(self)
@@ -533,3 +537,6 @@ class VariableSpec(TensorSpec):
     def __repr__(self):
         return (f"VariableSpec(shape={self._shape}, dtype={self._dtype!r}, trainable=True, "
                 f"alias_id={self.alias_id})")
+
+
+default_name(("Read", False, None), Variable.read_value)  # TF's node name: Read/ReadVariableOp

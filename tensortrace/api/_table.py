@@ -14,7 +14,7 @@ EXPORTS = {
         'data.optional': 'OptionalSpec',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),
-        'module': 'Module name_scope',
+        'module': 'Module',
         'ops.array.broadcasting': 'broadcast_dynamic_shape broadcast_static_shape broadcast_to',
         'ops.array.creation': 'eye fill meshgrid ones ones_like zeros zeros_like',
         'ops.array.joining': 'concat split stack unstack',
@@ -27,7 +27,8 @@ EXPORTS = {
         'ops.control_flow.conditionals': 'case cond switch_case',
         'ops.control_flow.loops': 'while_loop',
         'ops.control_flow.records': 'Assert',
-        'ops.core': 'control_dependencies group init_scope no_op',
+        'ops.core': ('control_dependencies get_current_name_scope group init_scope name_scope '
+                     'no_op'),
         'ops.debugging': 'assert_equal assert_greater assert_less assert_rank',
         'ops.functional': 'foldl foldr map_fn scan vectorized_map',
         'ops.indexing.contraction': 'einsum',

@@ -31,6 +31,7 @@ thread writing a block's fresh values into its own scratch buffers (``parallel.r
         _blocks(run_block, 1048576, 32768, _s12_scratch)
 """
 
+import builtins
 import functools
 import keyword
 import re
@@ -55,10 +56,12 @@ class Generated:
 def _identifier(name, used):
     """A fresh local variable name for ``name`` (any text): ASCII, since Python normalizes
     non-ASCII identifiers (NFKC: ``\ufb01`` and ``fi`` would be one variable) and rejects some
-    (``a\u00b2``); never a global's shape (``_...``, ``np``) nor a keyword; unique in ``used``."""
+    (``a\u00b2``); never a global's shape (``_...``, ``np``), a keyword nor a builtin (node
+    names ``pow``, ``range``, ``len`` would hide the builtins generated code calls); unique in
+    ``used``."""
     ident = re.sub(r"\W", "_", name, flags=re.ASCII)
     if not ident or ident[0].isdigit() or ident.startswith("_") or keyword.iskeyword(ident) \
-            or ident == "np":
+            or ident == "np" or hasattr(builtins, ident):
         ident = "v_" + ident
     base, n = ident, 1
     while ident in used:

@@ -23,9 +23,11 @@ from ..errors import OperatorNotAllowedInGraphError
 from ..registry import get as get_op
 from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
+from . import naming
 from .printer import format_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 STATIC_LIMIT = 64  # fold values at trace time only for small tensors (shape arithmetic)
 
 
@@ -189,7 +191,11 @@ class Graph:
         self.name = name
         self.outer = outer  # the graph a sub-graph or nested trace captures from
         self._ops = []
-        self._names = {}
+        self._names = {}  # lower-cased name -> times taken (naming.unique_name)
+        self._name_stack = ""  # the name scope ops are added under ("s/t")
+        self._calls = []  # the API calls whose ops are being added (naming._Call)
+        self._owner_frames = []  # the frames that made this graph the default one
+        self._loose = []  # captures made outside any API call, named after their reader
         self.inputs = []
         self.outputs = []
         self.structured_outputs = None
@@ -200,22 +206,19 @@ class Graph:
         self.control_dependencies_stack = []
 
     # --- building ------------------------------------------------------------------------
-    def unique_name(self, name):
-        n = self._names.get(name)
-        if n is None:
-            self._names[name] = 1
-            return name
-        while f"{name}_{n}" in self._names:
-            n += 1
-        self._names[name] = n + 1
-        unique = f"{name}_{n}"
-        self._names[unique] = 1
-        return unique
+    def unique_name(self, name, mark_as_used=True):
+        """TF's unique name for ``name`` under the current name scope."""
+        name = naming.scoped(self._name_stack, name)
+        if not mark_as_used:
+            return naming.unique_name(dict(self._names), name)
+        return naming.unique_name(self._names, name)
 
     def add_op(self, type, inputs, attrs, specs, name=None):
-        """Append an operation whose outputs have ``specs``; returns it."""
-        op = Operation(self, self.unique_name(name or type), type, inputs, attrs, specs,
-                       _user_source())
+        """Append an operation whose outputs have ``specs``; returns it. Without ``name`` it is
+        named as TF names it (``graph/naming.py``)."""
+        op = Operation(self, None, type, inputs, attrs, specs)
+        naming.name_op(self, op, name)
+        op.source = _user_source()  # the user's line and its definition stack
         if self.control_dependencies_stack:
             op.control_inputs = tuple(self.control_dependencies_stack[-1])
         self._ops.append(op)
@@ -236,7 +239,7 @@ class Graph:
             return op.outputs[0]
         return op.outputs if op.outputs else op  # an op with no outputs is returned, as in TF
 
-    def constant(self, value, name="Const"):
+    def constant(self, value, name=None):
         """A ``Const`` op holding ``value`` (a NumPy array or scalar)."""
         arr = np.asarray(value)
         op = self.add_op("Const", (), {"value": value, "dtype": from_numpy(arr.dtype)},
@@ -245,7 +248,7 @@ class Graph:
         out.static = arr
         return out
 
-    def placeholder(self, spec, name="Placeholder"):
+    def placeholder(self, spec, name=None):
         """A graph input of ``spec``'s shape and dtype."""
         op = self.add_op("Placeholder", (), {"dtype": spec.dtype, "shape": spec.shape},
                          (TensorSpec(spec.shape, spec.dtype),), name=name)
@@ -264,7 +267,7 @@ class Graph:
                 value = self.outer.capture(value)
         elif not isinstance(value, EagerTensor):
             raise TypeError(f"Cannot use {value!r} as a tensor input in graph {self.name}")
-        ph = self.placeholder(TensorSpec(value.shape, value.dtype), name or "Placeholder")
+        ph = self.placeholder(TensorSpec(value.shape, value.dtype), name)
         self.captures.append((value, ph))
         self._capture_index[key] = ph
         self._capture_index[id(ph)] = ph
@@ -303,10 +306,28 @@ class Graph:
         st = _context.state
         saved = st.graph
         st.graph = self
+        self._owner_frames.append(sys._getframe(2))  # ops its body adds come from calls below
         try:
             yield self
         finally:
             st.graph = saved
+            self._owner_frames.pop()
+            if not self._owner_frames:
+                self._calls.clear()  # they hold frames
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """TF's ``Graph.name_scope``: ops added inside are named ``name/...`` (a unique scope;
+        ``"s/"`` re-enters a scope as given, ``""`` or None the top level)."""
+        saved = self._name_stack
+        self._name_stack, scope = naming.scope_stack(saved, name, self._names)
+        try:
+            yield scope
+        finally:
+            self._name_stack = saved
+
+    def get_name_scope(self):
+        return self._name_stack
 
     @contextlib.contextmanager
     def control_dependencies(self, ops):
@@ -321,6 +342,9 @@ class Graph:
 
     def __str__(self):
         return format_graph(self)
+
+
+naming.not_named(Graph.add_op, Graph.constant, Graph.placeholder, Graph.capture)
 
 
 def subgraphs(attrs):

@@ -1,6 +1,6 @@
 """What every graph has: the ``Const`` and ``Placeholder`` ops (their values come from the graph,
-not from inputs), ``NoOp``, and the scopes that order ops or lift them out of a trace
-(``tf.control_dependencies``, ``tf.group``, ``tf.init_scope``)."""
+not from inputs), ``NoOp``, the scopes that order ops or lift them out of a trace
+(``tf.control_dependencies``, ``tf.group``, ``tf.init_scope``) and ``tf.name_scope``."""
 
 import contextlib
 
@@ -103,3 +103,56 @@ def init_scope():
         yield
     finally:
         state.graph, state.tapes = saved_graph, saved_tapes
+
+
+# --- name scopes ----------------------------------------------------------------------------
+name_scopes = []  # the eager name scopes (tf.name_scope, tf.Module): variable names' prefix
+
+
+@tf_export("name_scope")
+class name_scope:
+    """``tf.name_scope(name)``: while tracing, ops made inside are named ``name/...`` (a unique
+    scope: ``name_1/`` the second time; ``"s/"`` re-enters ``s/`` as given; ``""`` the top level);
+    eagerly (and for variables) it prefixes variable names. Yields the scope, ``"name/"``."""
+
+    __slots__ = ("_name", "_exits")
+
+    def __init__(self, name):
+        if not isinstance(name, str):
+            raise ValueError("name for name_scope must be a string.")
+        self._name = name
+        self._exits = []
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        name, graph = self._name, state.graph
+        inner = scope = None
+        if graph is not None:  # first: a name the graph refuses changes nothing
+            inner = graph.name_scope(name)
+            scope = inner.__enter__()
+        saved = list(name_scopes)
+        if not name or name[-1] == "/":  # the top level, or a scope given in full
+            name_scopes[:] = [name[:-1]] if name else []
+        else:
+            name_scopes.append(name)
+        if scope is None:
+            scope = "/".join(name_scopes) + "/" if name_scopes else ""
+        self._exits.append((saved, inner))
+        return scope
+
+    def __exit__(self, *exc):
+        saved, inner = self._exits.pop()
+        name_scopes[:] = saved
+        if inner is not None:
+            inner.__exit__(*exc)
+        return False
+
+
+@tf_export("get_current_name_scope")
+def get_current_name_scope():
+    """The current name scope (``"s/t"``): the graph's while tracing, else the eager one."""
+    graph = state.graph
+    return "/".join(name_scopes) if graph is None else graph.get_name_scope()

@@ -10,6 +10,7 @@ from ..composite import CompositeTensor, fallback_call
 from ..context import state
 from ..convert import convert_to_tensor
 from ..graph.ir import Graph
+from ..graph.naming import default_name
 from ..shapes import TensorShape
 from ..tensor import TensorSpec
 from ._args import check_nesting
@@ -248,3 +249,8 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     columns = [unstack(t) if int(t.shape[0]) == n else [t[0]] * n for t in flat]
     outs = [fn(nest.pack_sequence_as(elems, list(row))) for row in zip(*columns)]
     return nest.map_structure(lambda *xs: stack([convert_to_tensor(x) for x in xs]), *outs)
+
+
+# TF's node names: its functional ops' ops all go under their scope (map/while ...)
+for _scope, _fn in (("map", map_fn), ("scan", scan), ("foldl", foldl), ("foldr", foldr)):
+    default_name((_scope, False, None), _fn)

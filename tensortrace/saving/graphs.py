@@ -195,9 +195,10 @@ class GraphReader:
             # a graph op owns a random stream: a fresh one, as a freshly loaded TF kernel starts
             attrs["_stream"] = next(_STREAM_IDS)
         specs = [_decode_spec(s, context) for s in expect(doc.get("outputs"), list, context)]
-        op = graph.add_op(op_type, inputs, attrs, specs, name=op_name)
-        if op.name != op_name:
+        if op_name in ops:
             raise FormatError(f"{where}: two ops are named {op_name!r}")
+        op = graph.add_op(op_type, inputs, attrs, specs, name=op_name)
+        op.name = op_name  # as saved (names unique before TF's case-insensitive rule load too)
         op.multi = expect(doc.get("multi", len(specs) != 1), bool, f"{context}: multi")
         op.source = _source(doc.get("source"), context)
         op.control_inputs = tuple(_lookup(ops, n, f"{context}: control input")

@@ -102,6 +102,14 @@ class ConcreteFunction:
         return _FunctionType(self)
 
     @property
+    def inference_fn(self):
+        """TF's AtomicFunction of this trace: the graph called with its flat tensors."""
+        atomic = self.__dict__.get("_atomic")
+        if atomic is None:
+            atomic = self.__dict__["_atomic"] = AtomicFunction(self)
+        return atomic
+
+    @property
     def optimized_graph(self):
         """The graph after constant folding, CSE and pruning: what actually runs."""
         return self._executable().graph
@@ -388,6 +396,42 @@ def _describe_output(structure):
     return signature.describe(structure)
 
 
+class AtomicFunction:
+    """TF's ``AtomicFunction`` (``ConcreteFunction.inference_fn``): the traced graph alone, called
+    with its inputs' tensors; a graph with captures is called with them, ``call_with_captures``."""
+
+    def __init__(self, cf):
+        self._cf = cf
+        self.name = cf.name.encode()
+        self.graph = cf.graph
+
+    @property
+    def function_type(self):
+        return self._cf.function_type
+
+    def __call__(self, *args, **kwargs):
+        if self.graph.captures:
+            raise ValueError("The FunctionType defines captured inputs. Use call_with_captures "
+                             "instead.")
+        return self._cf(*args, **kwargs)
+
+    def call_with_captures(self, args, kwargs, captures):
+        """Call with ``captures`` fed for the graph's captured inputs, in their order."""
+        if len(captures) != len(self.graph.captures):
+            raise ValueError(f"Expected {len(self.graph.captures)} captured inputs, got "
+                             f"{len(captures)}.")
+        flat = []
+        for v in (*args, *kwargs.values()):
+            signature.flat_inputs(v, flat)
+        values = [_eager_input(x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x))
+                  for x in list(flat) + list(captures)]
+        outs = self._cf._executable()(*[x._value for x in values])
+        return self._cf._pack([_wrap(v) for v in outs])
+
+    def __repr__(self):
+        return f"<AtomicFunction {self.name.decode()}>"
+
+
 class _FunctionType(protocols.FunctionType):
     """TF's FunctionType: the Python signature with each parameter annotated by its trace type;
     prints as ``(a: TensorSpec(...)) -> TensorSpec(...)``."""
@@ -407,3 +451,4 @@ class _FunctionType(protocols.FunctionType):
 
 
 protocols.ConcreteFunction.register(ConcreteFunction)
+protocols.AtomicFunction.register(AtomicFunction)

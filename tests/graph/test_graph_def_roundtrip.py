@@ -321,7 +321,7 @@ def test_without_the_extra_as_graph_def_is_the_light_view(monkeypatch):
 
     nodes = f.get_concrete_function(tf.TensorSpec([2])).graph.as_graph_def().node
     assert [n.op for n in nodes] == ["Placeholder", "Const", "Mul", "Sum", "Identity"]
-    assert nodes[2].input == ["x", "Const"] and nodes[2].name == "Mul"
+    assert nodes[2].input == ["x", "mul/y"] and nodes[2].name == "mul"  # TF's names
 
 
 def test_the_formats_load_only_on_first_use():

@@ -153,7 +153,7 @@ def test_verifier_checks_sub_graphs_and_names():
     branch = branch_op.attrs["then_branch"]
     mul = next(op for op in branch.get_operations() if op.type == "Mul")
     mul.outputs[0]._shape = tf.TensorShape([3])
-    with pytest.raises(GraphVerificationError, match="output 'Mul:0' of Mul has shape"):
+    with pytest.raises(GraphVerificationError, match="output 'mul:0' of Mul has shape"):
         verify(graph)
     graph = _traced()
     ops = graph.get_operations()

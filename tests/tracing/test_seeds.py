@@ -269,5 +269,5 @@ def test_graph_def_counts_nodes():
     g = f.get_concrete_function(tf.TensorSpec([], tf.float32)).graph
     nodes = g.as_graph_def().node
     assert [n.op for n in nodes] == ["Placeholder", "Const", "Mul", "Const", "AddV2", "Identity"]
-    assert nodes[2].input == ["x", "Const"]
+    assert nodes[2].input == ["x", "mul/y"]
     assert "Mul" in str(g)

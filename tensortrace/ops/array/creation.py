@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...graph.naming import default_name
 from ...composite import CompositeTensor, fallback, fallback_call
 from ...context import bind, executing_eagerly
 from ...convert import convert_to_tensor
@@ -213,3 +214,9 @@ def meshgrid(*args, **kwargs):
         sizes[0], sizes[1] = sizes[1], sizes[0]
     grid = ones(sizes, dtype)
     return [x * grid for x in outputs]
+
+
+# TF's node names (its wrappers' scopes, not the op types)
+for _scope, _fn in (("zeros_like", zeros_like), ("ones_like", ones_like), ("zeros", zeros),
+                    ("ones", ones), ("eye", eye)):
+    default_name(_scope, _fn)

@@ -11,6 +11,7 @@ import numpy as np
 from ... import dtypes as D
 from ... import nest
 from ..._export import tf_export
+from ...graph.naming import default_name
 from ...context import bind, state
 from ...convert import convert_to_tensor
 from ...tensor import EagerTensor, Tensor
@@ -245,3 +246,6 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     if exclusive:
         _at_most_n_true(predicates, 1, "Input error: exclusive=True")
     return fn()
+
+
+default_name("cond", cond)  # TF's node name

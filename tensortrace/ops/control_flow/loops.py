@@ -9,6 +9,7 @@ from ... import dtypes as D
 from ... import nest
 from ..._export import tf_export
 from ...composite import CompositeTensor, TypeSpec
+from ...graph.naming import default_name
 from ...context import bind, state
 from ...convert import convert_to_tensor
 from ...shapes import TensorShape, shape_attr
@@ -194,3 +195,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         return _eager_while(cond, body, loop_vars, maximum_iterations)
     return _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations,
                         maximum_iterations)
+
+
+default_name("while", while_loop)  # TF's node name

@@ -11,6 +11,7 @@ from ... import errors
 from ...messages import kernel_error_text
 from ...context import bind, state
 from ...convert import constant
+from ...graph.naming import default_name
 from ...shapes import TensorShape
 from ...tensor import EagerTensor, Tensor, static_value
 from ..array.joining import stack
@@ -205,4 +206,6 @@ def _slice_helper(tensor, slice_spec):
                 _index_vector(strides, dtype), **masks)
 
 
+# TF's node names: _slice_helper's scope, its packed begin/end/strides named stack, stack_1 ...
+default_name(("strided_slice", True, "stack"), getitem)
 Tensor._override_operator("__getitem__", getitem)

@@ -4,6 +4,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...graph.naming import default_name
 from ...context import bind
 from ...convert import convert_to_tensor, operand
 from ...errors import invalid_argument
@@ -174,8 +175,11 @@ def _plain_transpose(x):
     return x, True
 
 
-Tensor._override_operator("__matmul__", lambda self, other: matmul(self, operand(other, self)))
-Tensor._override_operator("__rmatmul__", lambda self, other: matmul(operand(other, self), self))
+_matmul_operator = default_name("matmul", lambda self, other: matmul(self, operand(other, self)))
+_rmatmul_operator = default_name("matmul", lambda self, other: matmul(operand(other, self), self))
+default_name("MatMul", matmul)  # TF's node name whichever op it makes
+Tensor._override_operator("__matmul__", _matmul_operator)
+Tensor._override_operator("__rmatmul__", _rmatmul_operator)
 
 
 # --- tensordot -----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ function, plus the dtype lists several of math's modules share.
 from ..._export import export_function
 from ...composite import fallback
 from ...context import bind
+from ...graph.naming import default_name
 from .._base import binary, dtypes_named, unary
 from .operands import as_tensor, same_dtype_operands
 
@@ -46,4 +47,10 @@ def binary_op(name, kernel, allowed, *names, doc="", **family):
             return fallback(fn, (x, y), {"name": name}, elementwise=True)
         return bind(opdef, x, y)
 
+    default_name(_binary_scope, fn)
     return opdef, export_function(fn, *names, doc=doc)
+
+
+def _binary_scope(local):
+    """TF's node name of a binary function's call where it is not the op type."""
+    return "floordiv" if local["opdef"].name == "FloorDiv" else None

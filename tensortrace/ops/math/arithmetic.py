@@ -13,6 +13,7 @@ from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
+from ...graph.naming import default_name
 from ...numerics import quiet, quiet2
 from ...tensor import Tensor
 from .._base import COMPLEX, FLOAT, FLOAT_COMPLEX, REAL, binary, dtypes_named, object_result, unary
@@ -350,3 +351,7 @@ FLOOR, floor = unary_op("Floor", np.floor, FLOATING, "math.floor", "floor",
 CEIL, ceil = unary_op("Ceil", np.ceil, FLOATING, "math.ceil", expr="np.ceil({0})")
 RINT, rint = unary_op("Rint", np.rint, FLOATING, "math.rint", kernels=F32_F64,
                       expr="np.rint({0})", doc="Round half to even.")
+
+
+default_name("Add", add)  # TF's node names: math_ops' scopes, not the op types
+default_name("truediv", truediv, divide)

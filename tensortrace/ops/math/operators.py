@@ -5,6 +5,7 @@ other value's reflected operator)."""
 from ... import dtypes as D
 from ... import errors
 from ...context import bind
+from ...graph.naming import default_name
 from ...convert import convert_to_tensor
 from ...tensor import Tensor
 from .arithmetic import ADD, ADD_STRING, FLOOR_DIV, FLOOR_MOD, MUL, NEG, POW, SUB, abs, true_divide
@@ -169,4 +170,18 @@ def _install_operators():
     # No __pos__: TF 2.21 tensors do not support unary plus (TypeError).
 
 
+# TF's node names for the operators (math_ops' operator scopes: ``x - y`` is ``sub``; comparisons
+# and unary operators keep their op type); ``&``, ``|``, ``^`` on integers put the bitwise op
+# under the scope (``and/BitwiseAnd``)
+_SCOPES = {"Sub": "sub", "FloorDiv": "floordiv", "FloorMod": "mod", "Pow": "pow",
+           "BitwiseAnd": "and", "BitwiseOr": "or", "BitwiseXor": "xor"}
+default_name("add", _add_operator, _radd_operator)
+default_name("mul", _mul_operator, _rmul_operator)
+default_name("truediv", _truediv_operator, _rtruediv_operator)
+default_name(lambda loc: loc["opdef"].name, _comparison(LESS))  # op types: Greater/y
+default_name("Equal", _tensor_equals)
+default_name("NotEqual", _tensor_not_equals)
+default_name(lambda loc: _SCOPES[loc["opdef"].name], *_simple_operator(SUB, "sub"))
+default_name(lambda loc: (_SCOPES[loc["bitwise"].name], loc["self"].dtype is D.bool, None),
+             *_logic_operator(None, BITWISE_AND, "and"))
 _install_operators()
