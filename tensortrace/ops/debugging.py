@@ -13,6 +13,7 @@ from .._export import tf_export
 from ..context import bind, state
 from ..messages import kernel_error_text
 from ..convert import convert_to_tensor
+from ..graph.naming import default_name
 from ..registry import DtypeCheck, define_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec, static_value
@@ -150,6 +151,11 @@ def _binary_assert(sym, opname, op_func, static_func, x, y, data, summarize, mes
     return _assert(condition, data, summarize)
 
 
+def _assert_scope(local):
+    """TF's asserts run in a scope of their name, their Assert op under it (node names)."""
+    return (local["opname"], False, None)
+
+
 def _binary(sym, opname, op_func, static_func, top_level=False):
     """``tf.debugging.{opname}`` (also ``tf.{opname}`` when ``top_level``): ``x {sym} y``."""
 
@@ -160,6 +166,7 @@ def _binary(sym, opname, op_func, static_func, top_level=False):
             return None if state.graph is None else no_op()
         return _binary_assert(sym, opname, op_func, static_func, x, y, None, summarize, message)
 
+    default_name(_assert_scope, assert_fn)
     assert_fn.__name__ = opname
     assert_fn.__doc__ = (f"Assert ``x {sym} y`` element-wise (broadcasting); empty tensors "
                          "pass.\n\nRaises InvalidArgumentError eagerly (or while tracing when "
@@ -196,6 +203,7 @@ def _unary(opname, sym, compare, zero_first):
         sym2 = "<" if op_func is less else "<="
         return _binary_assert(sym2, opname, op_func, static_func, a, b, data, summarize, None)
 
+    default_name(_assert_scope, assert_fn)
     assert_fn.__name__ = opname
     assert_fn.__doc__ = f"Assert ``x {sym}`` element-wise; empty tensors pass."
     return tf_export(f"debugging.{opname}")(assert_fn)
