@@ -14,6 +14,7 @@ from ..ops.array.passthrough import identity
 from ..ops.array.shapes import shape as _shape
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
+from ..ops.sparse.indexed_slices import IndexedSlices
 
 DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
@@ -282,9 +283,10 @@ class ReplicaContext:
             _mode.scopes.pop()
 
     def all_reduce(self, reduce_op, value, options=None):
-        """``value`` (a structure of tensors) combined over the replicas: one replica's own."""
+        """``value`` (a structure of tensors) combined over the replicas: one replica's own
+        (IndexedSlices come back as they are, as TF's default strategy returns them)."""
         _reduce_op(reduce_op)
-        return nest.map_structure(identity, value)
+        return nest.map_structure(_own_value, value)
 
     def all_gather(self, value, axis, options=None):
         return nest.map_structure(identity, value)
@@ -367,3 +369,7 @@ def maybe_merge_call(fn, strategy, *args, **kwargs):
     if strategy_supports_no_merge_call():
         return fn(strategy, *args, **kwargs)
     return get_replica_context().merge_call(fn, args=args, kwargs=kwargs)
+
+
+def _own_value(value):
+    return value if isinstance(value, IndexedSlices) else identity(value)
