@@ -32,6 +32,8 @@ from ._util import cast, concat, gather, reshape, stack, subtract, tensor, tf_ra
 class RaggedTensor(CompositeTensor):
     """A tensor with one or more ragged dimensions (TF's ``tf.RaggedTensor``)."""
 
+    _native_tensor = True  # TF's internal.NativeObject: tf.is_tensor is True for it
+
     __slots__ = ("_values", "_row_splits", "_uniform_row_length", "_nrows_hint")
 
     def __init__(self, values, row_splits, uniform_row_length=None, internal=False):

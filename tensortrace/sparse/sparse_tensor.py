@@ -32,6 +32,8 @@ class SparseTensor(CompositeTensor):
                                     dense_shape=[3, 10])
     """
 
+    _native_tensor = True  # TF's internal.NativeObject: tf.is_tensor is True for it
+
     def __init__(self, indices, values, dense_shape):
         indices = _int64(indices, "indices")
         values = convert_to_tensor(values)

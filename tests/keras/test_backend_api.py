@@ -89,6 +89,12 @@ def test_internal_types_and_tracking():
         pass
 
     assert tf.is_tensor(TensorLike()) and not tf.is_tensor(np.ones(2))
+    # TF 2.21: its native composites are tensors to is_tensor, Optional and specs are not
+    assert [tf.is_tensor(v) for v in (
+        tf.sparse.from_dense([[1, 0]]), tf.ragged.constant([[1], [2, 3]]),
+        tf.IndexedSlices(tf.ones([1]), tf.constant([0])), tf.experimental.Optional.from_value(1),
+        tf.TensorSpec([1]))] == [True, True, True, False, False]
+    assert tf.get_static_value(tf.sparse.from_dense([[1, 0]])) is None
 
 
 def test_smart_cond_and_func_graph():

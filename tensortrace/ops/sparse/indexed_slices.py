@@ -23,6 +23,8 @@ class IndexedSlices(CompositeTensor):
     ``dense[indices[i], ...] = values[i, ...]`` (repeated indices add up when densified).
     """
 
+    _native_tensor = True  # TF's internal.NativeObject: tf.is_tensor is True for it
+
     def __init__(self, values, indices, dense_shape=None):
         self._values, self._indices, self._dense_shape = values, indices, dense_shape
 

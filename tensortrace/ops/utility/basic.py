@@ -37,10 +37,11 @@ def is_variable(x):
 
 @tf_export("is_tensor")
 def is_tensor(x):
-    """True for tensors (eager or symbolic) and variables; False for NumPy arrays and Python
-    values. Other classes say so with TF's ``is_tensor_like`` (those deriving from
-    ``tf.__internal__.types.Tensor``)."""
-    return isinstance(x, Tensor) or is_variable(x) or getattr(x, "is_tensor_like", False)
+    """True for tensors (eager or symbolic), variables and TF's native composites (SparseTensor,
+    RaggedTensor, IndexedSlices); False for NumPy arrays and Python values. Other classes say
+    so with TF's ``is_tensor_like`` (those deriving from ``tf.__internal__.types.Tensor``)."""
+    return isinstance(x, Tensor) or is_variable(x) or getattr(x, "is_tensor_like", False) or \
+        getattr(x, "_native_tensor", False)
 
 
 @tf_export("get_static_value")
@@ -54,7 +55,7 @@ def get_static_value(tensor, partial=False):
         return tensor.numpy()
     if not is_tensor(tensor):
         return tensor
-    if is_variable(tensor):
+    if is_variable(tensor) or not isinstance(tensor, Tensor):  # a composite: none (as TF)
         return None
     return static_value(tensor)
 
