@@ -436,3 +436,17 @@ def test_l2_normalize_edges():
     with pytest.raises(TypeError, match="Cannot convert 1e-12 to EagerTensor of dtype int32"):
         tf.math.l2_normalize(tf.constant([3, 4]))
     assert tf.nn.l2_normalize is tf.math.l2_normalize
+
+
+def test_matmul_of_8_bit_integers_to_int32_output_type():
+    # TF 2.21 (BatchMatMulV3, its CPU kernels: int8/uint8 inputs, int32 out): no wrap at 8 bits
+    a = tf.constant([[100, -100], [3, 4]], tf.int8)
+    out = tf.matmul(a, a, output_type=tf.int32)
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [[9700, -10400], [312, -284]]
+    u = tf.cast(a, tf.uint8)
+    assert tf.matmul(u, u, output_type=tf.int32).numpy().tolist() == [[10468, 16224], [312, 484]]
+    assert tf.matmul(a[None], a[None], output_type=tf.int32).numpy().tolist() == \
+        [[[9700, -10400], [312, -284]]]
+    traced = tf.function(lambda x: tf.matmul(x, x, transpose_b=True, output_type=tf.int32))
+    np.testing.assert_array_equal(traced(a).numpy(),
+                                  a.numpy().astype(np.int32) @ a.numpy().astype(np.int32).T)

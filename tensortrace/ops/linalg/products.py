@@ -13,6 +13,7 @@ from ...registry import DtypeCheck, define_op
 from ...tensor import EagerTensor, Tensor, TensorSpec
 from .._base import UNSIGNED_INT, check_dtypes, dtypes_named
 from .._args import static_attr
+from ..math.casting import cast
 from ...numerics import via_float32
 from ...messages import shape_fn_error
 from ._util import matrix_t, rank_error, same_dim
@@ -149,7 +150,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     a = convert_to_tensor(a)
     b = convert_to_tensor(b, dtype_hint=a.dtype)
     if output_type is not None and D.as_dtype(output_type) != a.dtype:
-        raise NotImplementedError(f"matmul with output_type={D.as_dtype(output_type).name} "
+        out = D.as_dtype(output_type)
+        if out == D.int32 and a.dtype in (D.int8, D.uint8) and b.dtype == a.dtype:
+            # TF's BatchMatMulV3 (its only CPU kernels: 8-bit inputs, int32 out) accumulates in
+            # int32: the same values as the int32 product of the widened inputs
+            return matmul(cast(a, D.int32), cast(b, D.int32), transpose_a, transpose_b,
+                          adjoint_a, adjoint_b, name=name)
+        raise NotImplementedError(f"matmul with output_type={out.name} "
                                   f"for {a.dtype.name} inputs is not supported")
     ra, rb = a.shape.rank, b.shape.rank
     complex_adj = a.dtype.is_complex and (adjoint_a or adjoint_b)
