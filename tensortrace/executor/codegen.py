@@ -59,9 +59,9 @@ def _identifier(name, used):
     (``a\u00b2``); never a global's shape (``_...``, ``np``), a keyword nor a builtin (node
     names ``pow``, ``range``, ``len`` would hide the builtins generated code calls); unique in
     ``used``."""
-    ident = re.sub(r"\W", "_", name, flags=re.ASCII)
-    if not ident or ident[0].isdigit() or ident.startswith("_") or keyword.iskeyword(ident) \
-            or ident == "np" or hasattr(builtins, ident):
+    ident = name if name.isascii() and name.isidentifier() else _NON_WORD.sub("_", name)
+    if not ident or ident[0].isdigit() or ident[0] == "_" or keyword.iskeyword(ident) \
+            or ident == "np" or ident in _BUILTINS:
         ident = "v_" + ident
     base, n = ident, 1
     while ident in used:
@@ -71,10 +71,14 @@ def _identifier(name, used):
     return ident
 
 
+_NON_WORD = re.compile(r"\W", re.ASCII)
+_BUILTINS = frozenset(dir(builtins))
+
+
 def function_name(name):
     """The generated function's name for ``name`` (any text): an ASCII identifier that no
     global of the generated code has (``np``, ``_c0``, dunders); ``__inference_f_1`` stays."""
-    ident = re.sub(r"\W", "_", name, flags=re.ASCII)
+    ident = _NON_WORD.sub("_", name)
     if not ident or ident[0].isdigit() or keyword.iskeyword(ident) or ident == "np" or \
             ident.startswith("_") and not ident.startswith("__") or ident.endswith("__"):
         ident = "f_" + ident
@@ -113,7 +117,7 @@ class Emitter:
     def global_value(self, value, prefix, hint=""):
         name = f"_{prefix}{len(self.namespace)}"  # globals start with "_"; op names never do
         if hint:
-            name += "_" + re.sub(r"\W", "_", hint)
+            name += "_" + _NON_WORD.sub("_", hint)
         self.namespace[name] = value
         return name
 

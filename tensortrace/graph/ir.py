@@ -126,7 +126,8 @@ class Operation:
         self.control_inputs = ()
         self.source = source
         self.multi = len(specs) != 1  # its kernel returns a tuple (set by apply for 1-tuples)
-        self.outputs = tuple(SymbolicTensor(self, i, s) for i, s in enumerate(specs))
+        self.outputs = (SymbolicTensor(self, 0, specs[0]),) if len(specs) == 1 else \
+            tuple(SymbolicTensor(self, i, s) for i, s in enumerate(specs))
 
     @property
     def opdef(self):
@@ -196,6 +197,8 @@ class Graph:
         self._calls = []  # the API calls whose ops are being added (naming._Call)
         self._owner_frames = []  # the frames that made this graph the default one
         self._loose = []  # captures made outside any API call, named after their reader
+        self._live_above = None  # naming's frames above the last user frame (naming.py)
+        self._source_above = None  # _user_source's user frames above the last user frame
         self.inputs = []
         self.outputs = []
         self.structured_outputs = None
@@ -217,8 +220,9 @@ class Graph:
         """Append an operation whose outputs have ``specs``; returns it. Without ``name`` it is
         named as TF names it (``graph/naming.py``)."""
         op = Operation(self, None, type, inputs, attrs, specs)
-        naming.name_op(self, op, name)
-        op.source = _user_source()  # the user's line and its definition stack
+        f = sys._getframe(1)
+        user = naming.name_op(self, op, name, f)
+        op.source = _user_source(self, f, user)  # the user's line and its definition stack
         if self.control_dependencies_stack:
             op.control_inputs = tuple(self.control_dependencies_stack[-1])
         self._ops.append(op)
@@ -312,8 +316,9 @@ class Graph:
         finally:
             st.graph = saved
             self._owner_frames.pop()
-            if not self._owner_frames:
-                self._calls.clear()  # they hold frames
+            if not self._owner_frames:  # they hold frames
+                self._calls.clear()
+                self._live_above = self._source_above = None
 
     @contextlib.contextmanager
     def name_scope(self, name):
@@ -385,18 +390,47 @@ def _foreign_tensor_error(value, graph):
         "tf.function trace was used in another. Pass it as an argument or return it instead.")
 
 
-def _user_source():
-    """Where the user made an op: ``(filename, lineno, inner, outer)``, the innermost frame
-    outside tensortrace, then every frame outside tensortrace (TF's "defined at (most recent
-    call last)" of an op's runtime error) as flat ``filename, lineno, code`` runs: ``inner``
-    up to the trace's entry, innermost first; ``outer`` above it, outermost first (one tuple
-    shared by the trace's ops)."""
-    inner, outer = _user_frames(sys._getframe(2))
+def _user_source(graph, f, user):
+    """Where the user made an op (from frame ``f``, whose innermost user frame naming found):
+    ``(filename, lineno, code, above, outer)``, the innermost frame outside tensortrace, the
+    frames outside tensortrace above it up to the trace's entry (flat ``filename, lineno, code``
+    runs, innermost first) and those above the entry (outermost first, one tuple shared by the
+    trace's ops): TF's "defined at (most recent call last)" of an op's runtime error
+    (``source_stack``). What lies above a running user frame cannot change, so it is walked
+    once per such frame."""
+    above = None
+    if user is not None:
+        anchor = _anchor
+        cached = graph._source_above
+        if cached is not None and cached[0] is user and cached[1] is anchor:
+            above = cached[2]
+        else:
+            above = _above_user(user, anchor)
+            if not user.f_code.co_flags & naming.FRESH_FRAMES:
+                graph._source_above = (user, anchor, above)
+    if above is not None:
+        code = user.f_code
+        return (code.co_filename, user.f_lineno, code, above[0], above[1])
+    inner, outer = _user_frames(f)  # no user frame, or the trace's entry lies under it
     if inner:
-        return (inner[0], inner[1], tuple(inner), outer)
+        return (inner[0], inner[1], inner[2], tuple(inner[3:]), outer)
     if outer:
-        return (outer[-3], outer[-2], (), outer)
+        return (outer[-3], outer[-2], None, (), outer)
     return None
+
+
+def _above_user(user, anchor):
+    """The user frames above ``user`` (flat) and the anchor's outer frames, when the trace's
+    entry lies above ``user``; else None."""
+    if user.f_code.co_filename.startswith(_HIDDEN_FILES):
+        return None
+    f = user.f_back
+    while f is not None and f is not anchor[0]:
+        f = f.f_back
+    if f is None:
+        return None
+    frames, outer = _user_frames(user.f_back)
+    return tuple(frames), outer
 
 
 def _user_frames(f):
@@ -425,9 +459,10 @@ def _user_frames(f):
 def source_stack(source):
     """An op's definition stack, outermost first, as ``(filename, lineno, code)``; a loaded
     graph's op has its one line (code None)."""
-    if len(source) < 4:
+    if len(source) < 5:
         return [(source[0], source[1], None)]
-    inner, outer = source[2], source[3]
+    outer, above = source[4], source[3]
+    inner = () if source[2] is None else source[:3] + above
     return [outer[i:i + 3] for i in range(0, len(outer), 3)] + \
         [inner[i:i + 3] for i in range(len(inner) - 3, -1, -3)]
 

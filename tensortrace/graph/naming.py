@@ -18,13 +18,13 @@ import functools
 import json
 import os
 import re
-import sys
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _TF_OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_ops.json")
 
 _DEFAULTS = {}  # code object -> spec (see default_name)
 _KINDS = {}  # code object -> _USER, _PACKAGE or _NAMEABLE_CODE (see _kind)
+_NAME_PARAMS = set()  # the package's code objects taking a ``name`` argument (see _kind)
 
 
 def default_name(spec, *functions):
@@ -146,41 +146,48 @@ def _kind(code):
             kind = _USER
         else:
             params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+            if "name" in params:
+                _NAME_PARAMS.add(code)
             kind = _NAMEABLE_CODE if code in _DEFAULTS or "name" in params else _PACKAGE
         _KINDS[code] = kind
     return kind
 
 
-def name_op(graph, op, name):
-    """Set the name of ``op``, just added to ``graph`` (``name`` when given, else from its
-    call); returns the (file, line) of the user code that made it, or None."""
+def name_op(graph, op, name, f):
+    """Set the name of ``op``, just added to ``graph`` by the function running ``f`` (``name``
+    when given, else from its call); returns the innermost user frame that made it, or None."""
     owner = graph._owner_frames[-1] if graph._owner_frames else None
     calls = graph._calls
     top = calls[-1].frame if calls else None
-    f = sys._getframe(2)
     api = user = candidate = None
-    live = set()
+    start, top_live = f, top is None
     while f is not None:
         if f is top:
-            top = None  # the newest call is still running: no call has finished
-        live.add(id(f))
-        if user is None:
-            kind = _KINDS.get(f.f_code)
-            if kind is None:
-                kind = _kind(f.f_code)
-            if kind == _USER:
-                user, api = f, candidate
-                if top is None:
-                    break
-            elif kind == _NAMEABLE_CODE:  # the outermost one user code reached (via wrappers)
-                candidate = f
+            top_live = True
+        kind = _KINDS.get(f.f_code)
+        if kind is None:
+            kind = _kind(f.f_code)
+        if kind == _USER:
+            user, api = f, candidate
+            break
+        if kind == _NAMEABLE_CODE:  # the outermost one user code reached (via wrappers)
+            candidate = f
         if f is owner:
             break
         f = f.f_back
-    if top is not None:
-        while calls and id(calls[-1].frame) not in live:  # finished calls
+    if not top_live:  # the newest call may have finished (it is not under the user's frame)
+        above = graph._live_above
+        if user is None:
+            above = ()
+        elif above is None or above[0] is not user or above[1] is not owner:
+            above = _live_above(graph, user, owner)
+        else:
+            above = above[2]
+        if id(top) not in above:
             calls.pop()
-    source = None if user is None else (user.f_code.co_filename, user.f_lineno)
+            while calls and id(calls[-1].frame) not in above and \
+                    not _on_stack(start, calls[-1].frame, f):
+                calls.pop()
     call = None
     if name is None and api is not None:
         call = calls[-1] if calls and calls[-1].frame is api else _new_call(graph, api)
@@ -192,7 +199,37 @@ def name_op(graph, op, name):
             _name_loose(graph, op)
     else:
         _name_in_call(graph, call, op)
-    return source
+    return user
+
+
+def _on_stack(f, frame, last):
+    """Whether ``frame`` is ``f`` or a caller of it up to ``last``."""
+    while f is not None:
+        if f is frame:
+            return True
+        if f is last:
+            return False
+        f = f.f_back
+    return False
+
+
+FRESH_FRAMES = 0x20 | 0x80 | 0x200  # generator, coroutine, async generator: callers vary
+
+
+def _live_above(graph, user, owner):
+    """The ids of ``user``'s frame and those above it up to ``owner``: the same for every op
+    made while that frame runs, so ``name_op`` keeps them for the newest user frame (a
+    generator's callers vary)."""
+    live = set()
+    f = user
+    while f is not None:
+        live.add(id(f))
+        if f is owner:
+            break
+        f = f.f_back
+    if not user.f_code.co_flags & FRESH_FRAMES:
+        graph._live_above = (user, owner, live)
+    return live
 
 
 def _name_loose(graph, op):
@@ -210,13 +247,11 @@ def _name_loose(graph, op):
 def _new_call(graph, frame):
     code = frame.f_code
     spec = _DEFAULTS.get(code)
-    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    local = frame.f_locals
     if callable(spec):
-        spec = spec(local)
+        spec = spec(frame.f_locals)
     scope, bare, const_name = (spec, True, None) if spec is None or isinstance(spec, str) \
         else spec
-    given = local.get("name") if "name" in params else None
+    given = frame.f_locals.get("name") if code in _NAME_PARAMS else None
     if isinstance(given, str) and given:
         scope = given
     if scope is not None:
@@ -247,10 +282,12 @@ def _name_in_call(graph, call, op):
         holder = call.holder
         if holder is not None:  # the earlier op goes under the scope, TF's inner op
             holder.name = unique_name(names, f"{scope}/{holder.type}")
-            _name_inputs(names, call, holder)
+            if call.named:
+                _name_inputs(names, call, holder)
         op.name = scope
         call.holder = op
-    _name_inputs(names, call, op)
+    if call.named:
+        _name_inputs(names, call, op)
     if op.type in _MADE:
         call.made.append(op)
 

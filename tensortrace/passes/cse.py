@@ -22,20 +22,31 @@ def _attr_key(v):
         return ("id", id(v))
 
 
-def run(graph):
+def run(graph, rewrite=None):
+    """Merge equal ops; ``rewrite(op, inputs, new)`` (a peephole pass's, run in the same copy
+    of the graph) may give an op's replacement first, which later equal ops then share."""
     seen = {}
     changed = []
 
     def replace(op, inputs, new):
         if get_op(op.type).stateful or not op.outputs or op.control_inputs:
-            return None  # ordering ops (NoOp, control dependents) are not values to share
-        key = (op.type, tuple(id(t) for t in inputs),
-               tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items())))
+            # ordering ops (NoOp, control dependents) are not values to share
+            outs = None if rewrite is None else rewrite(op, inputs, new)
+            if outs is not None:
+                changed.append(op)
+            return outs
+        key = (op.type, tuple(map(id, inputs)),
+               tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items())) if op.attrs else ())
         hit = seen.get(key)
         if hit is not None:
             changed.append(op)
             return hit
-        seen[key] = outs = copy_op(new, op, inputs)
+        outs = None if rewrite is None else rewrite(op, inputs, new)
+        if outs is None:
+            outs = copy_op(new, op, inputs)
+        else:
+            changed.append(op)
+        seen[key] = outs
         return outs
 
     new = rebuild(graph, replace=replace)

@@ -14,7 +14,18 @@ def _as_value(arr):
     return arr[()] if arr.ndim == 0 else arr
 
 
+def _may_fold(op):
+    """Whether ``run`` may fold ``op`` (its cheap tests): a graph with no such op is left as it
+    is without copying (an op's inputs become constants only after an earlier op folds)."""
+    if op.type in ("Const", "Placeholder") or not op.inputs or get_op(op.type).stateful:
+        return False
+    return all(t.static is not None for t in op.outputs) or \
+        all(t.op.type == "Const" for t in op.inputs)
+
+
 def run(graph):
+    if not any(map(_may_fold, graph.get_operations())):
+        return graph, False
     changed = []
 
     def replace(op, inputs, new):

@@ -3,7 +3,13 @@
 from ..graph.verify import verify
 from . import cse, fold, prune, simplify
 
-PASSES = [fold, simplify, cse, prune]
+
+def simplify_and_cse(graph):
+    """The peephole rewrites, then common subexpressions merged, in one copy of the graph."""
+    return cse.run(graph, rewrite=simplify.rewrite)
+
+
+PASSES = [fold.run, simplify_and_cse, prune.run]
 
 #: Verify the graph before and after every pass (tests turn it on; it costs a re-run of infer).
 DEBUG = False
@@ -13,7 +19,8 @@ def optimize(graph):
     if DEBUG:
         verify(graph, f"traced graph {graph.name!r}")
     for p in PASSES:
-        graph, _ = p.run(graph)
+        graph, _ = p(graph)
         if DEBUG:
-            verify(graph, f"graph {graph.name!r} after {p.__name__.rsplit('.', 1)[-1]}")
+            name = p.__name__ if p.__name__ != "run" else p.__module__.rsplit(".", 1)[-1]
+            verify(graph, f"graph {graph.name!r} after {name}")
     return graph

@@ -3,6 +3,8 @@
 Passes never mutate their input graph; they describe edits and ``rebuild`` makes the new graph.
 """
 
+from operator import is_
+
 from ..graph.ir import Graph, Operation, SymbolicTensor
 
 
@@ -19,8 +21,7 @@ def copy_op(new, op, inputs, control_inputs=None):
     """``op`` in graph ``new`` reading ``inputs`` (after ``control_inputs``, default op's): the op
     itself if neither changed."""
     control = op.control_inputs if control_inputs is None else tuple(control_inputs)
-    if all(a is b for a, b in zip(inputs, op.inputs)) and \
-            all(a is b for a, b in zip(control, op.control_inputs)):
+    if all(map(is_, inputs, op.inputs)) and all(map(is_, control, op.control_inputs)):
         new._ops.append(op)
         return op.outputs
     copy = Operation.__new__(Operation)
@@ -49,7 +50,8 @@ def rebuild(graph, keep=None, replace=None):
         inputs = [env.get(id(t), t) for t in op.inputs]
         outs = None if placeholder or replace is None else replace(op, inputs, new)
         if outs is None:
-            control = [ops.get(id(c), c) for c in op.control_inputs]
+            control = [ops.get(id(c), c) for c in op.control_inputs] \
+                if op.control_inputs else None
             outs = copy_op(new, op, inputs, control)
             ops[id(op)] = new._ops[-1]
         elif outs and getattr(outs[0], "op", None) is not None:

@@ -25,23 +25,27 @@ def _scalar_index(op):
     return begin.op.inputs[0]
 
 
+def rewrite(op, inputs, new):
+    """The outputs of the cheaper op replacing ``op`` (its ``inputs`` already in graph ``new``,
+    where the new op is added), or None to keep ``op``."""
+    if op.type == "Identity":
+        return [inputs[0]]
+    if op.type != "StridedSlice" or _scalar_index(op) is None:
+        return None
+    index = inputs[1].op.inputs[0]  # the Pack's scalar, as rebuilt in the new graph
+    made = new.add_op(get_op("IndexAxis0").name, (inputs[0], index), {}, (op.outputs[0].spec,),
+                      name=op.name)
+    return made.outputs
+
+
 def run(graph):
-    index_op = get_op("IndexAxis0")
     changed = []
 
     def replace(op, inputs, new):
-        if op.type == "Identity":
+        outs = rewrite(op, inputs, new)
+        if outs is not None:
             changed.append(op)
-            return [inputs[0]]
-        if op.type != "StridedSlice":
-            return None
-        if _scalar_index(op) is None:
-            return None
-        changed.append(op)
-        index = inputs[1].op.inputs[0]  # the Pack's scalar, as rebuilt in the new graph
-        made = new.add_op(index_op.name, (inputs[0], index), {},
-                          (op.outputs[0].spec,), name=op.name)
-        return made.outputs
+        return outs
 
     new = rebuild(graph, replace=replace)
     return (new, True) if changed else (graph, False)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tensortrace as tf
-from tensortrace.passes import cse, fold, prune, simplify
+from tensortrace.passes import cse, fold, pipeline, prune, simplify
 
 
 def _graph(fn, *specs):
@@ -71,3 +71,30 @@ def test_passes_do_not_mutate_their_input():
     for p in (fold, simplify, cse, prune):
         p.run(g)
     assert _types(g) == before
+
+
+def test_simplify_and_cse_in_one_copy_equal_the_two_passes():
+    def f(x, i):
+        a, b = x[i], x[i]  # two equal slices: one index after both passes
+        return tf.identity(a) + tf.identity(b) * tf.identity(a), tf.exp(x) + tf.exp(x)
+
+    g = _graph(f, tf.TensorSpec([5, 3]), tf.TensorSpec([], tf.int32))
+    apart, _ = prune.run(cse.run(simplify.run(g)[0])[0])
+    together, changed = pipeline.simplify_and_cse(g)
+    together, _ = prune.run(together)
+    assert changed and _types(together) == _types(apart)
+    assert _types(together).count("IndexAxis0") == 1 and "Identity" not in _types(together)
+    assert _types(together).count("Exp") == 1
+    fn = tf.function(f)
+    x = tf.constant(np.arange(15.0).reshape(5, 3))
+    a, e = fn(x, tf.constant(1))
+    np.testing.assert_allclose(a.numpy(), [3.0 + 9.0, 4.0 + 16.0, 5.0 + 25.0])
+    np.testing.assert_allclose(e.numpy(), 2 * np.exp(x.numpy()))
+
+
+def test_fold_leaves_a_graph_without_constant_work_as_it_is():
+    g = _graph(lambda x: tf.tanh(x * 2.0) - x, tf.TensorSpec([2]))
+    same, changed = fold.run(g)
+    assert same is g and not changed
+    folded, changed = fold.run(_graph(lambda x: x * (tf.constant(2.0) + 1.0), tf.TensorSpec([2])))
+    assert changed and "AddV2" not in _types(folded)
