@@ -45,7 +45,7 @@ def check_dtypes(op_name, tensors, allowed, names=("x", "y", "z")):
         raise TypeError(f"Value passed to parameter '{names[0]}' has DataType {first.name} not in "
                         f"list of allowed values: {', '.join(d.name for d in allowed)}")
     for i, t in enumerate(tensors[1:], 1):
-        if t.dtype != first:
+        if t.dtype is not first:
             raise TypeError(f"Input '{names[i]}' of '{op_name}' Op has type {t.dtype.name} that "
                             f"does not match type {first.name} of argument '{names[0]}'.")
     return first
@@ -89,9 +89,14 @@ def broadcast_shape(a, b, op_name="BroadcastTo"):
     Raises:
         ValueError: naming both shapes when they cannot broadcast.
     """
-    if a.rank is None or b.rank is None:
+    da, db = a._dims, b._dims
+    if da is None or db is None:
         return TensorShape(None)
-    da, db = a.dims, b.dims
+    if da == db or not db:  # the common cases: equal shapes, a scalar
+        return a
+    if not da:
+        return b
+    da, db = list(da), list(db)
     n = max(len(da), len(db))
     da = [1] * (n - len(da)) + da
     db = [1] * (n - len(db)) + db
@@ -152,8 +157,12 @@ def unary(name, kernel, allowed, *, kernels=None, expr=None, out=None, arg="x"):
     """Register an elementwise one-input op; ``out`` is its output DType when fixed (bool);
     ``kernels`` the dtypes with a CPU kernel when fewer than ``allowed``."""
 
+    accepted = None if allowed is None else frozenset(allowed)
+
     def infer(x):
-        dtype = check_dtypes(name, (x,), allowed, (arg,))
+        dtype = x.dtype
+        if accepted is not None and dtype not in accepted:
+            check_dtypes(name, (x,), allowed, (arg,))  # raises TF's error
         return TensorSpec(x.shape, out or dtype)
 
     return register(OpDef(name, infer, kernel, expr=expr,
@@ -163,8 +172,12 @@ def unary(name, kernel, allowed, *, kernels=None, expr=None, out=None, arg="x"):
 def binary(name, kernel, allowed, *, kernels=None, expr=None, out=None, args=("x", "y")):
     """Register an elementwise broadcasting two-input op whose inputs share one dtype."""
 
+    accepted = None if allowed is None else frozenset(allowed)
+
     def infer(x, y):
-        dtype = check_dtypes(name, (x, y), allowed, args)
+        dtype = x.dtype
+        if accepted is not None and dtype not in accepted or y.dtype is not dtype:
+            check_dtypes(name, (x, y), allowed, args)  # raises TF's error
         return TensorSpec(broadcast_shape(x.shape, y.shape, name), out or dtype)
 
     return register(OpDef(name, infer, kernel, expr=expr,
