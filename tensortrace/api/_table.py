@@ -84,7 +84,7 @@ EXPORTS = {
         '': 'dimension_at_index dimension_value',
     },
     'compat.v1': {
-        'api.compat_v1': 'placeholder reset_default_graph',
+        'api.compat_v1': 'placeholder reset_default_graph wrap_function',
     },
     'config': {
         'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice '

@@ -574,9 +574,61 @@ def _string_split(body, node, data, attrs, where):
     raise not_registered("StringSplit")
 
 
+def _transpose(body, node, data, attrs, where):
+    """Transpose by TF's matrix_transpose perm of a tensor of unknown rank (concat(range(rank
+    - 2), [rank - 1, rank - 2])): our MatrixTranspose."""
+    if len(data) == 2 and data[1].op.type == "ConcatV2" and data[1].op.inputs:
+        lead = data[1].op.inputs[0].op
+        limit = lead.inputs[1].op if lead.type == "Range" and len(lead.inputs) == 3 else None
+        rank = limit.inputs[0].op if limit is not None and limit.type == "Sub" else None
+        if rank is not None and rank.type == "Rank" and rank.inputs[0] is data[0]:
+            op = body.add("MatrixTranspose", node.name, data[:1],
+                          {"conjugate": node.op == "ConjugateTranspose"})
+            return op.outputs, op
+    return body.generic(node, data, attrs, where)
+
+
+def _parse_example(body, node, data, attrs, where):
+    """TF's ParseExampleV2 (keys as constant inputs, outputs grouped by kind) as ours (the
+    features an attr, each feature's tensors in turn)."""
+    dec = {k: tf_attrs.decode(v) for k, v in attrs.items() if not k.startswith("_")}
+    if len(data) < 5:
+        raise GraphImportError(f"{where}: 5 or more inputs expected, got {len(data)}")
+    keys = []
+    for t in data[2:5]:
+        if t.op.type != "Const":
+            raise GraphImportError(f"{where}: the feature keys must be constants")
+        keys.append([k.decode("utf-8") if isinstance(k, bytes) else str(k)
+                     for k in np.asarray(t.op.attrs["value"]).reshape(-1).tolist()])
+    sparse_keys, dense_keys, ragged_keys = keys
+    name = lambda d: d.name  # noqa: E731
+    spec = [("sparse", k, name(d)) for k, d in zip(sparse_keys, dec.get("sparse_types", ()))]
+    for k, d, shape in zip(dense_keys, dec.get("Tdense", ()), dec.get("dense_shapes", ())):
+        dims = tuple(TensorShape(shape).as_list())
+        sequence = bool(dims) and dims[0] is None
+        spec.append(("dense", k, name(d), dims[1:] if sequence else dims, sequence))
+    spec += [("ragged", k, name(d), name(s), ()) for k, d, s in zip(
+        ragged_keys, dec.get("ragged_value_types", ()), dec.get("ragged_split_types", ()))]
+    op = body.add("ParseExampleV2", node.name, data[:2] + data[5:], {"features": tuple(spec)})
+    ours = list(op.outputs)
+    ns, nd, nr = len(sparse_keys), len(dense_keys), len(ragged_keys)
+    batched = data[0].shape.rank != 0
+    outputs = [ours[3 * k + j] for j in range(3) for k in range(ns)]
+    outputs += ours[3 * ns:3 * ns + nd]
+    per = 2 if batched else 1
+    rag = ours[3 * ns + nd:]
+    outputs += [rag[per * k] for k in range(nr)]
+    outputs += [rag[per * k + 1] if batched else
+                _Partial(f"'{node.name}' row splits of a single example (ParseExampleV2)")
+                for k in range(nr)]
+    return outputs, op
+
+
 _HANDLERS = {"Placeholder": _placeholder, "VarHandleOp": _var_handle, "Const": _const,
              "PrintV2": _print, "PartitionedCall": _call, "StatefulPartitionedCall": _call,
              "IdentityN": _identity_n, "If": _if, "StatelessIf": _if, "Case": _case,
              "StatelessCase": _case, "While": _while, "StatelessWhile": _while,
              "BroadcastGradientArgs": _broadcast_gradient_args, "Sum": _sum,
-             "Reshape": _reshape, "StringSplit": _string_split}
+             "Reshape": _reshape, "StringSplit": _string_split,
+             "ParseExampleV2": _parse_example, "Transpose": _transpose,
+             "ConjugateTranspose": _transpose}

@@ -115,14 +115,36 @@ def _all_axes(op, axis):
     return (axis,) if isinstance(axis, int) else tuple(axis)
 
 
+def _rank_range(e, ref, name):
+    """Every axis of a tensor of unknown rank, as TF computes it: Range(0, Rank(x), 1)."""
+    rank = e.one("Rank", ref, name=f"{name}/Rank")
+    start = e.const(np.int32(0), dtypes.int32, f"{name}/start")
+    delta = e.const(np.int32(1), dtypes.int32, f"{name}/delta")
+    return e.one("Range", start, rank, delta, name=name)
+
+
+def _sum_over(e, op_type, x, axes, keep_dims=True):
+    """A reduction over ``axes`` (ints), or over every axis of ``x`` when None."""
+    if axes is None:
+        return e.one(op_type, x, _rank_range(e, x, "range"), keep_dims=keep_dims)
+    return e.reduce(op_type, x, axes, keep_dims)
+
+
 def _l2_normalize(e, op, x, axis, epsilon):
     axes = _all_axes(op, axis)
-    if axes is None:
-        return None
-    x = e.ref(x)
-    total = e.reduce("Sum", e.one("Square", x), axes, True)
-    inv = e.one("Rsqrt", e.one("Maximum", total, _scalar(e, epsilon, x)))
-    return [e.one("Mul", x, inv)[0]]
+    xr = e.ref(x)
+    if x.dtype.is_complex:  # TF: the real and imaginary parts scaled apart, then Complex
+        real_t = x.dtype.real_dtype
+        re_ = (e.one("Real", xr, Tout=real_t)[0], real_t)
+        im_ = (e.one("Imag", xr, Tout=real_t)[0], real_t)
+        total = _sum_over(e, "Sum", e.one("AddV2", e.one("Square", re_), e.one("Square", im_)),
+                          axes)
+        inv = e.one("Rsqrt", e.one("Maximum", total, _scalar(e, epsilon, re_)))
+        out = e.one("Complex", e.one("Mul", re_, inv), e.one("Mul", im_, inv), Tout=x.dtype)
+        return [out[0]]
+    total = _sum_over(e, "Sum", e.one("Square", xr), axes)
+    inv = e.one("Rsqrt", e.one("Maximum", total, _scalar(e, epsilon, xr)))
+    return [e.one("Mul", xr, inv)[0]]
 
 
 def _moments(e, op, x, axes, keepdims=False):
@@ -150,16 +172,27 @@ def _batch_norm(e, op, x, mean, variance, *rest, variance_epsilon, has_offset, h
     return [e.one("AddV2", e.one("Mul", x, inv), shift)[0]]
 
 
+def _noise_shape(e, x, xr, noise_shape):
+    """The mask's shape: x's shape, or ``noise_shape`` with its None dims taken from x's (TF
+    fills them from x's static shape; dims known only at run time come from Shape(x))."""
+    if noise_shape is None:
+        return (e.one("Shape", xr, out_type=dtypes.int32)[0], dtypes.int32)
+    dims = x.shape.dims
+    filled = [d if d is not None else (dims[i] if dims is not None else None)
+              for i, d in enumerate(noise_shape)]
+    if None not in filled:
+        return e.const(np.array(filled, np.int32), dtypes.int32, "noise_shape")
+    known = e.const(np.array([-1 if d is None else d for d in filled], np.int32), dtypes.int32,
+                    "noise_shape")
+    pick = e.const(np.array([d is None for d in filled]), dtypes.bool, "noise_shape/unknown")
+    shape = (e.one("Shape", xr, out_type=dtypes.int32)[0], dtypes.int32)
+    return (e.one("SelectV2", pick, shape, known, name="noise_shape/SelectV2")[0], dtypes.int32)
+
+
 def _dropout(e, op, x, rate, noise_shape=None, scale=None, seed=0, seed2=0, _stream=0):
     # TF: keep = random_uniform(noise_shape) >= rate; where(keep, x * scale, zeros)
-    if noise_shape is not None and any(d is None for d in noise_shape):
-        return None
     xr, rr = e.ref(x), e.ref(rate)
-    if noise_shape is None:
-        shape = e.one("Shape", xr, out_type=dtypes.int32)
-        shape = (shape[0], dtypes.int32)
-    else:
-        shape = e.const(np.array(noise_shape, np.int32), dtypes.int32, "noise_shape")
+    shape = _noise_shape(e, x, xr, noise_shape)
     draw = e.one("RandomUniform", shape, dtype=x.dtype, seed=int(seed), seed2=int(seed2),
                  _stream=_stream)
     keep = e.one("GreaterEqual", (draw[0], x.dtype), rr)
@@ -183,34 +216,72 @@ def _trace(e, op, x):
 
 def _matrix_transpose(e, op, x, conjugate=False):
     rank = op.inputs[0].shape.rank
-    if rank is None or rank < 2:
-        return None
-    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
-    x = e.ref(x)
-    p = e.const(np.array(perm, np.int32), dtypes.int32, "perm")
-    return [e.one("ConjugateTranspose" if conjugate else "Transpose", x, p)[0]]
+    if rank is not None and rank < 2:
+        return None  # our op's own error stands (TF's Transpose would fail the same way)
+    xr = e.ref(x)
+    if rank is not None:
+        perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+        p = e.const(np.array(perm, np.int32), dtypes.int32, "perm")
+    else:  # TF's: concat([range(rank - 2), [rank - 1, rank - 2]])
+        r = e.one("Rank", xr)
+        two = e.const(np.int32(2), dtypes.int32, "sub/y")
+        lead = e.one("Range", e.const(np.int32(0), dtypes.int32, "Range/start"),
+                     e.one("Sub", r, two), e.const(np.int32(1), dtypes.int32, "Range/delta"))
+        last = e.one("Sub", r, e.const(np.int32(1), dtypes.int32, "sub_1/y"))
+        tail = e.one("Pack", last, e.one("Sub", r, two), axis=0)
+        p = e.one("ConcatV2", lead, tail, e.const(np.int32(0), dtypes.int32, "concat/axis"))
+    return [e.one("ConjugateTranspose" if conjugate else "Transpose", xr, p)[0]]
+
+
+def _abs(e, x, xr):
+    """|x| in x's real dtype (TF's ComplexAbs for complex tensors)."""
+    if x.dtype.is_complex:
+        real_t = x.dtype.real_dtype
+        return (e.one("ComplexAbs", xr, Tout=real_t)[0], real_t)
+    return e.one("Abs", xr)
+
+
+def _spectral(e, op, x, xr, axes):
+    """The matrix 2-norm: the largest singular value of the matrices over ``axes`` (moved
+    last, as TF transposes them), kept in place as a size-1 dim."""
+    rank = x.shape.rank
+    ax = [a % rank for a in axes]
+    perm = [i for i in range(rank) if i not in ax] + ax
+    moved = e.one("Transpose", xr, _int_const(e, perm, dtypes.int32, "perm"))
+    s = e.node("Svd", [moved], compute_uv=False, full_matrices=False)[0]
+    top = e.reduce("Max", _abs(e, x, s), (-1,), True)
+    back = e.one("ExpandDims", top, e.const(np.int32(-1), dtypes.int32, "ExpandDims/dim"))
+    inverse = [int(i) for i in np.argsort(perm)]
+    return e.one("Transpose", back, _int_const(e, inverse, dtypes.int32, "perm_1"))
 
 
 def _norm(e, op, x, ord, axis, keepdims, is_matrix):
+    # TF's tf.norm: sqrt(sum(x * conj(x))) for the euclidean norms, sums and maxima of |x| for
+    # 1 and inf, Svd for the matrix 2-norm, pow(sum(pow(|x|, p)), 1 / p) for other p
     axes = _all_axes(op, axis)
-    if axes is None or op.inputs[0].dtype.is_complex:
-        return None
-    if is_matrix and ord not in ("fro", "euclidean"):
-        return None
+    rank = x.shape.rank
     xr = e.ref(x)
-    if ord in ("euclidean", "fro", 2, 2.0):
-        if not is_matrix and ord in (2, 2.0) and len(axes) != 1:
-            return None
-        out = e.one("Sqrt", e.reduce("Sum", e.one("Mul", xr, xr), axes, True))
-    elif ord in (1, 1.0) and not is_matrix:
-        out = e.reduce("Sum", e.one("Abs", xr), axes, True)
-    elif ord == np.inf and not is_matrix:
-        out = e.reduce("Max", e.one("Abs", xr), axes, True)
+    if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
+        other = e.one("Conj", xr) if x.dtype.is_complex else xr
+        out = e.one("Sqrt", _sum_over(e, "Sum", e.one("Mul", xr, other), axes))
+    elif is_matrix and ord == 2:
+        if rank is None:
+            return None  # TF's graph builds the perm with map_fn loops: our op's own form
+        out = _spectral(e, op, x, xr, axes)
+    elif ord == 1 or ord == np.inf:
+        magnitude = _abs(e, x, xr)
+        if is_matrix:
+            sum_axis, max_axis = (axes[0], axes[1]) if ord == 1 else (axes[1], axes[0])
+            out = e.reduce("Max", e.reduce("Sum", magnitude, (sum_axis,), True), (max_axis,), True)
+        else:
+            out = _sum_over(e, "Sum" if ord == 1 else "Max", magnitude, axes)
     else:
-        return None
+        magnitude = _abs(e, x, xr)
+        powered = e.one("Pow", magnitude, _scalar(e, ord, magnitude))
+        out = e.one("Pow", _sum_over(e, "Sum", powered, axes), _scalar(e, 1.0 / ord, magnitude))
     if not keepdims:
-        rank = op.inputs[0].shape.rank
-        out = e.one("Squeeze", out, squeeze_dims=tuple(a % rank for a in axes))
+        dims = () if axes is None else tuple(a % rank if rank is not None else a for a in axes)
+        out = e.one("Squeeze", out, squeeze_dims=dims)
     return [out[0]]
 
 
@@ -306,29 +377,77 @@ def _split_v2(e, op, x, sep, maxsplit=-1):
     return [ref for ref, _ in parts]
 
 
+def _last_dim(e, ref, known, name):
+    """A tensor's last dim as an int32 scalar: a constant when known, else Shape(x)[-1]."""
+    if known is not None:
+        return e.const(np.int32(known), dtypes.int32, f"{name}/size")
+    shape = (e.one("Shape", ref, name=f"{name}/Shape", out_type=dtypes.int32)[0], dtypes.int32)
+    begin, end, step = ([-1], [0], [1])
+    return e.one("StridedSlice", shape, *[_int_const(e, v, dtypes.int32, f"{name}/{k}")
+                                          for k, v in (("begin", begin), ("end", end),
+                                                       ("strides", step))],
+                 name=f"{name}/strided_slice", begin_mask=0, end_mask=1, ellipsis_mask=0,
+                 new_axis_mask=0, shrink_axis_mask=1)
+
+
 def _bound(e, op, seq, values, out_type):
-    # TF's LowerBound/UpperBound take matrices; tf.searchsorted reshapes other ranks to rows
+    # TF's tf.searchsorted: both reshaped to rows of their last dim, LowerBound/UpperBound on
+    # the matrices, the result reshaped to the values' shape
     if seq.shape.rank == 2 and values.shape.rank == 2:
         return None
-    if seq.shape.rank is None or values.shape.rank is None:
-        return None
     seq_r, val_r = e.ref(seq), e.ref(values)
-    rows = _int_const(e, [-1, seq.shape.dims[-1] if seq.shape.dims[-1] is not None else -1],
-                      dtypes.int32, "seq_shape")
-    if seq.shape.rank == 1 and values.shape.rank == 1:
-        rows = _int_const(e, [1, -1], dtypes.int32, "row_shape")
-        flat_vals = e.one("Reshape", val_r, rows, name="values_2d")
-    else:
-        if values.shape.dims[-1] is None or seq.shape.dims[-1] is None:
-            return None
-        flat_vals = e.one("Reshape", val_r, _int_const(e, [-1, values.shape.dims[-1]],
-                                                       dtypes.int32, "values_shape"),
-                          name="values_2d")
-    flat_seq = e.one("Reshape", seq_r, rows, name="seq_2d")
-    found = e.one(op.type, flat_seq, flat_vals, out_type=out_type)
+    rows = []
+    for ref, t, name in ((seq_r, seq, "seq"), (val_r, values, "values")):
+        dims = t.shape.dims
+        size = _last_dim(e, ref, dims[-1] if dims else None, name)
+        shape = e.one("Pack", e.const(np.int32(-1), dtypes.int32, f"{name}/rows"), size,
+                      name=f"{name}/shape", axis=0)
+        rows.append(e.one("Reshape", ref, shape, name=f"{name}_2d"))
+    found = e.one(op.type, rows[0], rows[1], out_type=out_type)
     found = (found[0], out_type)
     shape = e.one("Shape", val_r, out_type=dtypes.int32)
     return [e.one("Reshape", found, (shape[0], dtypes.int32))[0]]
+
+
+def _parse_example(e, op, serialized, names, *defaults, features):
+    # TF's ParseExampleV2 takes the keys as string inputs and returns its outputs grouped (the
+    # sparse indices, values and shapes, the dense values, the ragged values and row splits);
+    # ours holds the features as an attr and returns each feature's tensors in turn
+    groups = {"sparse": [], "dense": [], "ragged": []}
+    for f in features:
+        if f[0] not in groups or (f[0] == "ragged" and f[4]):
+            return None  # SparseFeature, partitioned RaggedFeature: TF composes more ops
+        groups[f[0]].append(f)
+    sparse, dense, ragged = groups["sparse"], groups["dense"], groups["ragged"]
+    ins = [e.body.ref(serialized), e.body.ref(names)]
+    for kind, fs in (("sparse", sparse), ("dense", dense), ("ragged", ragged)):
+        keys = np.array([f[1].encode("utf-8") for f in fs], object)
+        ins.append(e.const(keys, dtypes.string, f"{kind}_keys")[0])
+    ins += [e.body.ref(t) for t in defaults]
+    dt = dtypes.as_dtype
+    attrs = {"Tdense": tf_attrs.encode(tuple(dt(f[2]) for f in dense), "list(type)"),
+             "num_sparse": tf_attrs.encode(len(sparse)),
+             "sparse_types": tf_attrs.encode(tuple(dt(f[2]) for f in sparse), "list(type)"),
+             "ragged_value_types": tf_attrs.encode(tuple(dt(f[2]) for f in ragged), "list(type)"),
+             "ragged_split_types": tf_attrs.encode(tuple(dt(f[3]) for f in ragged),
+                                                   "list(type)"),
+             "dense_shapes": tf_attrs.encode([((None,) if f[4] else ()) + tuple(f[3])
+                                              for f in dense], "list(shape)")}
+    name = e.body.fresh(f"{e.base}/ParseExampleV2")
+    node = e.body.add_node(name, "ParseExampleV2", ins, attrs)
+    ns, nd, nr = len(sparse), len(dense), len(ragged)
+    batched = serialized.shape.rank != 0
+    picks, counts = [], {"sparse": 0, "dense": 0, "ragged": 0}
+    for f in features:
+        k = counts[f[0]]
+        counts[f[0]] += 1
+        if f[0] == "sparse":
+            picks += [k, ns + k, 2 * ns + k]
+        elif f[0] == "dense":
+            picks.append(3 * ns + k)
+        else:
+            picks += [3 * ns + nd + k] + ([3 * ns + nd + nr + k] if batched else [])
+    return [e.body.out_ref(name, "ParseExampleV2", node.attr, i) for i in picks]
 
 
 _RULES = {"Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
@@ -336,4 +455,5 @@ _RULES = {"Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoi
           "MatrixTranspose": _matrix_transpose, "Norm": _norm, "Dropout": _dropout,
           "Trace": _trace, "Tensordot": _tensordot, "SumToShape": _sum_to_shape,
           "StringBytesSplit": _bytes_split, "StringSplitV2": _split_v2,
-          "LowerBound": _bound, "UpperBound": _bound}
+          "LowerBound": _bound, "UpperBound": _bound,
+          "ParseExampleV2": _parse_example}
