@@ -275,6 +275,9 @@ EXPORTS = {
                    'contains_saved_model load save'),
         'saving.assets': 'Asset',
     },
+    'saved_model.experimental': {
+        'saving.resource': 'TrackableResource',
+    },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
                              'map_values mask maximum minimum reduce_max reduce_sum reorder '

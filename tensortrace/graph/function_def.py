@@ -601,13 +601,12 @@ def _parse_example(body, node, data, attrs, where):
         keys.append([k.decode("utf-8") if isinstance(k, bytes) else str(k)
                      for k in np.asarray(t.op.attrs["value"]).reshape(-1).tolist()])
     sparse_keys, dense_keys, ragged_keys = keys
-    name = lambda d: d.name  # noqa: E731
-    spec = [("sparse", k, name(d)) for k, d in zip(sparse_keys, dec.get("sparse_types", ()))]
+    spec = [("sparse", k, d.name) for k, d in zip(sparse_keys, dec.get("sparse_types", ()))]
     for k, d, shape in zip(dense_keys, dec.get("Tdense", ()), dec.get("dense_shapes", ())):
         dims = tuple(TensorShape(shape).as_list())
         sequence = bool(dims) and dims[0] is None
-        spec.append(("dense", k, name(d), dims[1:] if sequence else dims, sequence))
-    spec += [("ragged", k, name(d), name(s), ()) for k, d, s in zip(
+        spec.append(("dense", k, d.name, dims[1:] if sequence else dims, sequence))
+    spec += [("ragged", k, d.name, s.name, ()) for k, d, s in zip(
         ragged_keys, dec.get("ragged_value_types", ()), dec.get("ragged_split_types", ()))]
     op = body.add("ParseExampleV2", node.name, data[:2] + data[5:], {"features": tuple(spec)})
     ours = list(op.outputs)

@@ -163,6 +163,7 @@ class _Body:
         self.names = set(self.op_names)
         self.stateful = False
         self.expansion_control = ()
+        self.controlled = {id(c) for o in graph.get_operations() for c in o.control_inputs}
         feeds = list(graph.inputs) + [ph for _, ph in graph.captures]  # a branch: captures only
         used = self.op_names - {ph.op.name for ph in feeds} if function else set()
         if layout is not None and layout.startswith("while_"):
@@ -238,6 +239,7 @@ class _Body:
             self.stateful = True
         control = [c.name for c in op.control_inputs]
         self.expansion_control = control  # every node of an expansion waits on them
+        first = len(self.nodes)
         try:
             refs = tf_composites.expand(self, op)
         finally:
@@ -245,6 +247,10 @@ class _Body:
         if refs is not None:  # a fused op of ours, written as the ops TF composes
             for t, ref in zip(op.outputs, refs):
                 self.refs[id(t)] = ref
+            if id(op) in self.controlled:  # what waits on the op waits on its expansion
+                ends = sorted({r.lstrip("^").split(":")[0] for r in refs} or
+                              {n.name for n in self.nodes[first:]})
+                self.add_node(op.name, "NoOp", [], {}, control=ends)
             return
         refs = None
         if op.type == "PrintV2":

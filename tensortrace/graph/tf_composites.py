@@ -450,7 +450,14 @@ def _parse_example(e, op, serialized, names, *defaults, features):
     return [e.body.out_ref(name, "ParseExampleV2", node.attr, i) for i in picks]
 
 
-_RULES = {"Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
+def _initialize_once(e, op, resource, value):
+    # TF lifts a variable's first-call initializer out of the function: a saved function holds
+    # none (the variable comes restored); what waits on the op waits on a NoOp of its name
+    return []
+
+
+_RULES = {"InitializeVariableOnce": _initialize_once,
+          "Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
           "L2Normalize": _l2_normalize, "Moments": _moments, "BatchNormalization": _batch_norm,
           "MatrixTranspose": _matrix_transpose, "Norm": _norm, "Dropout": _dropout,
           "Trace": _trace, "Tensordot": _tensordot, "SumToShape": _sum_to_shape,

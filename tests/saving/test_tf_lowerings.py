@@ -50,8 +50,8 @@ def _same(got, want):
 
 def test_every_node_is_a_tf_node(saved):
     _, path = saved
-    model = _protos.parse(_protos.SavedModel, open(os.path.join(path, "saved_model.pb"),
-                                                   "rb").read(), "SavedModel")
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        model = _protos.parse(_protos.SavedModel, f.read(), "SavedModel")
     library = model.meta_graphs[0].graph_def.library.function
     functions = {f.signature.name for f in library}
     types = set()
@@ -77,3 +77,25 @@ def test_values_equal_tf_and_tensortrace(saved, name):
     _same(cases.flat(tf, getattr(root, name)(*values)), want)  # as traced
     loaded = tf.saved_model.load(path)
     _same(cases.flat(tf, getattr(loaded, name)(*values)), want)  # as saved, loaded back
+
+
+def test_fused_ops_under_control_dependencies():
+    """An expansion waits on the op's control inputs; what waits on a fused op waits on a NoOp
+    of its name (TF's graph has no node of our op type)."""
+    from tensortrace.graph.graph_def import graph_to_function_def
+    from tests.graph.test_tf_registry import check_library
+
+    @tf.function
+    def f(x):
+        a = tf.nn.dropout(x, 0.5, seed=1)
+        with tf.control_dependencies([a]):
+            return tf.norm(x) + 1.0
+
+    fdef, nested = graph_to_function_def(
+        f.get_concrete_function(tf.TensorSpec([3], tf.float32)).graph, "f")
+    check_library([fdef, *nested])
+    nodes = {n.name: n for n in fdef.node_def}
+    waits = {n.name: [i[1:] for i in n.input if i.startswith("^")] for n in fdef.node_def}
+    assert all(dep in nodes for deps in waits.values() for dep in deps)
+    assert nodes["Dropout"].op == "NoOp" and waits["Dropout"] == ["Dropout/SelectV2"]
+    assert all("Dropout" in waits[name] for name in nodes if name.startswith("Norm/"))

@@ -48,10 +48,12 @@ def test_frozen_graph_def_runs_as_tf_runs_it(wrapped):
 
 
 @pytest.mark.parametrize("feeds,fetches,error,text", [
-    ("nope:0", "Identity:0", KeyError, "The name 'nope:0' refers to a Tensor which does not "
-     "exist. The operation, 'nope', does not exist in the graph."),
-    ("x:0", "Identity:3", KeyError, "The name 'Identity:3' refers to a Tensor which does not "
-     "exist. The operation, 'Identity', exists but only has 1 outputs."),
+    ("nope:0", "Identity:0", KeyError, ("The name 'nope:0' refers to a Tensor which does not "
+                                        "exist. The operation, 'nope', does not exist in the "
+                                        "graph.")),
+    ("x:0", "Identity:3", KeyError, ("The name 'Identity:3' refers to a Tensor which does not "
+                                     "exist. The operation, 'Identity', exists but only has 1 "
+                                     "outputs.")),
     ("x:0", "nope", KeyError, "The name 'nope' refers to an Operation not in the graph."),
     ("x", "Identity:0", ValueError, "All members of argument `feeds` must be tensors."),
 ])
