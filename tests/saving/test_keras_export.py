@@ -90,6 +90,29 @@ def test_trackable_resource():
         tf.saved_model.experimental.TrackableResource().resource_handle  # noqa: B018
 
 
+def test_trackable_view_walks_the_trackable_protocol():
+    """Keras' export finds the resources its tracked layers hold by walking a TrackableView
+    subclass whose ``children`` asks for the SavedModel's children."""
+
+    class Table(tf.saved_model.experimental.TrackableResource):
+        def _create_resource(self):
+            return tf.constant(0)
+
+    root, inner, table = AutoTrackable(), AutoTrackable(), Table()
+    root.inner = inner
+    inner._track_trackable(table, "table")
+
+    class SavedModelView(tf.train.TrackableView):
+        @classmethod
+        def children(cls, obj, save_type="savedmodel", **kwargs):
+            return super().children(obj, save_type, **kwargs)
+
+    assert tf.train.TrackableView(root).descendants() == [root, inner, table]
+    found = SavedModelView(root).descendants()
+    assert found[:3] == [root, inner, table] and len(found) == 6  # + the table's 3 functions
+    assert sorted(tf.train.TrackableView.children(inner)) == ["table"]
+
+
 @pytest.mark.skipif(importlib.util.find_spec("keras") is None, reason="Keras 3 is not installed")
 def test_keras_model_export_serves_tf_values(tmp_path):
     env = dict(os.environ, PYTHONPATH=ROOT, KERAS_BACKEND="tensorflow")
