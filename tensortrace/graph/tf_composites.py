@@ -409,45 +409,107 @@ def _bound(e, op, seq, values, out_type):
     return [e.one("Reshape", found, (shape[0], dtypes.int32))[0]]
 
 
+def _grouped(features, lists=False):
+    """Parse features by kind ({"sparse": [...], "dense": [...], "ragged": [...]}), or None
+    for kinds TF composes from more ops (SparseFeature, partitioned RaggedFeature)."""
+    groups = {"sparse": [], "dense": [], "ragged": []}
+    for f in features:
+        if f[0] not in groups or (f[0] == "ragged" and f[4]):
+            return None
+        groups[f[0]].append(f)
+    return groups
+
+
+def _key_inputs(e, groups, prefix=""):
+    return [e.const(np.array([f[1].encode("utf-8") for f in groups[kind]], object),
+                    dtypes.string, f"{prefix}{kind}_keys")[0]
+            for kind in ("sparse", "dense", "ragged")]
+
+
+def _types(fs, i=2):
+    return tf_attrs.encode(tuple(dtypes.as_dtype(f[i]) for f in fs), "list(type)")
+
+
+def _shapes(fs):
+    return tf_attrs.encode([tuple(f[3]) for f in fs], "list(shape)")
+
+
+def _picks(features, groups, start, batched, list_splits=False):
+    """Where each of our outputs (each feature's tensors in turn) is among TF's grouped ones,
+    which begin at ``start``: sparse indices, values, shapes; dense values (feature lists:
+    then their lengths); ragged values and splits (feature lists: outer, then inner)."""
+    ns, nd, nr = (len(groups[k]) for k in ("sparse", "dense", "ragged"))
+    dense_at = start + 3 * ns
+    ragged_at = dense_at + nd * (2 if list_splits else 1)
+    picks, lengths, seen = [], [], {"sparse": 0, "dense": 0, "ragged": 0}
+    for f in features:
+        k = seen[f[0]]
+        seen[f[0]] += 1
+        if f[0] == "sparse":
+            picks += [start + k, start + ns + k, start + 2 * ns + k]
+        elif f[0] == "dense":
+            picks.append(dense_at + k)
+            lengths.append(dense_at + nd + k)
+        elif list_splits:  # values, the outer splits (batched only), the inner splits
+            picks += [ragged_at + k] + ([ragged_at + nr + k] if batched else []) + \
+                [ragged_at + 2 * nr + k]
+        else:
+            picks += [ragged_at + k] + ([ragged_at + nr + k] if batched else [])
+    return picks, lengths, ragged_at + nr * (3 if list_splits else 2)
+
+
 def _parse_example(e, op, serialized, names, *defaults, features):
     # TF's ParseExampleV2 takes the keys as string inputs and returns its outputs grouped (the
     # sparse indices, values and shapes, the dense values, the ragged values and row splits);
     # ours holds the features as an attr and returns each feature's tensors in turn
-    groups = {"sparse": [], "dense": [], "ragged": []}
-    for f in features:
-        if f[0] not in groups or (f[0] == "ragged" and f[4]):
-            return None  # SparseFeature, partitioned RaggedFeature: TF composes more ops
-        groups[f[0]].append(f)
+    groups = _grouped(features)
+    if groups is None:
+        return None
     sparse, dense, ragged = groups["sparse"], groups["dense"], groups["ragged"]
-    ins = [e.body.ref(serialized), e.body.ref(names)]
-    for kind, fs in (("sparse", sparse), ("dense", dense), ("ragged", ragged)):
-        keys = np.array([f[1].encode("utf-8") for f in fs], object)
-        ins.append(e.const(keys, dtypes.string, f"{kind}_keys")[0])
+    ins = [e.body.ref(serialized), e.body.ref(names), *_key_inputs(e, groups)]
     ins += [e.body.ref(t) for t in defaults]
-    dt = dtypes.as_dtype
-    attrs = {"Tdense": tf_attrs.encode(tuple(dt(f[2]) for f in dense), "list(type)"),
-             "num_sparse": tf_attrs.encode(len(sparse)),
-             "sparse_types": tf_attrs.encode(tuple(dt(f[2]) for f in sparse), "list(type)"),
-             "ragged_value_types": tf_attrs.encode(tuple(dt(f[2]) for f in ragged), "list(type)"),
-             "ragged_split_types": tf_attrs.encode(tuple(dt(f[3]) for f in ragged),
-                                                   "list(type)"),
+    attrs = {"Tdense": _types(dense), "num_sparse": tf_attrs.encode(len(sparse)),
+             "sparse_types": _types(sparse), "ragged_value_types": _types(ragged),
+             "ragged_split_types": _types(ragged, 3),
              "dense_shapes": tf_attrs.encode([((None,) if f[4] else ()) + tuple(f[3])
                                               for f in dense], "list(shape)")}
     name = e.body.fresh(f"{e.base}/ParseExampleV2")
     node = e.body.add_node(name, "ParseExampleV2", ins, attrs)
-    ns, nd, nr = len(sparse), len(dense), len(ragged)
-    batched = serialized.shape.rank != 0
-    picks, counts = [], {"sparse": 0, "dense": 0, "ragged": 0}
-    for f in features:
-        k = counts[f[0]]
-        counts[f[0]] += 1
-        if f[0] == "sparse":
-            picks += [k, ns + k, 2 * ns + k]
-        elif f[0] == "dense":
-            picks.append(3 * ns + k)
-        else:
-            picks += [3 * ns + nd + k] + ([3 * ns + nd + nr + k] if batched else [])
+    picks, _, _ = _picks(features, groups, 0, serialized.shape.rank != 0)
     return [e.body.out_ref(name, "ParseExampleV2", node.attr, i) for i in picks]
+
+
+def _parse_sequence_example(e, op, serialized, names, *defaults, context, feature_lists):
+    # TF's ParseSequenceExampleV2: the context's keys and outputs as ParseExampleV2's, then the
+    # feature lists' (dense lengths after the dense values, ragged outer and inner splits)
+    cg, lg = _grouped(context), _grouped(feature_lists)
+    if cg is None or lg is None:
+        return None
+    ins = [e.body.ref(serialized), e.body.ref(names), *_key_inputs(e, cg, "context_"),
+           *_key_inputs(e, lg, "feature_list_")]
+    ins.append(e.const(np.array([bool(f[4]) for f in lg["dense"]], bool), dtypes.bool,
+                       "feature_list_dense_missing_assumed_empty")[0])
+    ins += [e.body.ref(t) for t in defaults]
+    attrs = {"Ncontext_sparse": tf_attrs.encode(len(cg["sparse"])),
+             "Tcontext_dense": _types(cg["dense"]),
+             "context_sparse_types": _types(cg["sparse"]),
+             "context_ragged_value_types": _types(cg["ragged"]),
+             "context_ragged_split_types": _types(cg["ragged"], 3),
+             "context_dense_shapes": _shapes(cg["dense"]),
+             "Nfeature_list_sparse": tf_attrs.encode(len(lg["sparse"])),
+             "Nfeature_list_dense": tf_attrs.encode(len(lg["dense"])),
+             "feature_list_dense_types": _types(lg["dense"]),
+             "feature_list_sparse_types": _types(lg["sparse"]),
+             "feature_list_ragged_value_types": _types(lg["ragged"]),
+             "feature_list_ragged_split_types": _types(lg["ragged"], 3),
+             "feature_list_dense_shapes": _shapes(lg["dense"])}
+    name = e.body.fresh(f"{e.base}/ParseSequenceExampleV2")
+    node = e.body.add_node(name, "ParseSequenceExampleV2", ins, attrs)
+    batched = serialized.shape.rank != 0
+    picks, _, end = _picks(context, cg, 0, batched)
+    more, lengths, _ = _picks(feature_lists, lg, end, batched, list_splits=True)
+    return [e.body.out_ref(name, "ParseSequenceExampleV2", node.attr, i)
+            for i in picks + more + lengths]
 
 
 def _initialize_once(e, op, resource, value):
@@ -463,4 +525,4 @@ _RULES = {"InitializeVariableOnce": _initialize_once,
           "Trace": _trace, "Tensordot": _tensordot, "SumToShape": _sum_to_shape,
           "StringBytesSplit": _bytes_split, "StringSplitV2": _split_v2,
           "LowerBound": _bound, "UpperBound": _bound,
-          "ParseExampleV2": _parse_example}
+          "ParseExampleV2": _parse_example, "ParseSequenceExampleV2": _parse_sequence_example}

@@ -14,9 +14,9 @@ SEQ = np.array([[1.0, 2.0, 2.0, 5.0], [0.0, 1.0, 4.0, 9.0]], F32)
 VALS = np.array([[2.0, 6.0], [4.5, -1.0]], F32)
 
 
-def examples():
-    """Two serialized tf.train.Example protos (bytes), built without TF: field numbers of
-    TF's example.proto (Features=1 map<string, Feature>; Feature bytes=1 float=2 int64=3)."""
+def _encoders():
+    """Protocol-buffer writers (TF's example.proto field numbers: Feature bytes=1 float=2
+    int64=3, each list's values field 1; Features/FeatureLists map field 1, key 1 value 2)."""
 
     def varint(n):
         out = b""
@@ -31,11 +31,9 @@ def examples():
 
     def feature(kind, values):
         if kind == "float":
-            packed = np.asarray(values, "<f4").tobytes()
-            return field(2, field(1, packed))
+            return field(2, field(1, np.asarray(values, "<f4").tobytes()))
         if kind == "int64":
-            packed = b"".join(varint(v & (2**64 - 1)) for v in values)
-            return field(3, field(1, packed))
+            return field(3, field(1, b"".join(varint(v & (2**64 - 1)) for v in values)))
         return field(1, b"".join(field(1, v) for v in values))
 
     def example(feats):
@@ -43,9 +41,44 @@ def examples():
                            for k, v in feats.items())
         return field(1, entries)
 
+    return varint, field, feature, example
+
+
+def examples():
+    """Two serialized tf.train.Example protos (bytes), built without TF."""
+    example = _encoders()[3]
     return [example({"a": ("float", [1.5, 2.5]), "b": ("int64", [3, 4, 5]),
                      "c": ("int64", [7]), "d": ("bytes", [b"x"])}),
             example({"b": ("int64", [9]), "c": ("int64", [1, 2]), "d": ("bytes", [b"yz"])})]
+
+
+def sequence_examples():
+    """Two serialized tf.train.SequenceExample protos (context=1 Features, feature_lists=2
+    FeatureLists: map<string, FeatureList>=1, FeatureList: repeated Feature=1)."""
+    _, field, feature, _ = _encoders()
+
+    def seq(context, lists):
+        ctx = b"".join(field(1, field(1, k.encode()) + field(2, feature(*v)))
+                       for k, v in context.items())
+        fl = b"".join(field(1, field(1, k.encode()) + field(2, b"".join(
+            field(1, feature(kind, values)) for values in frames)))
+            for k, (kind, frames) in lists.items())
+        return field(1, ctx) + field(2, fl)
+
+    return [seq({"c": ("int64", [4]), "s": ("bytes", [b"p", b"q"])},
+                {"f": ("float", [[1.0, 2.0], [3.0, 4.0]]), "v": ("int64", [[1], [2, 3]]),
+                 "r": ("int64", [[5, 6], [], [7]])}),
+            seq({"c": ("int64", [9])},
+                {"f": ("float", [[0.5, -0.5]]), "v": ("int64", [[8]]), "r": ("int64", [[1]])})]
+
+
+def context_features(tf):
+    return {"c": tf.io.FixedLenFeature([], tf.int64), "s": tf.io.VarLenFeature(tf.string)}
+
+
+def list_features(tf):
+    return {"f": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True),
+            "v": tf.io.VarLenFeature(tf.int64), "r": tf.io.RaggedFeature(tf.int64)}
 
 
 def features(tf):
@@ -88,12 +121,17 @@ def specs(tf):
                           [tf.TensorSpec([None], tf.string)]),
         "parse_single_example": (lambda s: tf.io.parse_single_example(s, features(tf)),
                                  [tf.TensorSpec([], tf.string)]),
+        "parse_sequence_example": (lambda s: tf.io.parse_sequence_example(
+            s, context_features(tf), list_features(tf)), [tf.TensorSpec([None], tf.string)]),
+        "parse_single_sequence_example": (lambda s: tf.io.parse_single_sequence_example(
+            s, context_features(tf), list_features(tf)), [tf.TensorSpec([], tf.string)]),
     }
 
 
 def args():
     """name -> the arguments (NumPy arrays) of each call."""
     ex = np.array(examples(), object)
+    seq = np.array(sequence_examples(), object)
     return {
         "norm_all_unknown_rank": [M4], "norm_ord1_vector": [M], "norm_ord3": [M],
         "norm_inf_vector": [M], "norm_matrix_1": [M], "norm_matrix_inf": [M4],
@@ -102,6 +140,7 @@ def args():
         "dropout_noise_shape": [M], "searchsorted_unknown_rank": [SEQ, VALS],
         "searchsorted_vectors": [SEQ[0], np.array([2.0, 0.0, 6.0], F32)],
         "parse_example": [ex], "parse_single_example": [ex[0]],
+        "parse_sequence_example": [seq], "parse_single_sequence_example": [seq[0]],
     }
 
 

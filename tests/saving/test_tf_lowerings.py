@@ -1,7 +1,8 @@
 """Ops tensortrace fuses (tf.norm, l2_normalize, matrix_transpose, dropout with a noise shape,
-searchsorted of any rank, parse_example) save as the ops TF's Python API composes: every node of
-the SavedModel is one TF 2.21 builds, TF 2.21 loads the model and computes the values recorded in
-tests/fixtures/tf/lowerings (make_lowerings.py), and tensortrace loads it back to the same."""
+searchsorted of any rank, parse_example, parse_sequence_example) save as the ops TF's Python API
+composes: every node of the SavedModel is one TF 2.21 builds, TF 2.21 loads the model and
+computes the values recorded in tests/fixtures/tf/lowerings (make_lowerings.py), and tensortrace
+loads it back to the same."""
 
 import json
 import os
@@ -20,7 +21,7 @@ TF_OUT = dict(np.load(os.path.join(FIXTURE, "outputs.npz"), allow_pickle=True))
 with open(os.path.join(FIXTURE, "ops.json")) as f:
     TF_OPS = json.load(f)
 # our fused op types: none of them may reach the SavedModel
-FUSED = {"Norm", "L2Normalize", "MatrixTranspose", "Dropout"}
+FUSED = {"Norm", "L2Normalize", "MatrixTranspose", "Dropout", "Moments", "Gelu"}
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +67,7 @@ def test_every_node_is_a_tf_node(saved):
     assert {"Svd", "Transpose"} <= set(TF_OPS["norm_matrix_2"])
     assert "ComplexAbs" in TF_OPS["norm_complex"]
     assert "ParseExampleV2" in TF_OPS["parse_single_example"]
+    assert "ParseSequenceExampleV2" in TF_OPS["parse_sequence_example"]
     assert {"Pack", "ConcatV2"} <= set(TF_OPS["matrix_transpose_unknown_rank"])
 
 
