@@ -28,7 +28,8 @@ PACKAGE = __name__.rpartition(".")[0]
 NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging", "dtypes",
               "image", "sets", "signal", "experimental", "compat", "config",
               "config.experimental", "config.threading", "config.optimizer", "autograph",
-              "autograph.experimental", "saved_model", "data", "summary", "summary.experimental",
+              "autograph.experimental", "saved_model", "saved_model.experimental", "data",
+              "summary", "summary.experimental",
               "train", "train.experimental", "ragged", "io", "io.gfile",
               "types", "types.experimental", "version", "sparse", "graph_util", "distribute",
               "nn.experimental", "compat.v1")

@@ -84,7 +84,7 @@ EXPORTS = {
         '': 'dimension_at_index dimension_value',
     },
     'compat.v1': {
-        'api.compat_v1': 'placeholder reset_default_graph',
+        'api.compat_v1': 'placeholder reset_default_graph wrap_function',
     },
     'config': {
         'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice '
@@ -274,6 +274,9 @@ EXPORTS = {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
                    'contains_saved_model load save'),
         'saving.assets': 'Asset',
+    },
+    'saved_model.experimental': {
+        'saving.resource': 'TrackableResource',
     },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '

@@ -1,10 +1,15 @@
 """The few ``tf.compat.v1`` names TF 2 code still calls (Keras' shape inference makes
-placeholders in a scratch graph; ``clear_session`` resets the default graph)."""
+placeholders in a scratch graph; ``clear_session`` resets the default graph; ``wrap_function``
+runs TF 1 graph code, such as a frozen GraphDef, as a function)."""
 
-from .. import dtypes, shapes
+from .. import dtypes, nest, shapes
 from .._export import tf_export
 from ..context import state
-from ..tensor import TensorSpec
+from ..graph import ir
+from ..tensor import Tensor, TensorSpec
+from ..tracing.concrete import ConcreteFunction
+from ..tracing.signature import Binder
+from ..tracing.trace import FuncGraph, trace
 
 
 @tf_export("compat.v1.placeholder")
@@ -31,3 +36,127 @@ def reset_default_graph():
     if state.graph is not None:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If you "
                              "need a cleared graph, exit the nesting and create a new graph.")
+
+
+class WrappedFunction(ConcreteFunction):
+    """``tf.compat.v1.wrap_function``'s result: a concrete function over a graph built once by
+    calling a TF 1-style function (no autograph), whose ``prune`` cuts sub-functions out of it
+    (feeds in, fetches out)."""
+
+    def prune(self, feeds, fetches, name=None, input_signature=None):
+        """A WrappedFunction computing ``fetches`` (tensors, operations or their names, nested)
+        from ``feeds`` (tensors or names, flat): the ops between them, copied.
+
+        Raises:
+            KeyError: for a name the graph lacks (TF's message).
+            ValueError: when a fetch needs a placeholder that no feed gives.
+        """
+        graph = self.graph
+        feeds = [_element(graph, f, tensor=True) for f in nest.flatten(feeds)]
+        fetches = nest.map_structure(lambda f: _element(graph, f, tensor=None), fetches)
+        pruned = _pruned_graph(graph, feeds, nest.flatten(fetches), name or "pruned")
+        pruned.structured_outputs = nest.map_structure(
+            lambda f: pruned.copied.get(id(f)) if isinstance(f, Tensor) else None, fetches)
+        pruned.outputs = [t for t in nest.flatten(pruned.structured_outputs) if t is not None]
+        specs = [TensorSpec(t.shape, t.dtype) for t in feeds]
+        return WrappedFunction(pruned, Binder(_positional), (tuple(specs),), pruned.name)
+
+
+def _positional(*args):
+    """The calling convention of wrapped and pruned functions: tensors, positionally."""
+
+
+def _element(graph, value, tensor):
+    """A graph tensor or operation for a fetch or feed given by name (TF's KeyErrors)."""
+    if tensor and isinstance(value, ir.Operation):
+        raise ValueError(f"All members of argument `feeds` must be tensors. Got {value!r} with "
+                         f"type {type(value)}.")
+    if isinstance(value, (Tensor, ir.Operation)):
+        if getattr(value, "graph", None) is not graph:
+            raise ValueError(f"Can only prune function whose feeds and fetches are from this "
+                             f"graph ({graph.name}). Input {value} is from a different graph.")
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"Feeds and fetches must be tensors, operations or their names, got "
+                        f"{value!r}")
+    ops = {op.name: op for op in graph.get_operations()}
+    op_name, sep, index = value.partition(":")
+    if not sep:
+        if tensor:
+            raise ValueError(f"All members of argument `feeds` must be tensors. Got {value!r} "
+                             "with type <class 'str'> naming an Operation.")
+        if op_name not in ops:
+            raise KeyError(f"The name {value!r} refers to an Operation not in the graph.")
+        return ops[op_name]
+    if op_name not in ops:
+        raise KeyError(f"The name {value!r} refers to a Tensor which does not exist. The "
+                       f"operation, {op_name!r}, does not exist in the graph.")
+    outputs = ops[op_name].outputs
+    if not index.isdigit() or int(index) >= len(outputs):
+        raise KeyError(f"The name {value!r} refers to a Tensor which does not exist. The "
+                       f"operation, {op_name!r}, exists but only has {len(outputs)} outputs.")
+    return outputs[int(index)]
+
+
+def _pruned_graph(graph, feeds, fetches, name):
+    """A new function graph of the ops ``fetches`` need, ``feeds`` its placeholders; its
+    ``copied`` maps id(old tensor) -> new tensor."""
+    fed = {id(t) for t in feeds}
+    needed, stack = set(), [f if isinstance(f, ir.Operation) else f.op for f in fetches
+                            if f is not None]
+    while stack:
+        op = stack.pop()
+        if id(op) in needed or (op.outputs and all(id(t) in fed for t in op.outputs)):
+            continue
+        needed.add(id(op))
+        stack.extend(t.op for t in op.inputs if id(t) not in fed)
+        stack.extend(op.control_inputs)
+    captured = {id(ph): value for value, ph in graph.captures}
+    new = FuncGraph(name)
+    copied = new.copied = {}
+    with new.as_default():
+        for t in feeds:
+            copied[id(t)] = new.placeholder(TensorSpec(t.shape, t.dtype), t.op.name)
+        new.inputs = [copied[id(t)] for t in feeds]
+        for op in graph.get_operations():
+            if id(op) not in needed:
+                continue
+            if op.type == "Placeholder":
+                value = captured.get(id(op.outputs[0]))
+                if value is None:
+                    raise ValueError(f"The fetches need the placeholder {op.outputs[0].name!r}, "
+                                     "which no feed gives.")
+                copied[id(op.outputs[0])] = new.capture(value)
+                continue
+            made = new.add_op(op.type, [copied[id(t)] for t in op.inputs], dict(op.attrs),
+                              [t.spec for t in op.outputs], name=op.name)
+            made.multi = op.multi
+            made.control_inputs = tuple(copied[id(c)] for c in op.control_inputs
+                                        if id(c) in copied)
+            copied[id(op)] = made
+            for old, t in zip(op.outputs, made.outputs):
+                copied.setdefault(id(old), t)
+    return new
+
+
+@tf_export("compat.v1.wrap_function")
+def wrap_function(fn, signature, name=None):
+    """``fn`` called once on placeholders of ``signature`` (TensorSpecs) into a graph, as a
+    callable WrappedFunction (TF 2's way to run TF 1 graph code, e.g. importing a GraphDef).
+
+    Raises:
+        TypeError: when ``signature`` is not a list of TensorSpecs.
+    """
+    signature = [] if signature is None else list(signature)
+    for spec in nest.flatten(signature):
+        if not isinstance(spec, TensorSpec):
+            raise TypeError(f"signature must be a list of tf.TensorSpec, got {spec!r}")
+    fn_name = name or getattr(fn, "__name__", "wrapped_function")
+    binder = Binder(_positional)
+    specs = (tuple(signature),)
+
+    def call(*args):
+        return fn(*args)
+
+    graph = trace(call, binder, specs, fn_name, autograph=False)
+    return WrappedFunction(graph, binder, specs, fn_name)

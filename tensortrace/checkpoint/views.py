@@ -23,7 +23,10 @@ class TrackableView:
 
     @classmethod
     def children(cls, obj, save_type="checkpoint", **kwargs):
-        """``{local name: child}`` of one object."""
+        """``{local name: child}`` of one object (TF's Trackable protocol, an object's own
+        ``_trackable_children(save_type)``, where it has one)."""
+        if callable(getattr(type(obj), "_trackable_children", None)):
+            return dict(obj._trackable_children(save_type, **kwargs))
         return dict(graph_view.children(obj))
 
     @property
@@ -31,8 +34,10 @@ class TrackableView:
         return self._root
 
     def descendants(self):
-        """Every object reachable from the root, breadth first (the root first)."""
-        return [node.obj for node in graph_view.walk(self._root)]
+        """Every object reachable from the root, breadth first (the root first), through this
+        class's ``children`` (a subclass may walk another save type)."""
+        nodes = graph_view.walk(self._root, lambda o: list(type(self).children(o).items()))
+        return [node.obj for node in nodes]
 
 
 @tf_export("train.CheckpointView")

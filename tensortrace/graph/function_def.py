@@ -574,9 +574,123 @@ def _string_split(body, node, data, attrs, where):
     raise not_registered("StringSplit")
 
 
+def _transpose(body, node, data, attrs, where):
+    """Transpose by TF's matrix_transpose perm of a tensor of unknown rank (concat(range(rank
+    - 2), [rank - 1, rank - 2])): our MatrixTranspose."""
+    if len(data) == 2 and data[1].op.type == "ConcatV2" and data[1].op.inputs:
+        lead = data[1].op.inputs[0].op
+        limit = lead.inputs[1].op if lead.type == "Range" and len(lead.inputs) == 3 else None
+        rank = limit.inputs[0].op if limit is not None and limit.type == "Sub" else None
+        if rank is not None and rank.type == "Rank" and rank.inputs[0] is data[0]:
+            op = body.add("MatrixTranspose", node.name, data[:1],
+                          {"conjugate": node.op == "ConjugateTranspose"})
+            return op.outputs, op
+    return body.generic(node, data, attrs, where)
+
+
+def _const_keys(data, where):
+    keys = []
+    for t in data:
+        if t.op.type != "Const":
+            raise GraphImportError(f"{where}: the feature keys must be constants")
+        keys.append([k.decode("utf-8") if isinstance(k, bytes) else k
+                     for k in np.asarray(t.op.attrs["value"]).reshape(-1).tolist()])
+    return keys
+
+
+def _parse_spec(keys, sparse_types, dense_types, shapes, ragged_types, split_types,
+                lists=False, missing=()):
+    """Our parse op's features from TF's keys and types (sparse, dense, then ragged)."""
+    sparse_keys, dense_keys, ragged_keys = keys
+    spec = [("sparse", k, d.name) for k, d in zip(sparse_keys, sparse_types)]
+    for i, (k, d, shape) in enumerate(zip(dense_keys, dense_types, shapes)):
+        dims = tuple(TensorShape(shape).as_list())
+        if lists:
+            spec.append(("dense", k, d.name, dims, bool(missing[i]) if i < len(missing)
+                         else False))
+            continue
+        sequence = bool(dims) and dims[0] is None
+        spec.append(("dense", k, d.name, dims[1:] if sequence else dims, sequence))
+    spec += [("ragged", k, d.name, r.name, ()) for k, d, r in zip(ragged_keys, ragged_types,
+                                                                  split_types)]
+    return spec
+
+
+def _tf_order(spec, ours, batched, node, lists=False):
+    """Our outputs of ``spec`` (each feature's in turn, from the iterator ``ours``) in TF's
+    grouped order; lengths of dense feature lists are taken after all features."""
+    groups = {"sparse": [], "dense": [], "ragged": []}
+    for f in spec:
+        if f[0] == "sparse":
+            groups["sparse"].append([next(ours) for _ in range(3)])
+        elif f[0] == "dense":
+            groups["dense"].append(next(ours))
+        else:
+            values = next(ours)
+            outer = next(ours) if batched else None
+            inner = next(ours) if lists else None
+            groups["ragged"].append((values, outer, inner))
+    missing = _Partial(f"'{node.name}' row splits of a single example ({node.op})")
+    out = [g[j] for j in range(3) for g in groups["sparse"]] + groups["dense"]
+    return out, groups["ragged"], missing
+
+
+def _parse_example(body, node, data, attrs, where):
+    """TF's ParseExampleV2 (keys as constant inputs, outputs grouped by kind) as ours (the
+    features an attr, each feature's tensors in turn)."""
+    dec = {k: tf_attrs.decode(v) for k, v in attrs.items() if not k.startswith("_")}
+    if len(data) < 5:
+        raise GraphImportError(f"{where}: 5 or more inputs expected, got {len(data)}")
+    spec = _parse_spec(_const_keys(data[2:5], where), dec.get("sparse_types", ()),
+                       dec.get("Tdense", ()), dec.get("dense_shapes", ()),
+                       dec.get("ragged_value_types", ()), dec.get("ragged_split_types", ()))
+    op = body.add("ParseExampleV2", node.name, data[:2] + data[5:], {"features": tuple(spec)})
+    batched = data[0].shape.rank != 0
+    out, ragged, missing = _tf_order(spec, iter(op.outputs), batched, node)
+    out += [r[0] for r in ragged] + [missing if r[1] is None else r[1] for r in ragged]
+    return out, op
+
+
+def _parse_sequence_example(body, node, data, attrs, where):
+    """TF's ParseSequenceExampleV2 as ours: the context as ParseExampleV2's, then the feature
+    lists (dense lengths after the dense values; ragged values, outer and inner splits)."""
+    dec = {k: tf_attrs.decode(v) for k, v in attrs.items() if not k.startswith("_")}
+    if len(data) < 9:
+        raise GraphImportError(f"{where}: 9 or more inputs expected, got {len(data)}")
+    keys = _const_keys(data[2:8], where)
+    flags = data[8]
+    if flags.op.type != "Const":
+        raise GraphImportError(f"{where}: feature_list_dense_missing_assumed_empty must be a "
+                               "constant")
+    context = _parse_spec(keys[:3], dec.get("context_sparse_types", ()),
+                          dec.get("Tcontext_dense", ()), dec.get("context_dense_shapes", ()),
+                          dec.get("context_ragged_value_types", ()),
+                          dec.get("context_ragged_split_types", ()))
+    lists = _parse_spec(keys[3:], dec.get("feature_list_sparse_types", ()),
+                        dec.get("feature_list_dense_types", ()),
+                        dec.get("feature_list_dense_shapes", ()),
+                        dec.get("feature_list_ragged_value_types", ()),
+                        dec.get("feature_list_ragged_split_types", ()), lists=True,
+                        missing=np.asarray(flags.op.attrs["value"]).reshape(-1).tolist())
+    op = body.add("ParseSequenceExampleV2", node.name, data[:2] + data[9:],
+                  {"context": tuple(context), "feature_lists": tuple(lists)})
+    batched = data[0].shape.rank != 0
+    ours = iter(op.outputs)
+    out, ragged, missing = _tf_order(context, ours, batched, node)
+    out += [r[0] for r in ragged] + [missing if r[1] is None else r[1] for r in ragged]
+    more, lragged, _ = _tf_order(lists, ours, batched, node, lists=True)
+    more += list(ours)  # the dense lists' lengths, after their values
+    more += [r[0] for r in lragged] + [missing if r[1] is None else r[1] for r in lragged]
+    more += [r[2] for r in lragged]
+    return out + more, op
+
+
 _HANDLERS = {"Placeholder": _placeholder, "VarHandleOp": _var_handle, "Const": _const,
              "PrintV2": _print, "PartitionedCall": _call, "StatefulPartitionedCall": _call,
              "IdentityN": _identity_n, "If": _if, "StatelessIf": _if, "Case": _case,
              "StatelessCase": _case, "While": _while, "StatelessWhile": _while,
              "BroadcastGradientArgs": _broadcast_gradient_args, "Sum": _sum,
-             "Reshape": _reshape, "StringSplit": _string_split}
+             "Reshape": _reshape, "StringSplit": _string_split,
+             "ParseExampleV2": _parse_example, "Transpose": _transpose,
+             "ParseSequenceExampleV2": _parse_sequence_example,
+             "ConjugateTranspose": _transpose}

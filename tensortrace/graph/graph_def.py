@@ -162,6 +162,8 @@ class _Body:
         self.op_names = {op.name for op in graph.get_operations()}
         self.names = set(self.op_names)
         self.stateful = False
+        self.expansion_control = ()
+        self.controlled = {id(c) for o in graph.get_operations() for c in o.control_inputs}
         feeds = list(graph.inputs) + [ph for _, ph in graph.captures]  # a branch: captures only
         used = self.op_names - {ph.op.name for ph in feeds} if function else set()
         if layout is not None and layout.startswith("while_"):
@@ -212,7 +214,7 @@ class _Body:
     def add_node(self, name, op_type, inputs, attrs, control=()):
         node = _pb()[2].NodeDef(name=name, op=op_type)
         node.input.extend(inputs)
-        node.input.extend("^" + c for c in control)
+        node.input.extend("^" + c for c in (*control, *self.expansion_control))
         for k, v in attrs.items():
             node.attr[k].CopyFrom(v)
         self.nodes.append(node)
@@ -236,12 +238,20 @@ class _Body:
         if get_op(op.type).stateful:
             self.stateful = True
         control = [c.name for c in op.control_inputs]
-        if not control:
+        self.expansion_control = control  # every node of an expansion waits on them
+        first = len(self.nodes)
+        try:
             refs = tf_composites.expand(self, op)
-            if refs is not None:  # a fused op of ours, written as the ops TF composes
-                for t, ref in zip(op.outputs, refs):
-                    self.refs[id(t)] = ref
-                return
+        finally:
+            self.expansion_control = ()
+        if refs is not None:  # a fused op of ours, written as the ops TF composes
+            for t, ref in zip(op.outputs, refs):
+                self.refs[id(t)] = ref
+            if id(op) in self.controlled:  # what waits on the op waits on its expansion
+                ends = sorted({r.lstrip("^").split(":")[0] for r in refs} or
+                              {n.name for n in self.nodes[first:]})
+                self.add_node(op.name, "NoOp", [], {}, control=ends)
+            return
         refs = None
         if op.type == "PrintV2":
             node = self._print(op, control)

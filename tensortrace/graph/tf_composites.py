@@ -115,14 +115,36 @@ def _all_axes(op, axis):
     return (axis,) if isinstance(axis, int) else tuple(axis)
 
 
+def _rank_range(e, ref, name):
+    """Every axis of a tensor of unknown rank, as TF computes it: Range(0, Rank(x), 1)."""
+    rank = e.one("Rank", ref, name=f"{name}/Rank")
+    start = e.const(np.int32(0), dtypes.int32, f"{name}/start")
+    delta = e.const(np.int32(1), dtypes.int32, f"{name}/delta")
+    return e.one("Range", start, rank, delta, name=name)
+
+
+def _sum_over(e, op_type, x, axes, keep_dims=True):
+    """A reduction over ``axes`` (ints), or over every axis of ``x`` when None."""
+    if axes is None:
+        return e.one(op_type, x, _rank_range(e, x, "range"), keep_dims=keep_dims)
+    return e.reduce(op_type, x, axes, keep_dims)
+
+
 def _l2_normalize(e, op, x, axis, epsilon):
     axes = _all_axes(op, axis)
-    if axes is None:
-        return None
-    x = e.ref(x)
-    total = e.reduce("Sum", e.one("Square", x), axes, True)
-    inv = e.one("Rsqrt", e.one("Maximum", total, _scalar(e, epsilon, x)))
-    return [e.one("Mul", x, inv)[0]]
+    xr = e.ref(x)
+    if x.dtype.is_complex:  # TF: the real and imaginary parts scaled apart, then Complex
+        real_t = x.dtype.real_dtype
+        re_ = (e.one("Real", xr, Tout=real_t)[0], real_t)
+        im_ = (e.one("Imag", xr, Tout=real_t)[0], real_t)
+        total = _sum_over(e, "Sum", e.one("AddV2", e.one("Square", re_), e.one("Square", im_)),
+                          axes)
+        inv = e.one("Rsqrt", e.one("Maximum", total, _scalar(e, epsilon, re_)))
+        out = e.one("Complex", e.one("Mul", re_, inv), e.one("Mul", im_, inv), Tout=x.dtype)
+        return [out[0]]
+    total = _sum_over(e, "Sum", e.one("Square", xr), axes)
+    inv = e.one("Rsqrt", e.one("Maximum", total, _scalar(e, epsilon, xr)))
+    return [e.one("Mul", xr, inv)[0]]
 
 
 def _moments(e, op, x, axes, keepdims=False):
@@ -150,16 +172,27 @@ def _batch_norm(e, op, x, mean, variance, *rest, variance_epsilon, has_offset, h
     return [e.one("AddV2", e.one("Mul", x, inv), shift)[0]]
 
 
+def _noise_shape(e, x, xr, noise_shape):
+    """The mask's shape: x's shape, or ``noise_shape`` with its None dims taken from x's (TF
+    fills them from x's static shape; dims known only at run time come from Shape(x))."""
+    if noise_shape is None:
+        return (e.one("Shape", xr, out_type=dtypes.int32)[0], dtypes.int32)
+    dims = x.shape.dims
+    filled = [d if d is not None else (dims[i] if dims is not None else None)
+              for i, d in enumerate(noise_shape)]
+    if None not in filled:
+        return e.const(np.array(filled, np.int32), dtypes.int32, "noise_shape")
+    known = e.const(np.array([-1 if d is None else d for d in filled], np.int32), dtypes.int32,
+                    "noise_shape")
+    pick = e.const(np.array([d is None for d in filled]), dtypes.bool, "noise_shape/unknown")
+    shape = (e.one("Shape", xr, out_type=dtypes.int32)[0], dtypes.int32)
+    return (e.one("SelectV2", pick, shape, known, name="noise_shape/SelectV2")[0], dtypes.int32)
+
+
 def _dropout(e, op, x, rate, noise_shape=None, scale=None, seed=0, seed2=0, _stream=0):
     # TF: keep = random_uniform(noise_shape) >= rate; where(keep, x * scale, zeros)
-    if noise_shape is not None and any(d is None for d in noise_shape):
-        return None
     xr, rr = e.ref(x), e.ref(rate)
-    if noise_shape is None:
-        shape = e.one("Shape", xr, out_type=dtypes.int32)
-        shape = (shape[0], dtypes.int32)
-    else:
-        shape = e.const(np.array(noise_shape, np.int32), dtypes.int32, "noise_shape")
+    shape = _noise_shape(e, x, xr, noise_shape)
     draw = e.one("RandomUniform", shape, dtype=x.dtype, seed=int(seed), seed2=int(seed2),
                  _stream=_stream)
     keep = e.one("GreaterEqual", (draw[0], x.dtype), rr)
@@ -183,34 +216,72 @@ def _trace(e, op, x):
 
 def _matrix_transpose(e, op, x, conjugate=False):
     rank = op.inputs[0].shape.rank
-    if rank is None or rank < 2:
-        return None
-    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
-    x = e.ref(x)
-    p = e.const(np.array(perm, np.int32), dtypes.int32, "perm")
-    return [e.one("ConjugateTranspose" if conjugate else "Transpose", x, p)[0]]
+    if rank is not None and rank < 2:
+        return None  # our op's own error stands (TF's Transpose would fail the same way)
+    xr = e.ref(x)
+    if rank is not None:
+        perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+        p = e.const(np.array(perm, np.int32), dtypes.int32, "perm")
+    else:  # TF's: concat([range(rank - 2), [rank - 1, rank - 2]])
+        r = e.one("Rank", xr)
+        two = e.const(np.int32(2), dtypes.int32, "sub/y")
+        lead = e.one("Range", e.const(np.int32(0), dtypes.int32, "Range/start"),
+                     e.one("Sub", r, two), e.const(np.int32(1), dtypes.int32, "Range/delta"))
+        last = e.one("Sub", r, e.const(np.int32(1), dtypes.int32, "sub_1/y"))
+        tail = e.one("Pack", last, e.one("Sub", r, two), axis=0)
+        p = e.one("ConcatV2", lead, tail, e.const(np.int32(0), dtypes.int32, "concat/axis"))
+    return [e.one("ConjugateTranspose" if conjugate else "Transpose", xr, p)[0]]
+
+
+def _abs(e, x, xr):
+    """|x| in x's real dtype (TF's ComplexAbs for complex tensors)."""
+    if x.dtype.is_complex:
+        real_t = x.dtype.real_dtype
+        return (e.one("ComplexAbs", xr, Tout=real_t)[0], real_t)
+    return e.one("Abs", xr)
+
+
+def _spectral(e, op, x, xr, axes):
+    """The matrix 2-norm: the largest singular value of the matrices over ``axes`` (moved
+    last, as TF transposes them), kept in place as a size-1 dim."""
+    rank = x.shape.rank
+    ax = [a % rank for a in axes]
+    perm = [i for i in range(rank) if i not in ax] + ax
+    moved = e.one("Transpose", xr, _int_const(e, perm, dtypes.int32, "perm"))
+    s = e.node("Svd", [moved], compute_uv=False, full_matrices=False)[0]
+    top = e.reduce("Max", _abs(e, x, s), (-1,), True)
+    back = e.one("ExpandDims", top, e.const(np.int32(-1), dtypes.int32, "ExpandDims/dim"))
+    inverse = [int(i) for i in np.argsort(perm)]
+    return e.one("Transpose", back, _int_const(e, inverse, dtypes.int32, "perm_1"))
 
 
 def _norm(e, op, x, ord, axis, keepdims, is_matrix):
+    # TF's tf.norm: sqrt(sum(x * conj(x))) for the euclidean norms, sums and maxima of |x| for
+    # 1 and inf, Svd for the matrix 2-norm, pow(sum(pow(|x|, p)), 1 / p) for other p
     axes = _all_axes(op, axis)
-    if axes is None or op.inputs[0].dtype.is_complex:
-        return None
-    if is_matrix and ord not in ("fro", "euclidean"):
-        return None
+    rank = x.shape.rank
     xr = e.ref(x)
-    if ord in ("euclidean", "fro", 2, 2.0):
-        if not is_matrix and ord in (2, 2.0) and len(axes) != 1:
-            return None
-        out = e.one("Sqrt", e.reduce("Sum", e.one("Mul", xr, xr), axes, True))
-    elif ord in (1, 1.0) and not is_matrix:
-        out = e.reduce("Sum", e.one("Abs", xr), axes, True)
-    elif ord == np.inf and not is_matrix:
-        out = e.reduce("Max", e.one("Abs", xr), axes, True)
+    if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
+        other = e.one("Conj", xr) if x.dtype.is_complex else xr
+        out = e.one("Sqrt", _sum_over(e, "Sum", e.one("Mul", xr, other), axes))
+    elif is_matrix and ord == 2:
+        if rank is None:
+            return None  # TF's graph builds the perm with map_fn loops: our op's own form
+        out = _spectral(e, op, x, xr, axes)
+    elif ord == 1 or ord == np.inf:
+        magnitude = _abs(e, x, xr)
+        if is_matrix:
+            sum_axis, max_axis = (axes[0], axes[1]) if ord == 1 else (axes[1], axes[0])
+            out = e.reduce("Max", e.reduce("Sum", magnitude, (sum_axis,), True), (max_axis,), True)
+        else:
+            out = _sum_over(e, "Sum" if ord == 1 else "Max", magnitude, axes)
     else:
-        return None
+        magnitude = _abs(e, x, xr)
+        powered = e.one("Pow", magnitude, _scalar(e, ord, magnitude))
+        out = e.one("Pow", _sum_over(e, "Sum", powered, axes), _scalar(e, 1.0 / ord, magnitude))
     if not keepdims:
-        rank = op.inputs[0].shape.rank
-        out = e.one("Squeeze", out, squeeze_dims=tuple(a % rank for a in axes))
+        dims = () if axes is None else tuple(a % rank if rank is not None else a for a in axes)
+        out = e.one("Squeeze", out, squeeze_dims=dims)
     return [out[0]]
 
 
@@ -306,34 +377,152 @@ def _split_v2(e, op, x, sep, maxsplit=-1):
     return [ref for ref, _ in parts]
 
 
+def _last_dim(e, ref, known, name):
+    """A tensor's last dim as an int32 scalar: a constant when known, else Shape(x)[-1]."""
+    if known is not None:
+        return e.const(np.int32(known), dtypes.int32, f"{name}/size")
+    shape = (e.one("Shape", ref, name=f"{name}/Shape", out_type=dtypes.int32)[0], dtypes.int32)
+    begin, end, step = ([-1], [0], [1])
+    return e.one("StridedSlice", shape, *[_int_const(e, v, dtypes.int32, f"{name}/{k}")
+                                          for k, v in (("begin", begin), ("end", end),
+                                                       ("strides", step))],
+                 name=f"{name}/strided_slice", begin_mask=0, end_mask=1, ellipsis_mask=0,
+                 new_axis_mask=0, shrink_axis_mask=1)
+
+
 def _bound(e, op, seq, values, out_type):
-    # TF's LowerBound/UpperBound take matrices; tf.searchsorted reshapes other ranks to rows
+    # TF's tf.searchsorted: both reshaped to rows of their last dim, LowerBound/UpperBound on
+    # the matrices, the result reshaped to the values' shape
     if seq.shape.rank == 2 and values.shape.rank == 2:
         return None
-    if seq.shape.rank is None or values.shape.rank is None:
-        return None
     seq_r, val_r = e.ref(seq), e.ref(values)
-    rows = _int_const(e, [-1, seq.shape.dims[-1] if seq.shape.dims[-1] is not None else -1],
-                      dtypes.int32, "seq_shape")
-    if seq.shape.rank == 1 and values.shape.rank == 1:
-        rows = _int_const(e, [1, -1], dtypes.int32, "row_shape")
-        flat_vals = e.one("Reshape", val_r, rows, name="values_2d")
-    else:
-        if values.shape.dims[-1] is None or seq.shape.dims[-1] is None:
-            return None
-        flat_vals = e.one("Reshape", val_r, _int_const(e, [-1, values.shape.dims[-1]],
-                                                       dtypes.int32, "values_shape"),
-                          name="values_2d")
-    flat_seq = e.one("Reshape", seq_r, rows, name="seq_2d")
-    found = e.one(op.type, flat_seq, flat_vals, out_type=out_type)
+    rows = []
+    for ref, t, name in ((seq_r, seq, "seq"), (val_r, values, "values")):
+        dims = t.shape.dims
+        size = _last_dim(e, ref, dims[-1] if dims else None, name)
+        shape = e.one("Pack", e.const(np.int32(-1), dtypes.int32, f"{name}/rows"), size,
+                      name=f"{name}/shape", axis=0)
+        rows.append(e.one("Reshape", ref, shape, name=f"{name}_2d"))
+    found = e.one(op.type, rows[0], rows[1], out_type=out_type)
     found = (found[0], out_type)
     shape = e.one("Shape", val_r, out_type=dtypes.int32)
     return [e.one("Reshape", found, (shape[0], dtypes.int32))[0]]
 
 
-_RULES = {"Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
+def _grouped(features, lists=False):
+    """Parse features by kind ({"sparse": [...], "dense": [...], "ragged": [...]}), or None
+    for kinds TF composes from more ops (SparseFeature, partitioned RaggedFeature)."""
+    groups = {"sparse": [], "dense": [], "ragged": []}
+    for f in features:
+        if f[0] not in groups or (f[0] == "ragged" and f[4]):
+            return None
+        groups[f[0]].append(f)
+    return groups
+
+
+def _key_inputs(e, groups, prefix=""):
+    return [e.const(np.array([f[1].encode("utf-8") for f in groups[kind]], object),
+                    dtypes.string, f"{prefix}{kind}_keys")[0]
+            for kind in ("sparse", "dense", "ragged")]
+
+
+def _types(fs, i=2):
+    return tf_attrs.encode(tuple(dtypes.as_dtype(f[i]) for f in fs), "list(type)")
+
+
+def _shapes(fs):
+    return tf_attrs.encode([tuple(f[3]) for f in fs], "list(shape)")
+
+
+def _picks(features, groups, start, batched, list_splits=False):
+    """Where each of our outputs (each feature's tensors in turn) is among TF's grouped ones,
+    which begin at ``start``: sparse indices, values, shapes; dense values (feature lists:
+    then their lengths); ragged values and splits (feature lists: outer, then inner)."""
+    ns, nd, nr = (len(groups[k]) for k in ("sparse", "dense", "ragged"))
+    dense_at = start + 3 * ns
+    ragged_at = dense_at + nd * (2 if list_splits else 1)
+    picks, lengths, seen = [], [], {"sparse": 0, "dense": 0, "ragged": 0}
+    for f in features:
+        k = seen[f[0]]
+        seen[f[0]] += 1
+        if f[0] == "sparse":
+            picks += [start + k, start + ns + k, start + 2 * ns + k]
+        elif f[0] == "dense":
+            picks.append(dense_at + k)
+            lengths.append(dense_at + nd + k)
+        elif list_splits:  # values, the outer splits (batched only), the inner splits
+            picks += [ragged_at + k] + ([ragged_at + nr + k] if batched else []) + \
+                [ragged_at + 2 * nr + k]
+        else:
+            picks += [ragged_at + k] + ([ragged_at + nr + k] if batched else [])
+    return picks, lengths, ragged_at + nr * (3 if list_splits else 2)
+
+
+def _parse_example(e, op, serialized, names, *defaults, features):
+    # TF's ParseExampleV2 takes the keys as string inputs and returns its outputs grouped (the
+    # sparse indices, values and shapes, the dense values, the ragged values and row splits);
+    # ours holds the features as an attr and returns each feature's tensors in turn
+    groups = _grouped(features)
+    if groups is None:
+        return None
+    sparse, dense, ragged = groups["sparse"], groups["dense"], groups["ragged"]
+    ins = [e.body.ref(serialized), e.body.ref(names), *_key_inputs(e, groups)]
+    ins += [e.body.ref(t) for t in defaults]
+    attrs = {"Tdense": _types(dense), "num_sparse": tf_attrs.encode(len(sparse)),
+             "sparse_types": _types(sparse), "ragged_value_types": _types(ragged),
+             "ragged_split_types": _types(ragged, 3),
+             "dense_shapes": tf_attrs.encode([((None,) if f[4] else ()) + tuple(f[3])
+                                              for f in dense], "list(shape)")}
+    name = e.body.fresh(f"{e.base}/ParseExampleV2")
+    node = e.body.add_node(name, "ParseExampleV2", ins, attrs)
+    picks, _, _ = _picks(features, groups, 0, serialized.shape.rank != 0)
+    return [e.body.out_ref(name, "ParseExampleV2", node.attr, i) for i in picks]
+
+
+def _parse_sequence_example(e, op, serialized, names, *defaults, context, feature_lists):
+    # TF's ParseSequenceExampleV2: the context's keys and outputs as ParseExampleV2's, then the
+    # feature lists' (dense lengths after the dense values, ragged outer and inner splits)
+    cg, lg = _grouped(context), _grouped(feature_lists)
+    if cg is None or lg is None:
+        return None
+    ins = [e.body.ref(serialized), e.body.ref(names), *_key_inputs(e, cg, "context_"),
+           *_key_inputs(e, lg, "feature_list_")]
+    ins.append(e.const(np.array([bool(f[4]) for f in lg["dense"]], bool), dtypes.bool,
+                       "feature_list_dense_missing_assumed_empty")[0])
+    ins += [e.body.ref(t) for t in defaults]
+    attrs = {"Ncontext_sparse": tf_attrs.encode(len(cg["sparse"])),
+             "Tcontext_dense": _types(cg["dense"]),
+             "context_sparse_types": _types(cg["sparse"]),
+             "context_ragged_value_types": _types(cg["ragged"]),
+             "context_ragged_split_types": _types(cg["ragged"], 3),
+             "context_dense_shapes": _shapes(cg["dense"]),
+             "Nfeature_list_sparse": tf_attrs.encode(len(lg["sparse"])),
+             "Nfeature_list_dense": tf_attrs.encode(len(lg["dense"])),
+             "feature_list_dense_types": _types(lg["dense"]),
+             "feature_list_sparse_types": _types(lg["sparse"]),
+             "feature_list_ragged_value_types": _types(lg["ragged"]),
+             "feature_list_ragged_split_types": _types(lg["ragged"], 3),
+             "feature_list_dense_shapes": _shapes(lg["dense"])}
+    name = e.body.fresh(f"{e.base}/ParseSequenceExampleV2")
+    node = e.body.add_node(name, "ParseSequenceExampleV2", ins, attrs)
+    batched = serialized.shape.rank != 0
+    picks, _, end = _picks(context, cg, 0, batched)
+    more, lengths, _ = _picks(feature_lists, lg, end, batched, list_splits=True)
+    return [e.body.out_ref(name, "ParseSequenceExampleV2", node.attr, i)
+            for i in picks + more + lengths]
+
+
+def _initialize_once(e, op, resource, value):
+    # TF lifts a variable's first-call initializer out of the function: a saved function holds
+    # none (the variable comes restored); what waits on the op waits on a NoOp of its name
+    return []
+
+
+_RULES = {"InitializeVariableOnce": _initialize_once,
+          "Gelu": _gelu, "Silu": _silu, "SigmoidCrossEntropyWithLogits": _sigmoid_ce,
           "L2Normalize": _l2_normalize, "Moments": _moments, "BatchNormalization": _batch_norm,
           "MatrixTranspose": _matrix_transpose, "Norm": _norm, "Dropout": _dropout,
           "Trace": _trace, "Tensordot": _tensordot, "SumToShape": _sum_to_shape,
           "StringBytesSplit": _bytes_split, "StringSplitV2": _split_v2,
-          "LowerBound": _bound, "UpperBound": _bound}
+          "LowerBound": _bound, "UpperBound": _bound,
+          "ParseExampleV2": _parse_example, "ParseSequenceExampleV2": _parse_sequence_example}

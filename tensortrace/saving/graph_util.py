@@ -17,6 +17,7 @@ from ..graph.function_def import import_into
 from ..tensor import EagerTensor
 
 _EAGER = "_as_tf_output not supported when eager execution is enabled."
+_GLOBAL = []  # the graph eager imports go to (TF's global default graph), made on first use
 
 
 @tf_export("graph_util.import_graph_def", "import_graph_def")
@@ -28,7 +29,11 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     Raises:
         TypeError: when ``graph_def`` is not a GraphDef or input_map not a dict.
         ValueError: for names the GraphDef lacks (TF's messages).
-        NotImplementedError: eagerly (tensortrace has no global graph to import into).
+        NotImplementedError: eagerly with an ``input_map`` (TF's message: eager tensors cannot
+            feed a graph).
+
+    Eagerly it imports into a global graph kept for this, as TF imports into its default graph
+    (the tensors it returns are that graph's, symbolic).
     """
     if type(graph_def).__name__ != "GraphDef" or not hasattr(graph_def, "node"):
         raise TypeError("Argument `graph_def` must be a GraphDef proto.")
@@ -38,10 +43,12 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             isinstance(x, str) for x in return_elements)):
         raise TypeError("return_elements must be a list of strings.")
     graph = context.state.graph
-    if graph is None:  # TF imports into its global graph here; there is none in tensortrace
-        raise NotImplementedError(_EAGER if input_map else
-                                  "tf.graph_util.import_graph_def: eagerly, tensortrace has no "
-                                  "global graph to import into; call it inside a tf.function.")
+    if graph is None:
+        if input_map:
+            raise NotImplementedError(_EAGER)
+        if not _GLOBAL:
+            _GLOBAL.append(ir.Graph("global"))
+        graph = _GLOBAL[0]
     mapped = {}
     for key, value in (input_map or {}).items():
         if isinstance(value, EagerTensor):
@@ -49,7 +56,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if not (isinstance(value, ir.SymbolicTensor) and value.graph is graph):
             value = convert_to_tensor(value)
         mapped[key if ":" in key else f"{key}:0"] = value
-    prefix = _scope(graph, "import" if name is None else name)
+    # eagerly TF's name scope is no graph scope: the nodes keep their names, made unique
+    eager = bool(_GLOBAL) and graph is _GLOBAL[0]
+    prefix = "" if eager else _scope(graph, "import" if name is None else name)
     nodes = import_into(graph, graph_def, mapped, prefix)
     if return_elements is None:
         return None

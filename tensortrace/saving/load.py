@@ -52,7 +52,8 @@ def load(export_dir, tags=None, options=None):
             fit their declared shapes or the file.
     """
     if tf_files.is_tf_format(io.resolve(export_dir)):
-        return io.read_whole(export_dir, lambda d: tf_load.load_tf(d, tags, shown=export_dir),
+        return io.read_whole(export_dir, lambda d: tf_load.load_tf(d, tags, shown=export_dir,
+                                                                    options=options),
                              (OSError, FormatError, errors.DataLossError))
     document, npz = io.read(export_dir)
     try:

@@ -43,7 +43,8 @@ def save(obj, export_dir, signatures=None, options=None):
             if signatures is None:
                 built = _signatures.canonicalize(_signatures.default_signature(
                     tf_save.trackable_children(obj)))
-            tf_save.write_tf(obj, export_dir, built)
+            tf_save.write_tf(obj, export_dir, built,
+                             getattr(options, "function_aliases", None) or {})
     except CompositeSpecError as e:  # raised before anything is written
         logger.warning("Saving %s in tensortrace's own SavedModel format (saved_model.json + "
                        "npz), which tf.saved_model.load here reads: %s", export_dir, e)
@@ -59,7 +60,7 @@ def save_json(obj, export_dir, signatures=None):
 
 
 def _check_trackable(obj):
-    if not isinstance(obj, TRACKABLE):
+    if not isinstance(obj, TRACKABLE) and not tf_save.has_trackable_protocol(obj):
         raise ValueError(  # noqa: TRY004 - TF's error type
             "Expected an object of type `Trackable`, such as `tf.Module` or a subclass of the "
             f"`Trackable` class, for export. Got {obj} with type {type(obj)}.")

@@ -44,14 +44,16 @@ _WRAPPERS = {"trackable_list_wrapper": list, "trackable_tuple_wrapper": tuple,
 _MAX_NODES = 1 << 20
 
 
-def load_tf(export_dir, tags=None, shown=None):
+def load_tf(export_dir, tags=None, shown=None, options=None):
     """Load the TF-format SavedModel in ``export_dir`` (see ``load``); errors name ``shown``
     (the path the caller gave)."""
     shown = export_dir if shown is None else shown
     proto = tf_files.read_saved_model(export_dir)
     mg = tf_files.meta_graph(proto, tags, shown)
     try:
-        return _Loader(mg, export_dir).root()
+        loader = _Loader(mg, export_dir)
+        loader.load_aliases = bool(getattr(options, "experimental_load_function_aliases", False))
+        return loader.root()
     except (FormatError, GraphVerificationError) as e:
         raise type(e)(f"Cannot load the SavedModel at {shown}: {e}") from None
     except (LookupError, TypeError, AttributeError, ValueError, ArithmeticError, RecursionError,
@@ -60,7 +62,19 @@ def load_tf(export_dir, tags=None, shown=None):
                           f"({type(e).__name__}: {e})") from None
 
 
+def _aliases(names, concretes):
+    """``SaveOptions.function_aliases`` as TF loads them: alias -> its concrete function (a
+    list of them when the alias names several traces)."""
+    found = {}
+    for name, cf in concretes.items():
+        if name in names:
+            found.setdefault(names[name], []).append(cf)
+    return {alias: fns[0] if len(fns) == 1 else fns for alias, fns in found.items()}
+
+
 class _Loader:
+    load_aliases = False  # LoadOptions.experimental_load_function_aliases
+
     def __init__(self, mg, export_dir):
         self.mg = mg
         self.graph = mg.object_graph_def
@@ -131,6 +145,8 @@ class _Loader:
         root = made[0]
         root.signatures = SignatureMap(
             {c.local_name: made[c.node_id] for c in self._signature_children()})
+        if self.load_aliases:
+            root.function_aliases = _aliases(self.mg.meta_info_def.function_aliases, concretes)
         return root
 
     def _wrapper(self, i, wrappers, made, active):

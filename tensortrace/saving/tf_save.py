@@ -49,9 +49,11 @@ _FULL_ARG_SPEC = collections.namedtuple(
                     "annotations"])
 
 
-def write_tf(obj, export_dir, signatures):
-    """Write ``obj`` and ``signatures`` ({key: SignatureFunction}) to ``export_dir``."""
-    files = _Writer(obj, signatures).build()
+def write_tf(obj, export_dir, signatures, aliases=None):
+    """Write ``obj`` and ``signatures`` ({key: SignatureFunction}) to ``export_dir``;
+    ``aliases`` ({alias: tf.function or concrete function}) name saved functions in the
+    MetaGraphDef (``SaveOptions.function_aliases``)."""
+    files = _Writer(obj, signatures, aliases).build()
 
     def fill(staging):
         os.makedirs(os.path.join(staging, tf_files.ASSETS))  # TF writes it, empty or not
@@ -70,11 +72,61 @@ def write_tf(obj, export_dir, signatures):
     io.replace_dir(export_dir, fill)
 
 
+def has_trackable_protocol(obj):
+    """Whether ``obj`` follows TF's Trackable protocol (``_trackable_children(save_type)``):
+    ``tf.__internal__.tracking`` objects, Keras' layers and export archives, resources."""
+    return callable(getattr(type(obj), "_trackable_children", None)) and \
+        not isinstance(obj, (Module, _UserObject) + _FUNCTIONS)
+
+
+def saved_form(value):
+    """What a SavedModel stores for ``value``: a wrapper of a variable that forwards its saved
+    form to it (TF's ``_write_object_proto`` protocol, as Keras' variables do) is that
+    variable; anything else itself."""
+    inner = getattr(value, "value", None) if not isinstance(value, Variable) else None
+    if isinstance(inner, Variable) and callable(getattr(type(value), "_serialize_to_tensors",
+                                                        None)):
+        return inner
+    return value
+
+
+def _protocol_children(obj):
+    """A Trackable-protocol object's children: what ``_trackable_children("savedmodel")``
+    names, then its attributes TF's AutoTrackable tracks too (lists, dicts, functions,
+    trackables assigned to it), in assignment order."""
+    found = dict(obj._trackable_children("savedmodel"))
+    if isinstance(inspect.getattr_static(type(obj), _signatures.DEFAULT_SIGNATURE_ATTR, None),
+                  property):  # a computed default signature (Keras' models): TF saves it too
+        default = getattr(obj, _signatures.DEFAULT_SIGNATURE_ATTR)
+        if isinstance(default, _FUNCTIONS):
+            found[_signatures.DEFAULT_SIGNATURE_ATTR] = default
+    for k, v in vars(obj).items():
+        if k in found or k.startswith(("_self_", "_tt_")):
+            continue
+        if isinstance(v, _FUNCTIONS + (Variable, Module, _UserObject)) or \
+                has_trackable_protocol(v) or (isinstance(v, (list, tuple, dict)) and _holds(v)):
+            found[k] = v
+    return found
+
+
+def _holds(container):
+    """Whether a list/tuple/dict (string keys: what TF's wrappers save) holds something a
+    SavedModel saves."""
+    if isinstance(container, dict) and not all(isinstance(k, str) for k in container):
+        return False
+    values = container.values() if isinstance(container, dict) else container
+    return any(isinstance(saved_form(v), _FUNCTIONS + (Variable, Module, _UserObject)) or
+               has_trackable_protocol(v) or (isinstance(v, (list, tuple, dict)) and _holds(v))
+               for v in values)
+
+
 def trackable_children(obj):
     """A trackable object's (name, value) children in TF's order: the checkpoint's children (its
     attributes as assigned) and tf.functions among its attributes, then its tf.function methods
     by name."""
-    if isinstance(obj, Module):
+    if has_trackable_protocol(obj):
+        found = _protocol_children(obj)
+    elif isinstance(obj, Module):
         ignored = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", ())
         tracked = dict(graph_view.children(obj))
         found = {k: v for k, v in vars(obj).items() if k in tracked or
@@ -92,7 +144,8 @@ def trackable_children(obj):
 
 
 class _Writer:
-    def __init__(self, root, signatures):
+    def __init__(self, root, signatures, aliases=None):
+        self.aliases = dict(aliases or {})
         self.root = root
         self.signatures = signatures
         self.nodes, self.kinds = [], []  # graph_view.Node, and what each object is
@@ -107,6 +160,7 @@ class _Writer:
 
     # --- the object graph, breadth first --------------------------------------------------
     def _add(self, value, path):
+        value = saved_form(value)
         key = id(value)
         if key in self._ids:
             return self._ids[key], False
@@ -147,7 +201,8 @@ class _Writer:
             tracked = dict(graph_view.children(value))  # TF's rules, its key error
             items = enumerate(value) if kind == "list" else value.items()
             yield from ((str(k), v) for k, v in items
-                        if str(k) in tracked or isinstance(v, _FUNCTIONS + (_UserObject,)))
+                        if str(k) in tracked or isinstance(v, _FUNCTIONS + (_UserObject,)) or
+                        has_trackable_protocol(v) or saved_form(v) is not v)
 
     def _traces(self, pf):
         traces = self._saved_traces.get(id(pf))
@@ -328,6 +383,12 @@ class _Writer:
         info.tensorflow_version = _version.VERSION
         info.tensorflow_git_version = "tensortrace"
         info.stripped_default_attrs = True
+        for alias, fn in self.aliases.items():  # the saved traces of each aliased function
+            traces = self._saved_traces.get(id(fn), ()) if isinstance(
+                fn, PolymorphicFunction) else [fn]
+            for cf in traces:
+                if id(cf) in self.names:
+                    info.function_aliases[self.names[id(cf)]] = alias
         gd = mg.graph_def
         gd.versions.producer = 2474
         gd.versions.min_consumer = 12
@@ -417,6 +478,7 @@ def _refuse_python_ops(graph, where):
 
 
 def _kind(value):
+    value = saved_form(value)
     if isinstance(value, Variable):
         return "variable"
     if isinstance(value, Asset):
@@ -427,7 +489,7 @@ def _kind(value):
         return "function"
     if isinstance(value, ConcreteFunction):
         return "bare_concrete_function"
-    if isinstance(value, TRACKABLE + (_SignatureMapNode,)):
+    if isinstance(value, TRACKABLE + (_SignatureMapNode,)) or has_trackable_protocol(value):
         return "user_object"
     if isinstance(value, (list, tuple)):
         return "list"

@@ -424,6 +424,15 @@ class PolymorphicFunction:
     def experimental_get_concrete_functions(self):
         return self._traces()
 
+    _list_all_concrete_functions = experimental_get_concrete_functions  # TF's private name
+
+    def _trackable_children(self, save_type="checkpoint", **kwargs):
+        """TF's Trackable protocol: a checkpoint holds nothing of a function; a SavedModel its
+        traces (``trace_0`` ...)."""
+        if save_type == "checkpoint":
+            return {}
+        return {f"trace_{n}": cf for n, cf in enumerate(self._traces())}
+
     # --- Python protocol --------------------------------------------------------------------
     python_function = property(lambda self: self._python_function,
                                doc="The Python function this wraps.")
