@@ -114,6 +114,7 @@ EXPORTS = {
     'data.experimental': {
         'data': 'cardinality',
         'data.readers': 'CsvDataset make_csv_dataset',
+        'lookup.initializers': 'DatasetInitializer',
     },
     'debugging': {
         'ops.control_flow.records': 'Assert',
@@ -200,6 +201,13 @@ EXPORTS = {
         'ops.linalg.products': 'matmul tensordot',
         'ops.utility.clipping': 'global_norm',
         'ops.utility.composites': 'matvec normalize',
+    },
+    'lookup': {
+        'lookup.initializers': 'KeyValueTensorInitializer TextFileIndex TextFileInitializer',
+        'lookup.tables': 'StaticHashTable StaticVocabularyTable',
+    },
+    'lookup.experimental': {
+        'lookup.tables': 'DenseHashTable MutableHashTable',
     },
     'math': {
         'ops.debugging': 'confusion_matrix',
@@ -351,6 +359,7 @@ COPIES = {
                    'ParameterServerStrategy ReduceOp ReplicaContext Strategy StrategyExtended '
                    'TPUStrategy experimental_set_strategy get_replica_context get_strategy '
                    'has_strategy in_cross_replica_context'),
+    'lookup': '',
 }
 
 # The package's modules that are its attributes (tf.ops ...).
@@ -408,6 +417,11 @@ OPS = {
                              'MatrixTranspose Trace'),
     'ops.linalg.norms': 'L2Normalize Norm',
     'ops.linalg.products': 'BatchMatMulV2 MatMul Tensordot',
+    'ops.lookup.records': ('HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 '
+                           'LookupTableExportV2 LookupTableFindV2 LookupTableImportV2 '
+                           'LookupTableInsertV2 LookupTableRemoveV2 LookupTableSizeV2 '
+                           'MutableDenseHashTableV2 MutableHashTableOfTensorsV2 '
+                           'MutableHashTableV2'),
     'ops.math.arithmetic': ('Abs Add AddV2 Ceil DivNoNan Floor FloorDiv FloorMod Maximum Minimum '
                             'Mul MulNoNan Neg NextAfter Pow RealDiv Reciprocal Rint Round Sign '
                             'Square SquaredDifference Sub TruncateDiv TruncateMod Xdivy Xlog1py '
