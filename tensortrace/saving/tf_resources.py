@@ -1,0 +1,94 @@
+"""Lookup tables (TF's ``TrackableResource`` nodes) in TF-format SavedModels, loading: each
+table is created eagerly from the table op of its ``_create_resource`` function, captured by the
+functions that use it, filled by running its ``_initialize`` function (a text-file vocabulary
+reads the model's asset) and, for mutable tables, by the checkpoint's ``table-keys`` and
+``table-values``."""
+
+from .. import _protos, errors
+from ..checkpoint.bundle import BundleReader
+from ..context import bind
+from ..convert import convert_to_tensor
+from ..ops.lookup import records
+from ..registry import get as get_op
+from . import tf_files
+from .format import FormatError
+
+CREATORS = ("HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
+            "MutableDenseHashTableV2")
+_IMPORT = get_op("LookupTableImportV2")
+
+
+class RestoredResource:
+    """A loaded resource object (TF's ``RestoredResource``): its handle, and the functions
+    that made and fill it."""
+
+    def __init__(self, handle):
+        self.resource_handle = handle
+
+    def _checkpoint_children(self):
+        return []
+
+
+def _child(node, name):
+    return next((c.node_id for c in node.children if c.local_name == name), None)
+
+
+def _function_name(loader, node_id):
+    node = loader.nodes[node_id]
+    kind = node.WhichOneof("kind")
+    if kind == "function" and node.function.concrete_functions:
+        return node.function.concrete_functions[0]
+    if kind == "bare_concrete_function":
+        return node.bare_concrete_function.concrete_function_name
+    return None
+
+
+def create(loader, kinds):
+    """{node id: table handle}: every resource node's table, new and empty."""
+    made = {}
+    for i, kind in enumerate(kinds):
+        if kind != "resource":
+            continue
+        where = f"object #{i}"
+        creator = _child(loader.nodes[i], "_create_resource")
+        name = None if creator is None else _function_name(loader, creator)
+        if name is None:
+            raise FormatError(f"{where}: a resource without a _create_resource function")
+        graph = loader._library_graph(name, f"{where}: _create_resource")
+        ops = [op for op in graph.get_operations() if op.type in CREATORS]
+        if len(ops) != 1:
+            raise FormatError(f"{where}: its _create_resource function makes no lookup table "
+                              "tensortrace knows")
+        op = ops[0]
+        inputs = [convert_to_tensor(t.op.attrs["value"]) for t in op.inputs]
+        made[i] = records.create(get_op(op.type), *inputs, **op.attrs)
+    return made
+
+
+def initialize(loader, tables, concretes, checkpoint_keys):
+    """Run each table's ``_initialize`` function, then restore mutable tables' contents from
+    the checkpoint (``checkpoint_keys(nodes, ckpt, attribute)``: the loader's key walk)."""
+    for i, handle in tables.items():
+        init = _child(loader.nodes[i], "_initialize")
+        name = None if init is None else _function_name(loader, init)
+        if name is not None:
+            concretes[name]()
+    if not tables:
+        return
+    try:
+        reader = BundleReader(tf_files.variables_prefix(loader.export_dir))
+    except errors.NotFoundError:
+        return  # a model with no checkpoint: no table contents saved
+    if tf_files.OBJECT_GRAPH_KEY not in reader:
+        return
+    raw = reader.read(tf_files.OBJECT_GRAPH_KEY)
+    ckpt = _protos.parse(_protos.trackable_object_graph_pb2.TrackableObjectGraph,
+                         raw.item() if hasattr(raw, "item") else raw, "the checkpoint")
+    keys = checkpoint_keys(loader.nodes, ckpt, "table")
+    for i, key in keys.items():
+        if i in tables and key + "-keys" in reader:
+            handle = tables[i]
+            table = handle._value
+            k = convert_to_tensor(reader.read(key + "-keys"), dtype=table.key_dtype)
+            v = convert_to_tensor(reader.read(key + "-values"), dtype=table.value_dtype)
+            bind(_IMPORT, handle, k, v, Tin=table.key_dtype, Tout=table.value_dtype)
