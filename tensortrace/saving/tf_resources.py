@@ -5,11 +5,13 @@ reads the model's asset) and, for mutable tables, by the checkpoint's ``table-ke
 ``table-values``."""
 
 from .. import _protos, errors
+from .. import dtypes as D
 from ..checkpoint.bundle import BundleReader
 from ..context import bind
 from ..convert import convert_to_tensor
 from ..ops.lookup import records
 from ..registry import get as get_op
+from ..tensor import TensorSpec
 from ..tracing.function import function
 from . import tf_files
 from .format import FormatError
@@ -38,6 +40,34 @@ def resource_functions(resource):
             ("_create_resource", creator), ("_initialize", initializer),
             ("_destroy_resource", destroyer))]
         resource._saved_resource_functions = made
+    return made
+
+
+def saveable_functions(resource):
+    """``(save, restore)`` concrete functions of a table whose contents are checkpointed (TF's
+    ``saveable_objects``: ``save(checkpoint_key)`` names and gives each tensor,
+    ``restore(*tensors)`` imports them), or None."""
+    if getattr(type(resource), "_checkpoint_suffixes", None) is None:
+        return None
+    made = getattr(resource, "_saved_saveable_functions", None)
+    if made is None:
+        key_dtype, value_dtype = resource.key_dtype, resource.value_dtype
+
+        def save_fn(checkpoint_key):
+            tensors = resource._serialize_to_tensors()
+            return [{"name": checkpoint_key + suffix, "slice_spec": convert_to_tensor(""),
+                     "tensor": tensors[suffix]} for suffix in ("-keys", "-values")]
+
+        def restore_fn(restored_tensors_0, restored_tensors_1):
+            resource._restore_from_tensors({"-keys": restored_tensors_0,
+                                            "-values": restored_tensors_1})
+            return convert_to_tensor(1)
+
+        save = function(save_fn, input_signature=[TensorSpec([], D.string)], autograph=False)
+        restore = function(restore_fn, autograph=False, input_signature=[
+            TensorSpec(None, key_dtype), TensorSpec(None, value_dtype)])
+        made = (save.get_concrete_function(), restore.get_concrete_function())
+        resource._saved_saveable_functions = made
     return made
 
 

@@ -106,6 +106,7 @@ class _Writer:
         self._saved_traces = {}  # id(tf.function) -> the concrete functions saved for it
         self.assets = []  # (file name in assets/, the file it copies, the Asset's node id)
         self._asset_paths = {}  # id(an Asset's path tensor) -> the Asset's node id
+        self.saveables = {}  # a table's node id -> its save and restore functions' node ids
 
     # --- the object graph, breadth first --------------------------------------------------
     def _add(self, value, path):
@@ -135,6 +136,22 @@ class _Writer:
                 node.children.append((name, j))
                 if new:
                     queue.append(j)
+            if not queue:  # tables' save and restore functions: nodes after the walk, as TF's
+                queue.extend(self._saveables())
+
+    def _saveables(self):
+        """Add the save/restore functions of checkpointed tables not yet given them; their new
+        node ids (walked next)."""
+        added = []
+        for i, kind in enumerate(list(self.kinds)):
+            if kind != "resource" or i in self.saveables:
+                continue
+            functions = tf_resources.saveable_functions(self.nodes[i].obj)
+            if functions is None:
+                continue
+            self.saveables[i] = [self._add(cf, ())[0] for cf in functions]
+            added.extend(self.saveables[i])
+        return added
 
     def _children(self, value, kind):
         if value is self.root:
@@ -228,6 +245,10 @@ class _Writer:
             saved.asset.asset_file_def_index = self._asset(value)
         elif kind == "resource":
             saved.resource.SetInParent()
+            functions = self.saveables.get(self._ids[id(value)])
+            if functions:
+                entry = saved.saveable_objects[type(value)._checkpoint_attribute]
+                entry.save_function, entry.restore_function = functions
         elif kind in ("list", "dict"):
             saved.user_object.identifier = _WRAPPERS[type(value) if type(value) in _WRAPPERS
                                                      else dict if kind == "dict" else list]

@@ -61,9 +61,15 @@ def test_saved_tables_round_trip_in_tf_format(tmp_path):
         names = [c.local_name for c in n.children]
         assert names[-3:] == ["_create_resource", "_initialize", "_destroy_resource"]
     assert [c.local_name for c in resources[0].children][0] == "_initializer"
+    saveable = resources[2].saveable_objects["table"]  # the mutable table's, as TF writes it
+    save = nodes[saveable.save_function].bare_concrete_function
+    restore = nodes[saveable.restore_function].bare_concrete_function
+    assert list(save.argument_keywords) == ["checkpoint_key"]
+    assert list(restore.argument_keywords) == ["restored_tensors_0", "restored_tensors_1"]
+    assert not resources[0].saveable_objects
     loaded = tf.saved_model.load(path)
     out = loaded.ids(tf.constant(["cat", "a", "dog", "sat"]))
-    # the values TF 2.21 gives when it loads this model (checked by hand), counts aside
+    # the values TF 2.21 gives when it loads this model (tests/fixtures/tf/check_our_lookup.py)
     assert out["ids"].numpy().tolist() == [1, -1, -1, 2]
     assert out["kv"].numpy().tolist() == [-1, 7, -1, -1]
     assert out["counts"].numpy().tolist() == [3, 0, 4, 0]
