@@ -16,7 +16,7 @@ class TrackableResource:
     def __init__(self, device=""):
         self._resource_handle_value = None
         self._resource_device = device
-        self._tracked_children = {}
+        self.__dict__.setdefault("_tracked_children", {})  # a subclass may track before this
 
     def _create_resource(self):
         """A new resource tensor."""

@@ -14,7 +14,6 @@ from .._export import tf_export
 from ..context import bind, state
 from ..convert import convert_to_tensor
 from ..ops import core
-from ..ops.array.shapes import shape as tf_shape  # noqa: F401 - loads the family used below
 from ..ops.lookup import records
 from ..ops.math.arithmetic import add
 from ..ops.math.casting import cast
@@ -51,6 +50,11 @@ def _convert(value, dtype, name):
         return convert_to_tensor(value, dtype=dtype)
     except ValueError as e:
         raise ValueError(f"{name}: {e}") from None
+
+
+def _op(out):
+    """An op without outputs: None eagerly (as TF returns), the operation while tracing."""
+    return None if state.graph is None else out
 
 
 def _key_error(want, got):
@@ -222,9 +226,7 @@ class StaticVocabularyTable(LookupInterface):
                             f"{lookup_key_dtype}")
         self._num_oov_buckets = num_oov_buckets
         self._table_name = name.split("/")[-1] if name is not None else None
-        tracked = self._tracked_children
         super().__init__(lookup_key_dtype, D.int64)
-        self._tracked_children = tracked
 
     def _create_resource(self):
         return self._table._create_resource() if self._table is not None else None
@@ -235,10 +237,6 @@ class StaticVocabularyTable(LookupInterface):
     @property
     def resource_handle(self):
         return self._table.resource_handle if self._table is not None else None
-
-    @resource_handle.setter
-    def resource_handle(self, value):
-        pass
 
     @property
     def name(self):
@@ -291,13 +289,13 @@ class _MutableBase(LookupInterface):
         def run():
             k = _convert(keys, self._key_dtype, "keys")
             v = _convert(values, self._value_dtype, "values")
-            return bind(_INSERT, self.resource_handle, k, v, Tin=self._key_dtype,
-                        Tout=self._value_dtype)
+            return _op(bind(_INSERT, self.resource_handle, k, v, Tin=self._key_dtype,
+                            Tout=self._value_dtype))
         return _scoped(name or f"{self.name}_lookup_table_insert", run)
 
     def _remove(self, keys, name):
-        return _scoped(name or f"{self.name}_lookup_table_remove", lambda: bind(
-            _REMOVE, self.resource_handle, keys, Tin=self._key_dtype))
+        return _scoped(name or f"{self.name}_lookup_table_remove", lambda: _op(bind(
+            _REMOVE, self.resource_handle, keys, Tin=self._key_dtype)))
 
     def export(self, name=None):
         """``(keys, values)``: every entry (a dense table: its buckets)."""
@@ -308,8 +306,8 @@ class _MutableBase(LookupInterface):
         return {"-keys": keys, "-values": values}
 
     def _restore_from_tensors(self, restored_tensors):
-        return bind(_IMPORT, self.resource_handle, restored_tensors["-keys"],
-                    restored_tensors["-values"], Tin=self._key_dtype, Tout=self._value_dtype)
+        return _op(bind(_IMPORT, self.resource_handle, restored_tensors["-keys"],
+                        restored_tensors["-values"], Tin=self._key_dtype, Tout=self._value_dtype))
 
     # the checkpoint's protocol (checkpoint.graph_view): values under "table" + suffix
     def _checkpoint_value(self):

@@ -275,3 +275,31 @@ def test_checkpoint_keys_and_restore(tmp_path):
     assert m2.t.lookup(tf.constant(["a", "b", "w"])).numpy().tolist() == [1, 2, -1]
     assert m2.d.lookup(tf.constant([4, 3, 9], tf.int64)).numpy().tolist() == [2.5, 1.5, 0.0]
     assert m2.d.size().numpy() == 2
+
+
+def test_dense_hash_table_arguments_and_vector_values():
+    dense = tf.lookup.experimental.DenseHashTable
+    cases = [((0, 0, None), "Empty and deleted keys cannot be equal"),
+             ((0, 1, 5), "Number of buckets must be at least 4 and a power of 2, got: 5"),
+             ((0, [1, 2], None), "Empty and deleted keys must have same shape, got shapes: [] "
+                                 "and [2]")]
+    for (empty, deleted, buckets), text in cases:
+        with pytest.raises(errors.InvalidArgumentError) as e:
+            dense(tf.int64, tf.int64, -1, empty, deleted, initial_num_buckets=buckets)
+        assert e.value.message == CPU % "MutableDenseHashTableV2" + text + \
+            " [Op:MutableDenseHashTableV2]"
+    d = dense(tf.int64, tf.int64, -1, 0, 1, initial_num_buckets=4)
+    with pytest.raises(errors.InvalidArgumentError, match=r"Expected key shape \[1\] got \[1,2\]"):
+        d.insert(tf.constant([[2, 3]], tf.int64), tf.constant([[1, 2]], tf.int64))
+    d2 = dense(tf.int64, tf.int64, [-1, -1], 0, 1, initial_num_buckets=4)
+    assert d2.insert(tf.constant([2, 3], tf.int64), tf.constant([[1, 2], [3, 4]], tf.int64)) \
+        is None  # TF returns no op eagerly
+    np.testing.assert_array_equal(d2.lookup(tf.constant([2, 9], tf.int64)).numpy(),
+                                  [[1, 2], [-1, -1]])
+    keys, values = d2.export()
+    np.testing.assert_array_equal(keys.numpy(), [[0], [0], [2], [3]])
+    np.testing.assert_array_equal(values.numpy(), [[0, 0], [0, 0], [1, 2], [3, 4]])
+    m = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+    with pytest.raises(errors.InvalidArgumentError, match=r"Expected shape \[\] or \[2\] for "
+                       r"default value, got \[3\]"):
+        m.lookup(["a", "b"], dynamic_default_values=tf.constant([1, 2, 3], tf.int64))

@@ -11,7 +11,8 @@ import numpy as np
 
 from ... import dtypes as D
 from ...context import bind, state
-from ...errors import InvalidArgumentError
+from ...errors import InvalidArgumentError, OpError
+from ...messages import kernel_error_text
 from ...registry import define_op
 from ...tensor import TensorSpec
 from .. import io_files
@@ -82,7 +83,11 @@ def create(opdef, *inputs, **attrs):
     """A new table: eagerly its ``TableHandle``, while tracing the op's resource output."""
     if state.graph is not None:
         return bind(opdef, *inputs, **attrs)
-    return TableHandle._wrap(opdef.kernel(*[t._value for t in inputs], **attrs))
+    try:
+        table = opdef.kernel(*[t._value for t in inputs], **attrs)
+    except OpError as e:  # worded as bind words an eager kernel's error
+        raise type(e)(None, None, kernel_error_text(e.message, opdef.name)) from None
+    return TableHandle._wrap(table)
 
 
 @define_op("LookupTableFindV2", stateful=True)
@@ -175,23 +180,18 @@ _LINE_NUMBER, _WHOLE_LINE = -1, -2
 _PARSERS = {D.int64: int, D.int32: int, D.float32: float, D.float64: float}
 
 
-def _field(text, dtype, line, kind):
+def _field(text, dtype, line):
+    """One column as the table's dtype (TF's ``strings::SafeStringTo*``)."""
     if dtype == D.string:
         return text.encode("utf-8", "surrogateescape")
     parse = _PARSERS.get(dtype)
     try:
-        value = parse(text.strip()) if parse is not None else None
-        if value is not None:
-            np.array(value, dtype._np)  # out of range: not a valid int32
-            if parse is int and not (-2 ** 63 <= value < 2 ** 63 and
-                                     np.iinfo(dtype._np).min <= value <= np.iinfo(dtype._np).max):
-                value = None
-    except (ValueError, OverflowError):
-        value = None
-    if value is None:
+        value = parse(text.strip())
+        np.array(value, dtype._np)  # out of the dtype's range: OverflowError
+        return value
+    except (TypeError, ValueError, OverflowError):
         raise InvalidArgumentError(None, None, f"Field {text} in line {line} is not a valid "
-                                   f"{dtype.name}.")
-    return value
+                                   f"{dtype.name}.") from None
 
 
 def text_file_pairs(filename, key_index, value_index, vocab_size, delimiter, offset,
@@ -227,8 +227,7 @@ def text_file_pairs(filename, key_index, value_index, vocab_size, delimiter, off
         def pick(index, dtype, add=0):
             if index == _LINE_NUMBER:
                 return number + add
-            return _field(text if index == _WHOLE_LINE else columns[index], dtype, number,
-                          index)
+            return _field(text if index == _WHOLE_LINE else columns[index], dtype, number)
 
         pairs.append((pick(key_index, key_dtype), pick(value_index, value_dtype, offset)))
     if vocab_size != -1 and len(pairs) < vocab_size:

@@ -259,11 +259,12 @@ class DenseHashTable(Table):
         if not 0 < max_load_factor < 1:
             raise _error(InvalidArgumentError,
                          f"max_load_factor must be between 0 and 1, got: {max_load_factor}")
-        if empty_key.shape != deleted_key.shape or np.array_equal(empty_key, deleted_key):
+        if empty_key.shape != deleted_key.shape:
             raise _error(InvalidArgumentError, "Empty and deleted keys must have same shape, got "
                          f"shapes: {shape_text(empty_key.shape)} and "
-                         f"{shape_text(deleted_key.shape)}" if empty_key.shape !=
-                         deleted_key.shape else "Empty and deleted keys cannot be equal")
+                         f"{shape_text(deleted_key.shape)}")
+        if np.array_equal(empty_key, deleted_key):
+            raise _error(InvalidArgumentError, "Empty and deleted keys cannot be equal")
         self.key_shape = empty_key.shape
         self._key_size = max(1, empty_key.size)
         self._value_size = int(np.prod(self.value_shape, dtype=np.int64))
@@ -289,9 +290,9 @@ class DenseHashTable(Table):
         return h
 
     def _key_rows(self, keys):
-        key_rank = len(self.key_shape)
-        if keys.shape[keys.ndim - key_rank:] != self.key_shape:
-            n = keys.shape[0] if keys.ndim else 1
+        """The keys as tuples; TF's check that they are ``[n] + key_shape``."""
+        n = keys.shape[0] if keys.ndim else 1
+        if keys.size != n * self._key_size:
             raise _error(InvalidArgumentError, f"Expected key shape "
                          f"{shape_text((n,) + self.key_shape)} got {shape_text(keys.shape)}")
         return [tuple(r) for r in keys.reshape(-1, self._key_size).tolist()]
