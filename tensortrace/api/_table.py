@@ -82,6 +82,8 @@ EXPORTS = {
     },
     'compat': {
         '': 'dimension_at_index dimension_value',
+        'api.compat': ('as_bytes as_str as_str_any as_text bytes_or_text_types complex_types '
+                       'integral_types path_to_str real_types'),
     },
     'compat.v1': {
         'api.compat_v1': 'placeholder reset_default_graph',
