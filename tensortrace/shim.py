@@ -398,6 +398,14 @@ CLASS_PATHS = {
         "UnconnectedGradients": "tensorflow.python.ops.unconnected_gradients.UnconnectedGradients"},
     "tensortrace.random_generator": {
         "Generator": "tensorflow.python.ops.stateful_random_ops.Generator"},
+    "tensortrace.lookup.tables": {
+        name: "tensorflow.python.ops.lookup_ops." + name
+        for name in ("StaticHashTable", "StaticVocabularyTable", "MutableHashTable",
+                     "DenseHashTable")},
+    "tensortrace.lookup.initializers": {
+        **{name: "tensorflow.python.ops.lookup_ops." + name
+           for name in ("KeyValueTensorInitializer", "TextFileInitializer", "TextFileIndex")},
+        "DatasetInitializer": _DATA + "experimental.ops.lookup_ops.DatasetInitializer"},
     "tensortrace.tracing.function": {
         "PolymorphicFunction":
             "tensorflow.python.eager.polymorphic_function.polymorphic_function.Function"},

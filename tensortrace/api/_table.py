@@ -82,6 +82,8 @@ EXPORTS = {
     },
     'compat': {
         '': 'dimension_at_index dimension_value',
+        'api.compat': ('as_bytes as_str as_str_any as_text bytes_or_text_types complex_types '
+                       'integral_types path_to_str real_types'),
     },
     'compat.v1': {
         'api.compat_v1': 'placeholder reset_default_graph wrap_function',
@@ -114,6 +116,7 @@ EXPORTS = {
     'data.experimental': {
         'data': 'cardinality',
         'data.readers': 'CsvDataset make_csv_dataset',
+        'lookup.initializers': 'DatasetInitializer',
     },
     'debugging': {
         'ops.control_flow.records': 'Assert',
@@ -200,6 +203,13 @@ EXPORTS = {
         'ops.linalg.products': 'matmul tensordot',
         'ops.utility.clipping': 'global_norm',
         'ops.utility.composites': 'matvec normalize',
+    },
+    'lookup': {
+        'lookup.initializers': 'KeyValueTensorInitializer TextFileIndex TextFileInitializer',
+        'lookup.tables': 'StaticHashTable StaticVocabularyTable',
+    },
+    'lookup.experimental': {
+        'lookup.tables': 'DenseHashTable MutableHashTable',
     },
     'math': {
         'ops.debugging': 'confusion_matrix',
@@ -354,6 +364,7 @@ COPIES = {
                    'ParameterServerStrategy ReduceOp ReplicaContext Strategy StrategyExtended '
                    'TPUStrategy experimental_set_strategy get_replica_context get_strategy '
                    'has_strategy in_cross_replica_context'),
+    'lookup': '',
 }
 
 # The package's modules that are its attributes (tf.ops ...).
@@ -411,6 +422,11 @@ OPS = {
                              'MatrixTranspose Trace'),
     'ops.linalg.norms': 'L2Normalize Norm',
     'ops.linalg.products': 'BatchMatMulV2 MatMul Tensordot',
+    'ops.lookup.records': ('HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 '
+                           'LookupTableExportV2 LookupTableFindV2 LookupTableImportV2 '
+                           'LookupTableInsertV2 LookupTableRemoveV2 LookupTableSizeV2 '
+                           'MutableDenseHashTableV2 MutableHashTableOfTensorsV2 '
+                           'MutableHashTableV2'),
     'ops.math.arithmetic': ('Abs Add AddV2 Ceil DivNoNan Floor FloorDiv FloorMod Maximum Minimum '
                             'Mul MulNoNan Neg NextAfter Pow RealDiv Reciprocal Rint Round Sign '
                             'Square SquaredDifference Sub TruncateDiv TruncateMod Xdivy Xlog1py '
@@ -549,15 +565,19 @@ GRADS = {
     'autodiff.rules.utility': ('AsString AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
                                'Bitcast CheckNumerics Const DecodeBase64 DecodeCSV '
                                'DecodePaddedRaw DecodeRaw DenseBincount EagerPyFunc EncodeBase64 '
-                               'EnsureShape Fingerprint HistogramFixedWidth IndexAxis0 '
-                               'InitializeVariableOnce Multinomial NoOp ParseExampleV2 '
-                               'ParseSequenceExampleV2 ParseTensor Placeholder PrintV2 '
-                               'RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal '
-                               'RandomUniform RandomUniformInt ReadFile ReadVariableOp ReduceJoin '
-                               'RegexFullMatch RegexReplace ResourceScatterNdAdd '
-                               'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
-                               'ResourceScatterNdUpdate RngReadAndSkip SerializeTensor '
-                               'StatelessMultinomial StatelessRandomGetKeyCounter '
+                               'EnsureShape Fingerprint HashTableV2 HistogramFixedWidth '
+                               'IndexAxis0 InitializeTableFromTextFileV2 InitializeTableV2 '
+                               'InitializeVariableOnce LookupTableExportV2 LookupTableFindV2 '
+                               'LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 '
+                               'LookupTableSizeV2 Multinomial MutableDenseHashTableV2 '
+                               'MutableHashTableOfTensorsV2 MutableHashTableV2 NoOp '
+                               'ParseExampleV2 ParseSequenceExampleV2 ParseTensor Placeholder '
+                               'PrintV2 RandomGamma RandomPoissonV2 RandomShuffle '
+                               'RandomStandardNormal RandomUniform RandomUniformInt ReadFile '
+                               'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
+                               'ResourceScatterNdAdd ResourceScatterNdMax ResourceScatterNdMin '
+                               'ResourceScatterNdSub ResourceScatterNdUpdate RngReadAndSkip '
+                               'SerializeTensor StatelessMultinomial StatelessRandomGetKeyCounter '
                                'StatelessRandomNormal StatelessRandomNormalV2 '
                                'StatelessRandomUniform StatelessRandomUniformFullInt '
                                'StatelessRandomUniformFullIntV2 StatelessRandomUniformInt '

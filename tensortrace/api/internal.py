@@ -10,6 +10,7 @@ import types
 from .. import composite, tensor
 from ..context import state
 from ..distribute import strategy as _strategy
+from ..lookup.resource import TrackableResource
 from ..module import Module
 from ..ops.control_flow.conditionals import cond
 from ..ops.utility.basic import get_static_value
@@ -76,6 +77,7 @@ class Trackable(metaclass=abc.ABCMeta):
 
 
 Trackable.register(Variable)
+Trackable.register(TrackableResource)  # lookup tables: Keras' lookup layers track theirs
 
 
 def _is_trackable(value):

@@ -220,6 +220,11 @@ class _Restoration:
             elif graph_view.has_value(obj):
                 for attribute in node.attributes:
                     if attribute.name == type(obj)._checkpoint_attribute:
+                        suffixes = getattr(type(obj), "_checkpoint_suffixes", None)
+                        if suffixes is not None:  # a value of several tensors
+                            obj._restore_checkpoint_value({s: self.reader.read(
+                                attribute.checkpoint_key + s) for s in suffixes})
+                            continue
                         value = self.reader.read(attribute.checkpoint_key)
                         obj._restore_checkpoint_value(value.reshape(-1)[0] if value.size == 1
                                                       else value)

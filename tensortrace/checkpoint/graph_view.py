@@ -70,7 +70,9 @@ def is_trackable(value):
 def has_value(obj):
     """Objects saving one value of their own (tf.data iterators): their class names the
     attribute (``_checkpoint_attribute``), ``_checkpoint_value()`` gives ``(array, DType)``
-    and ``_restore_checkpoint_value(value)`` takes the saved value back."""
+    and ``_restore_checkpoint_value(value)`` takes the saved value back. A value of several
+    tensors (lookup tables) is a dict ``{suffix: (array, DType)}``, saved under the attribute's
+    key plus each suffix and given back as ``{suffix: array}``."""
     return hasattr(type(obj), "_checkpoint_attribute")
 
 
@@ -184,7 +186,11 @@ def serialize(root, nodes=None):
             name = type(node.obj)._checkpoint_attribute
             key = checkpoint_key(node.path, name)
             p.attributes.add(name=name, checkpoint_key=key)
-            python_states[key] = node.obj._checkpoint_value()
+            value = node.obj._checkpoint_value()
+            if isinstance(value, dict):  # several tensors (a table's -keys and -values)
+                tensors.update({key + suffix: v for suffix, v in value.items()})
+            else:
+                python_states[key] = value
     tensors.update(python_states)  # TF's data file: the variables, then Python state
     _mark_checkpoint_values(proto)
     tensors[OBJECT_GRAPH_KEY] = (np.array(proto.SerializeToString(), dtype=object),

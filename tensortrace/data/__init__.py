@@ -40,13 +40,16 @@ experimental.Optional = _Optional
 experimental.get_next_as_optional = _get_next_as_optional
 
 # The CSV readers parse with tf.io's string ops: loaded when first named, not with tf.data.
-_READERS = {"CsvDataset": "CsvDatasetV2", "make_csv_dataset": "make_csv_dataset"}
+_READERS = {"CsvDataset": (".readers", "CsvDatasetV2"),
+            "make_csv_dataset": (".readers", "make_csv_dataset"),
+            "DatasetInitializer": ("..lookup.initializers", "DatasetInitializer")}
 
 
 def _experimental_getattr(name):
     if name not in _READERS:
         raise AttributeError(f"module 'tensortrace.data.experimental' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(".readers", __name__), _READERS[name])
+    module, attr = _READERS[name]
+    value = getattr(_importlib.import_module(module, __name__), attr)
     setattr(experimental, name, value)
     return value
 

@@ -22,7 +22,7 @@ from ..shapes import TensorShape
 from ..tensor import EagerTensor, TensorSpec
 from ..tracing.signature import Binder
 from ..variables import Variable, VariableSpec
-from . import checks, custom_gradients, tf_files
+from . import checks, custom_gradients, tf_files, tf_resources
 from .assets import Asset
 from .format import FormatError
 from .restored import (
@@ -94,7 +94,7 @@ class _Loader:
             for child in node.children:
                 self._node_id(child.node_id, f"object #{i} child {child.local_name!r}")
             if kinds[i] not in ("user_object", "variable", "function", "bare_concrete_function",
-                                "constant", "asset"):
+                                "constant", "asset", "resource"):
                 raise FormatError(f"object #{i} is a {kinds[i]}, which tensortrace cannot load")
         if kinds[0] != "user_object":
             raise FormatError("the root of the object graph is not a user object")
@@ -106,6 +106,8 @@ class _Loader:
         variables = self._variables(kinds)
         variables.update(self._constants(kinds))  # what functions capture, by node id
         variables.update(self._assets(kinds))
+        tables = tf_resources.create(self, kinds)  # lookup tables: what functions capture
+        variables.update(tables)
         made = dict(variables)
         concretes = {}
         for i, kind in enumerate(kinds):
@@ -118,6 +120,8 @@ class _Loader:
             for name in names:
                 if name not in concretes:
                     concretes[name] = self._concrete(name, variables, i in signature_ids, i)
+        tf_resources.initialize(self, tables, concretes, _checkpoint_keys)
+        made.update({i: tf_resources.RestoredResource(h) for i, h in tables.items()})
         wrappers = {}
         for i, kind in enumerate(kinds):
             node = self.nodes[i]
@@ -487,8 +491,8 @@ def _structure(outputs, flat, where):
                                            for s in specs], expand_composites=True)
 
 
-def _checkpoint_keys(nodes, ckpt):
-    """{saved object id: checkpoint key of its VARIABLE_VALUE}: the two object graphs walked
+def _checkpoint_keys(nodes, ckpt, attribute="VARIABLE_VALUE"):
+    """{saved object id: checkpoint key of its ``attribute``}: the two object graphs walked
     together from their roots by child names (TF matches them the same way)."""
     keys, seen = {}, set()
     stack = [(0, 0)]
@@ -499,7 +503,7 @@ def _checkpoint_keys(nodes, ckpt):
         seen.add(saved_id)
         entry = ckpt.nodes[ckpt_id]
         for attr in entry.attributes:
-            if attr.name == "VARIABLE_VALUE":
+            if attr.name == attribute:
                 keys[saved_id] = attr.checkpoint_key
         by_name = {c.local_name: c.node_id for c in entry.children}
         for child in nodes[saved_id].children:

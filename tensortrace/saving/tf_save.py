@@ -25,7 +25,9 @@ from ..tensor import EagerTensor, TensorSpec
 from ..tracing.concrete import ConcreteFunction
 from ..tracing.function import PolymorphicFunction
 from ..variables import ResourceHandle, Variable
-from . import custom_gradients, io, structure_coder, tf_files
+from ..lookup.resource import TrackableResource
+from ..ops.lookup.resources import TableHandle
+from . import custom_gradients, io, structure_coder, tf_files, tf_resources
 from .assets import Asset
 from .save_context import traces_to_save
 from . import signatures as _signatures
@@ -157,6 +159,7 @@ class _Writer:
         self._saved_traces = {}  # id(tf.function) -> the concrete functions saved for it
         self.assets = []  # (file name in assets/, the file it copies, the Asset's node id)
         self._asset_paths = {}  # id(an Asset's path tensor) -> the Asset's node id
+        self.saveables = {}  # a table's node id -> its save and restore functions' node ids
 
     # --- the object graph, breadth first --------------------------------------------------
     def _add(self, value, path):
@@ -170,6 +173,8 @@ class _Writer:
         self.kinds.append(_kind(value))
         if self.kinds[-1] == "asset":  # functions capture its path: bound to this node
             self._asset_paths[id(value.asset_path)] = len(self.nodes) - 1
+        if self.kinds[-1] == "resource" and value.resource_handle is not None:
+            self._asset_paths[id(value.resource_handle)] = len(self.nodes) - 1
         return len(self.nodes) - 1, True
 
     def _walk(self):
@@ -185,6 +190,22 @@ class _Writer:
                 node.children.append((name, j))
                 if new:
                     queue.append(j)
+            if not queue:  # tables' save and restore functions: nodes after the walk, as TF's
+                queue.extend(self._saveables())
+
+    def _saveables(self):
+        """Add the save/restore functions of checkpointed tables not yet given them; their new
+        node ids (walked next)."""
+        added = []
+        for i, kind in enumerate(list(self.kinds)):
+            if kind != "resource" or i in self.saveables:
+                continue
+            functions = tf_resources.saveable_functions(self.nodes[i].obj)
+            if functions is None:
+                continue
+            self.saveables[i] = [self._add(cf, ())[0] for cf in functions]
+            added.extend(self.saveables[i])
+        return added
 
     def _children(self, value, kind):
         if value is self.root:
@@ -194,6 +215,9 @@ class _Writer:
             yield from value.functions.items()  # as given: TF's loaded order
         elif kind == "user_object":
             yield from trackable_children(value)
+        elif kind == "resource":  # tracked children, then the three functions TF saves
+            yield from graph_view.children(value)
+            yield from tf_resources.resource_functions(value)
         elif kind == "function":
             for k, cf in enumerate(self._traces(value)):
                 yield f"trace_{k}", cf
@@ -274,6 +298,12 @@ class _Writer:
             saved.constant.operation = self._constant_op(value)
         elif kind == "asset":
             saved.asset.asset_file_def_index = self._asset(value)
+        elif kind == "resource":
+            saved.resource.SetInParent()
+            functions = self.saveables.get(self._ids[id(value)])
+            if functions:
+                entry = saved.saveable_objects[type(value)._checkpoint_attribute]
+                entry.save_function, entry.restore_function = functions
         elif kind in ("list", "dict"):
             saved.user_object.identifier = _WRAPPERS[type(value) if type(value) in _WRAPPERS
                                                      else dict if kind == "dict" else list]
@@ -310,6 +340,9 @@ class _Writer:
             return self._asset_paths[id(value)]
         if isinstance(value, ResourceHandle):
             return self._add(value._value, (f"_untracked_{len(self.nodes)}",))[0]
+        if isinstance(value, TableHandle):
+            raise UnsaveableError("a function captures a lookup table no attribute of the saved "
+                                  "object reaches")
         if isinstance(value, EagerTensor):
             return self._add(value, ())[0]
         raise UnsaveableError(f"a custom gradient captures {value!r}, which is neither a "
@@ -402,6 +435,13 @@ class _Writer:
                 n.attr["dtype"].type = tensor_proto.dtype_enum(v.dtype)
                 n.attr["shape"].shape.CopyFrom(tensor_proto.shape_proto(v.shape))
                 handles[i] = self.feeds[i] = n.name
+        for i, kind in enumerate(self.kinds):
+            if kind == "resource":  # the resource's node in TF's graph (its TF 1 form)
+                table = self.nodes[i].obj.resource_handle._value
+                n = gd.node.add(name=_unique(handles, "hash_table"), op=table.kind + "V2")
+                n.attr["key_dtype"].type = tensor_proto.dtype_enum(table.key_dtype)
+                n.attr["value_dtype"].type = tensor_proto.dtype_enum(table.value_dtype)
+                handles[i] = self.feeds[i] = n.name
         for k, (name, source, node_id) in enumerate(self.assets):
             ph = gd.node.add(name="asset_path_initializer" + (f"_{k}" if k else ""),
                              op="Placeholder")  # what TF's graph feeds an asset's path with
@@ -481,6 +521,8 @@ def _kind(value):
     value = saved_form(value)
     if isinstance(value, Variable):
         return "variable"
+    if isinstance(value, TrackableResource):
+        return "resource"
     if isinstance(value, Asset):
         return "asset"
     if isinstance(value, EagerTensor):

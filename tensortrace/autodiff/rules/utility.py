@@ -85,4 +85,9 @@ not_differentiable(
     "ParseSequenceExampleV2",
     # utility
     "Timestamp", "HistogramFixedWidth",
+    # lookup tables (TF's lookup_grad.py; the rest take and give no differentiable values)
+    "HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2", "MutableDenseHashTableV2",
+    "LookupTableFindV2", "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableSizeV2",
+    "LookupTableExportV2", "LookupTableImportV2", "InitializeTableV2",
+    "InitializeTableFromTextFileV2",
 )

@@ -1,0 +1,1 @@
+"""tf.lookup: lookup tables (static, vocabulary, mutable, dense) and their initializers."""

@@ -1,0 +1,147 @@
+"""Lookup tables (TF's ``TrackableResource`` nodes) in TF-format SavedModels, loading: each
+table is created eagerly from the table op of its ``_create_resource`` function, captured by the
+functions that use it, filled by running its ``_initialize`` function (a text-file vocabulary
+reads the model's asset) and, for mutable tables, by the checkpoint's ``table-keys`` and
+``table-values``."""
+
+from .. import _protos, errors
+from .. import dtypes as D
+from ..checkpoint.bundle import BundleReader
+from ..context import bind
+from ..convert import convert_to_tensor
+from ..ops.lookup import records
+from ..registry import get as get_op
+from ..tensor import TensorSpec
+from ..tracing.function import function
+from . import tf_files
+from .format import FormatError
+
+CREATORS = ("HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
+            "MutableDenseHashTableV2")
+_IMPORT = get_op("LookupTableImportV2")
+
+
+def resource_functions(resource):
+    """The ``_create_resource``, ``_initialize`` and ``_destroy_resource`` children a saved
+    resource has: argument-less tf.functions of its methods (made once per resource)."""
+    made = getattr(resource, "_saved_resource_functions", None)
+    if made is None:
+        def creator():
+            return resource._create_resource()
+
+        def initializer():
+            resource._initialize()
+            return convert_to_tensor(1)
+
+        def destroyer():
+            return convert_to_tensor(1)
+
+        made = [(name, function(fn, input_signature=[], autograph=False)) for name, fn in (
+            ("_create_resource", creator), ("_initialize", initializer),
+            ("_destroy_resource", destroyer))]
+        resource._saved_resource_functions = made
+    return made
+
+
+def saveable_functions(resource):
+    """``(save, restore)`` concrete functions of a table whose contents are checkpointed (TF's
+    ``saveable_objects``: ``save(checkpoint_key)`` names and gives each tensor,
+    ``restore(*tensors)`` imports them), or None."""
+    if getattr(type(resource), "_checkpoint_suffixes", None) is None:
+        return None
+    made = getattr(resource, "_saved_saveable_functions", None)
+    if made is None:
+        key_dtype, value_dtype = resource.key_dtype, resource.value_dtype
+
+        def save_fn(checkpoint_key):
+            tensors = resource._serialize_to_tensors()
+            return [{"name": checkpoint_key + suffix, "slice_spec": convert_to_tensor(""),
+                     "tensor": tensors[suffix]} for suffix in ("-keys", "-values")]
+
+        def restore_fn(restored_tensors_0, restored_tensors_1):
+            resource._restore_from_tensors({"-keys": restored_tensors_0,
+                                            "-values": restored_tensors_1})
+            return convert_to_tensor(1)
+
+        save = function(save_fn, input_signature=[TensorSpec([], D.string)], autograph=False)
+        restore = function(restore_fn, autograph=False, input_signature=[
+            TensorSpec(None, key_dtype), TensorSpec(None, value_dtype)])
+        made = (save.get_concrete_function(), restore.get_concrete_function())
+        resource._saved_saveable_functions = made
+    return made
+
+
+class RestoredResource:
+    """A loaded resource object (TF's ``RestoredResource``): its handle, and the functions
+    that made and fill it."""
+
+    def __init__(self, handle):
+        self.resource_handle = handle
+
+    def _checkpoint_children(self):
+        return []
+
+
+def _child(node, name):
+    return next((c.node_id for c in node.children if c.local_name == name), None)
+
+
+def _function_name(loader, node_id):
+    node = loader.nodes[node_id]
+    kind = node.WhichOneof("kind")
+    if kind == "function" and node.function.concrete_functions:
+        return node.function.concrete_functions[0]
+    if kind == "bare_concrete_function":
+        return node.bare_concrete_function.concrete_function_name
+    return None
+
+
+def create(loader, kinds):
+    """{node id: table handle}: every resource node's table, new and empty."""
+    made = {}
+    for i, kind in enumerate(kinds):
+        if kind != "resource":
+            continue
+        where = f"object #{i}"
+        creator = _child(loader.nodes[i], "_create_resource")
+        name = None if creator is None else _function_name(loader, creator)
+        if name is None:
+            raise FormatError(f"{where}: a resource without a _create_resource function")
+        graph = loader._library_graph(name, f"{where}: _create_resource")
+        ops = [op for op in graph.get_operations() if op.type in CREATORS]
+        if len(ops) != 1:
+            raise FormatError(f"{where}: its _create_resource function makes no lookup table "
+                              "tensortrace knows")
+        op = ops[0]
+        inputs = [convert_to_tensor(t.op.attrs["value"]) for t in op.inputs]
+        made[i] = records.create(get_op(op.type), *inputs, **op.attrs)
+    return made
+
+
+def initialize(loader, tables, concretes, checkpoint_keys):
+    """Run each table's ``_initialize`` function, then restore mutable tables' contents from
+    the checkpoint (``checkpoint_keys(nodes, ckpt, attribute)``: the loader's key walk)."""
+    for i, handle in tables.items():
+        init = _child(loader.nodes[i], "_initialize")
+        name = None if init is None else _function_name(loader, init)
+        if name is not None:
+            concretes[name]()
+    if not tables:
+        return
+    try:
+        reader = BundleReader(tf_files.variables_prefix(loader.export_dir))
+    except errors.NotFoundError:
+        return  # a model with no checkpoint: no table contents saved
+    if tf_files.OBJECT_GRAPH_KEY not in reader:
+        return
+    raw = reader.read(tf_files.OBJECT_GRAPH_KEY)
+    ckpt = _protos.parse(_protos.trackable_object_graph_pb2.TrackableObjectGraph,
+                         raw.item() if hasattr(raw, "item") else raw, "the checkpoint")
+    keys = checkpoint_keys(loader.nodes, ckpt, "table")
+    for i, key in keys.items():
+        if i in tables and key + "-keys" in reader:
+            handle = tables[i]
+            table = handle._value
+            k = convert_to_tensor(reader.read(key + "-keys"), dtype=table.key_dtype)
+            v = convert_to_tensor(reader.read(key + "-values"), dtype=table.value_dtype)
+            bind(_IMPORT, handle, k, v, Tin=table.key_dtype, Tout=table.value_dtype)
