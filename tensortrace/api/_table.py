@@ -286,7 +286,7 @@ EXPORTS = {
         'saving.assets': 'Asset',
     },
     'saved_model.experimental': {
-        'saving.resource': 'TrackableResource',
+        'lookup.resource': 'TrackableResource',
     },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '

@@ -4,7 +4,6 @@
 from .._export import export_value, tf_export
 from .assets import Asset  # noqa: F401 - tf.saved_model.Asset
 from .graph_util import import_graph_def  # noqa: F401 - tf.graph_util.import_graph_def
-from .resource import TrackableResource  # noqa: F401 - tf.saved_model.experimental
 from .io import contains_saved_model
 from .load import load
 from .save import save

@@ -24,23 +24,7 @@ _IMPORT = get_op("LookupTableImportV2")
 def resource_functions(resource):
     """The ``_create_resource``, ``_initialize`` and ``_destroy_resource`` children a saved
     resource has: argument-less tf.functions of its methods (made once per resource)."""
-    made = getattr(resource, "_saved_resource_functions", None)
-    if made is None:
-        def creator():
-            return resource._create_resource()
-
-        def initializer():
-            resource._initialize()
-            return convert_to_tensor(1)
-
-        def destroyer():
-            return convert_to_tensor(1)
-
-        made = [(name, function(fn, input_signature=[], autograph=False)) for name, fn in (
-            ("_create_resource", creator), ("_initialize", initializer),
-            ("_destroy_resource", destroyer))]
-        resource._saved_resource_functions = made
-    return made
+    return resource._saved_functions()
 
 
 def saveable_functions(resource):

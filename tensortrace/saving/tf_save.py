@@ -521,8 +521,8 @@ def _kind(value):
     value = saved_form(value)
     if isinstance(value, Variable):
         return "variable"
-    if isinstance(value, TrackableResource):
-        return "resource"
+    if isinstance(value, TrackableResource) and isinstance(value.resource_handle, TableHandle):
+        return "resource"  # a lookup table: TF's resource node (others: the Trackable protocol)
     if isinstance(value, Asset):
         return "asset"
     if isinstance(value, EagerTensor):
