@@ -133,10 +133,7 @@ def getitem(tensor, slice_spec):
             index = _plain_index(slice_spec, shape)
             if index is not None:
                 return _wrap(result(value[index]))
-    try:
-        return _slice_helper(tensor, slice_spec)
-    except errors.InvalidArgumentError as e:
-        raise type(e)(None, None, f"{e.message} name: strided_slice/") from None
+    return _slice_helper(tensor, slice_spec)
 
 
 _NONE = type(None)
