@@ -75,7 +75,7 @@ def bind(op, *inputs, **attrs):
         elif op.check is not None:
             op.check(arrays)
     except errors.OpError as e:  # a dtype TF's kernel lookup refuses: its text, the name tail
-        raise type(e)(None, None, e.message + messages.eager_name_tail(op.name)) from None
+        raise type(e)(None, None, e.message + messages.eager_name_tail(op.name, attrs)) from None
     try:
         out = op.kernel(*arrays, **attrs)
     except errors.OpError as e:

@@ -64,10 +64,15 @@ def attr_dtype_error(op_name, attr, got, allowed):
         kinds = ", ".join(f"DT_{enum_name(d)}" for d in allowed)
         text += (f"\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}; signature="
                  f"{', '.join(doc['in'])} -> {', '.join(doc['out'])}; "
-                 f"attr={attr}:type,allowed=[{kinds}]>")
+                 f"attr={attr}:type,allowed=[{kinds}]{_OP_FLAGS.get(op_name, '')}>")
     return invalid_argument(text, op_name)
 
 
+# The flags TF's op registrations print after their attrs (of our single-attr ops).
+_OP_FLAGS = {**dict.fromkeys(("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Equal", "LogicalAnd",
+                              "LogicalOr", "Mul", "NotEqual", "SquaredDifference"),
+                             "; is_commutative=true"),
+             "AddV2": "; is_commutative=true; is_aggregate=true"}
 _TF_OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "graph", "tf_ops.json")
 
 
@@ -130,13 +135,17 @@ _COUNT_ATTRS = {"AddN": (("N", 0, 1),), "ConcatV2": (("N", 0, 1),), "Einsum": ((
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_MACHINERY = {os.path.join(_PACKAGE, f) for f in ("context.py", "messages.py", "errors.py")}
 
-# The arguments TF's public functions hand an op as the caller gave them (its generated op
-# wrappers pass every input through; the Python operators but ``+``, ``/`` and ``@`` pass the
-# other operand). A value the fast path cannot take there (a list, tuple, string, NumPy
-# scalar) sends TF down its slow path, whose errors carry no name tail. Keyed by op type; the
-# names are the public function's parameters (``other``: an operator's).
+# The arguments TF's public functions hand an op as the caller gave them. A value the fast path
+# cannot take there (a list, tuple, string, NumPy scalar) sends TF down its slow path, whose
+# errors carry no name tail. By default TF's generated wrapper: every parameter that is no attr
+# of the op (tf_ops.json, and the attrs the call binds); here the parameters where that reads
+# wrong (``other``: an operator's, which all but ``+``, ``/`` and ``@`` pass through), and ()
+# where TF's function converts them.
 _RAW_INPUTS = {
+    **{op: () for op in ("AddV2", "MatMul", "BatchMatMulV2", "BatchMatMulV3", "Abs", "Cumsum",
+                         "Cumprod", "Pack")},
     "Reshape": ("tensor", "shape"), "Transpose": ("perm",), "GatherV2": ("params", "indices"),
     "GatherNd": ("params", "indices"), "Tile": ("input", "multiples"),
     "Slice": ("input_", "begin", "size"), "Pad": ("paddings",), "PadV2": ("paddings",),
@@ -153,7 +162,7 @@ _RAW_INPUTS = {
         "Atan", "Sinh", "Cosh", "Tanh", "Neg", "Sign", "Square", "Erf", "Erfc", "Lgamma",
         "Digamma", "Floor", "Ceil", "Rint", "Reciprocal", "IsNan", "IsFinite", "IsInf")},
     "Relu": ("features",), "Elu": ("features",), "Selu": ("features",),
-    "FloorDiv": ("other",), "Pow": ("y", "other"),
+    "FloorDiv": ("other",), "Pow": ("y", "other"), "ReduceJoin": ("axis",),
 }
 # Ops whose public function TF wraps in a name scope that eager execution skips: their errors
 # end "name: " whatever name the call gave (``tf.add(x, y, name="a")``).
@@ -161,25 +170,50 @@ _NAME_DROPPED = frozenset((
     "AddV2", "RealDiv", "FloorDiv", "Pow", "Xdivy", "Xlog1py", "DivNoNan", "MulNoNan", "Abs",
     "Sigmoid", "Relu6", "LeakyRelu", "MatMul", "BatchMatMulV2", "BatchMatMulV3", "Range",
     "Transpose"))
-# Functions TF runs their op for by ``execute`` itself, not a generated wrapper: no tail
-# (tf.constant's Fill for a shape).
-_EXECUTED = {"constant": "tensortrace.convert"}
+# Functions whose op TF runs by ``execute`` itself (tf.constant's Fill for a shape) or always
+# hands a Python sequence (tf.norm's axes, a tuple): no tail.
+_EXECUTED = {"constant": "tensortrace.convert", "norm": "tensortrace.ops.linalg.norms"}
 # The name scope TF's Python operators keep eagerly for their op (``x[5]``: "strided_slice/").
 _KEPT_SCOPES = {"StridedSlice": "strided_slice/"}
 
 
 def _fast_input(value, sequence=False):
-    """Whether TF's eager fast path takes ``value`` as an op input (a tensor, variable, NumPy
-    array or Python number; for a list input, a list or tuple of those). None is an optional
-    argument left out, which TF's function fills in."""
-    if sequence:
+    """Whether TF's eager fast path takes ``value`` as an op input: not a list, tuple, string,
+    complex or NumPy scalar (for a list input: a list or tuple of values it takes). None is an
+    optional argument left out, which TF's function fills in; a function, a tensor or an array
+    is taken (or is no input). ``sequence`` None: a parameter named after no input of TF's,
+    which may feed a list input (py_function's ``inp``)."""
+    if value is None:
+        return True
+    if sequence or sequence is None and isinstance(value, (list, tuple)):
         return isinstance(value, (list, tuple)) and all(map(_fast_input, value))
-    if isinstance(value, (list, tuple, str, bytes)):
-        return False
-    return not isinstance(value, np.generic) or isinstance(value, (int, float))
+    if isinstance(value, (int, float)):
+        return True
+    return not isinstance(value, (np.generic, complex, list, tuple, str, bytes))
 
 
-def eager_name_tail(op_name):
+@functools.cache
+def _signature_args(op_name):
+    """TF's op's inputs (name -> whether a list) and attr names."""
+    doc = _tf_signatures().get(op_name) or {"in": [], "attr": []}
+    return ({a.split(":")[0]: "*" in a or "list(" in a for a in doc["in"]},
+            frozenset(a[0] for a in doc["attr"]))
+
+
+def _raw_inputs(op_name, code, attrs):
+    """(parameter, is a list input) for each input TF's public function (``code``) passes
+    through as given."""
+    inputs, tf_attrs = _signature_args(op_name)
+    names = _RAW_INPUTS.get(op_name)
+    if names is not None:
+        return [(name, inputs.get(name, False)) for name in names]
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    # a parameter named after no input of TF's may feed a list input (py_function's inp)
+    return [(p, inputs.get(p)) for p in params if p not in tf_attrs and p not in (attrs or ())
+            and p not in ("name", "dtype", "self")]
+
+
+def eager_name_tail(op_name, attrs=None):
     """The `` name: ...`` TF 2.21 appends to an eager op's error when its generated wrapper ran
     the op by the fast path: the name that wrapper got (the call's ``name``, or its default:
     ``concat``; nothing where TF's function scopes it away), and no tail at all when an input
@@ -191,10 +225,12 @@ def eager_name_tail(op_name):
         if "name" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
             named = True
             break
-        outer, frame = frame, frame.f_back
-    local = (frame if named else outer).f_locals if named or outer else {}
-    sequence = op_name in ("ConcatV2", "Pack")
-    for arg in _RAW_INPUTS.get(op_name, ()):
+        if code.co_filename not in _MACHINERY:  # bind itself is no call of the user's
+            outer = frame
+        frame = frame.f_back
+    where = frame if named else outer
+    local = where.f_locals if where is not None else {}
+    for arg, sequence in _raw_inputs(op_name, where.f_code, attrs) if where else ():
         if arg in local and not _fast_input(local[arg], sequence):
             return ""
     if named and frame.f_code.co_qualname in _EXECUTED and frame.f_globals.get(
@@ -214,7 +250,7 @@ def kernel_error_text(message, op_name, n_inputs=0, attrs=None, tail=None):
     call's ``eager_name_tail``). An attr's error comes from building the kernel, before that
     function runs: it has no such name."""
     if tail is None:
-        tail = eager_name_tail(op_name)
+        tail = eager_name_tail(op_name, attrs)
     if message.startswith("Value for attr '"):
         return f"{message} [Op:{op_name}]{tail}"
     name = f"__wrapped__{op_name}"

@@ -194,7 +194,8 @@ def _slice_helper(tensor, slice_spec):
                 index = strided_index(tensor._value.shape, known[:n], known[n:2 * n],
                                       known[2 * n:], **masks)
             except errors.InvalidArgumentError as e:
-                raise type(e)(None, None, kernel_error_text(e.message, "StridedSlice")) from None
+                raise type(e)(None, None, kernel_error_text(  # TF's operator keeps its scope
+                    e.message, "StridedSlice", tail=" name: strided_slice/")) from None
             return _wrap(result(tensor._value[index]))
         dtype = _index_dtype(entries, known)
     else:
