@@ -251,8 +251,7 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     if not (context_features or sequence_features):
         raise ValueError("Both context_features and sequence_features are None, but at least "
                          "one should have values.")
-    serialized = _serialized(serialized)
-    _assert_scalar(serialized)
-    context, lists, _ = _parse_sequence(serialized, context_features, sequence_features,
-                                        example_name)
+    proto = _serialized(serialized)  # serialized stays as given: errors' texts read it
+    _assert_scalar(proto)
+    context, lists, _ = _parse_sequence(proto, context_features, sequence_features, example_name)
     return context, lists
