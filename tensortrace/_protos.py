@@ -74,6 +74,40 @@ _EXAMPLE = [
     ("SequenceExample", [("context", 1, _MSG, _ONE, ".tensorflow.Features"),
                          ("feature_lists", 2, _MSG, _ONE, ".tensorflow.FeatureLists")]),
 ]
+# The profiler's XSpace (tsl's xplane.proto), under TF's package name: what
+# tf.profiler.experimental writes. Fields in a oneof carry its name last.
+_XP, _U64P, _BYTESP = ".tensorflow.profiler.", 4, 12
+_XPLANE = [
+    ("XSpace", [("planes", 1, _MSG, _MANY, _XP + "XPlane"), ("errors", 2, _STR, _MANY, None),
+                ("warnings", 3, _STR, _MANY, None), ("hostnames", 4, _STR, _MANY, None)]),
+    ("XPlane", [("id", 1, _I64, _ONE, None), ("name", 2, _STR, _ONE, None),
+                ("lines", 3, _MSG, _MANY, _XP + "XLine"),
+                ("event_metadata", 4, _MSG, _MANY, _XP + "XPlane.EventMetadataEntry"),
+                ("stat_metadata", 5, _MSG, _MANY, _XP + "XPlane.StatMetadataEntry"),
+                ("stats", 6, _MSG, _MANY, _XP + "XStat")]),
+    ("XLine", [("id", 1, _I64, _ONE, None), ("display_id", 10, _I64, _ONE, None),
+               ("name", 2, _STR, _ONE, None), ("display_name", 11, _STR, _ONE, None),
+               ("timestamp_ns", 3, _I64, _ONE, None), ("duration_ps", 9, _I64, _ONE, None),
+               ("events", 4, _MSG, _MANY, _XP + "XEvent")]),
+    ("XEvent", [("metadata_id", 1, _I64, _ONE, None), ("offset_ps", 2, _I64, _ONE, None, "data"),
+                ("num_occurrences", 5, _I64, _ONE, None, "data"),
+                ("duration_ps", 3, _I64, _ONE, None), ("stats", 4, _MSG, _MANY, _XP + "XStat")]),
+    ("XStat", [("metadata_id", 1, _I64, _ONE, None),
+               ("double_value", 2, _DBL, _ONE, None, "value"),
+               ("uint64_value", 3, _U64P, _ONE, None, "value"),
+               ("int64_value", 4, _I64, _ONE, None, "value"),
+               ("str_value", 5, _STR, _ONE, None, "value"),
+               ("bytes_value", 6, _BYTESP, _ONE, None, "value"),
+               ("ref_value", 7, _U64P, _ONE, None, "value")]),
+    ("XEventMetadata", [("id", 1, _I64, _ONE, None), ("name", 2, _STR, _ONE, None),
+                        ("display_name", 4, _STR, _ONE, None), ("metadata", 3, _BYTESP, _ONE, None),
+                        ("stats", 5, _MSG, _MANY, _XP + "XStat"),
+                        ("child_id", 6, _I64, _MANY, None)]),
+    ("XStatMetadata", [("id", 1, _I64, _ONE, None), ("name", 2, _STR, _ONE, None),
+                       ("description", 3, _STR, _ONE, None)]),
+]
+_XPLANE_MAPS = {"XPlane": (("EventMetadataEntry", _XP + "XEventMetadata"),
+                           ("StatMetadataEntry", _XP + "XStatMetadata"))}
 #: map fields: message -> (entry name, value type)
 _MAPS = {"Features": ("FeatureEntry", ".tensorflow.Feature"),
          "FeatureLists": ("FeatureListEntry", ".tensorflow.FeatureList")}
@@ -122,6 +156,26 @@ def _build_missing():
             e.field.add(name="key", number=1, type=_STR, label=_ONE)
             e.field.add(name="value", number=2, type=_MSG, label=_ONE, type_name=value_type)
     _add_file(f, _EXAMPLE)
+    f = descriptor_pb2.FileDescriptorProto(name="tensortrace/tf_xplane.proto",
+                                           package="tensorflow.profiler", syntax="proto3")
+    for name, fields in _XPLANE:
+        m = f.message_type.add(name=name)
+        oneofs = []
+        for fname, number, ftype, label, type_name, *oneof in fields:
+            fd = m.field.add(name=fname, number=number, type=ftype, label=label)
+            if type_name:
+                fd.type_name = type_name
+            if oneof:
+                if oneof[0] not in oneofs:
+                    oneofs.append(oneof[0])
+                    m.oneof_decl.add(name=oneof[0])
+                fd.oneof_index = oneofs.index(oneof[0])
+        for entry, value_type in _XPLANE_MAPS.get(name, ()):
+            e = m.nested_type.add(name=entry)
+            e.options.map_entry = True
+            e.field.add(name="key", number=1, type=_I64, label=_ONE)
+            e.field.add(name="value", number=2, type=_MSG, label=_ONE, type_name=value_type)
+    _add_file(f, _XPLANE)
 
 
 def _add_file(f, messages):
@@ -142,7 +196,7 @@ def __getattr__(name):
         module = _require(f"tensorboard.compat.proto.{name}")
         globals()[name] = module
         return module
-    if any(name == m for m, _ in _MISSING + _EXAMPLE):
+    if any(name == m for m, _ in _MISSING + _EXAMPLE + _XPLANE):
         if not _built:
             _build_missing()
         return _built[name]

@@ -66,13 +66,16 @@ def bind(op, *inputs, **attrs):
             arrays = tuple([t._value for t in inputs])
     except AttributeError:
         raise _not_eager(op, inputs) from None
-    fast = op.fast_dtypes
-    if fast is not None:
-        d0 = arrays[0].dtype
-        if d0 not in fast or (op.fast_pair and n > 1 and arrays[1].dtype is not d0):
+    try:  # free when nothing is raised (3.11)
+        fast = op.fast_dtypes
+        if fast is not None:
+            d0 = arrays[0].dtype
+            if d0 not in fast or (op.fast_pair and n > 1 and arrays[1].dtype is not d0):
+                op.check(arrays)
+        elif op.check is not None:
             op.check(arrays)
-    elif op.check is not None:
-        op.check(arrays)
+    except errors.OpError as e:  # a dtype TF's kernel lookup refuses: its text, the name tail
+        raise type(e)(None, None, e.message + messages.eager_name_tail(op.name, attrs)) from None
     try:
         out = op.kernel(*arrays, **attrs)
     except errors.OpError as e:

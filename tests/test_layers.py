@@ -28,7 +28,8 @@ LAYERS = {
     8: ("autodiff",),
     9: ("tracing",),
     10: ("autograph",),
-    11: ("data", "saving", "initializers", "summary", "checkpoint", "distribute", "lookup"),
+    11: ("data", "saving", "initializers", "summary", "checkpoint", "distribute", "lookup",
+         "profiler"),
     # "" is the package's own __init__: the public surface; tnp is tf.experimental.numpy
     12: ("api", "", "tnp"),
     # the command line: runs scripts on the package; _tf_internal: TF's internal modules it gives

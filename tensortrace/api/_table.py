@@ -263,6 +263,9 @@ EXPORTS = {
     'nn.experimental': {
         'ops.nn.dropout': 'stateless_dropout',
     },
+    'profiler.experimental': {
+        'profiler': 'Profile ProfilerOptions Trace start stop',
+    },
     'ragged': {
         'ragged.ragged_ops': ('boolean_mask constant map_flat_values range '
                               'row_splits_to_segment_ids segment_ids_to_row_splits stack'),
@@ -365,6 +368,7 @@ COPIES = {
                    'TPUStrategy experimental_set_strategy get_replica_context get_strategy '
                    'has_strategy in_cross_replica_context'),
     'lookup': '',
+    'profiler': 'PolymorphicFunction Profile ProfilerOptions Trace bind start stop tf_export',
 }
 
 # The package's modules that are its attributes (tf.ops ...).

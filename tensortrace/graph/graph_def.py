@@ -94,15 +94,17 @@ class _Exporter:
         self.functions = []
         self.names = {}  # id(graph, layout) -> function name
         self.used = set()
+        self.scope = None  # the control-flow node whose sub-graphs are being named
+        self.outer = ""  # the scope that node sits in (a While body's "while/")
 
     def function_name(self, graph, layout=None):
         """The FunctionDef name of a sub-graph (exported on first use)."""
         key = (id(graph), layout)
         name = self.names.get(key)
-        if name is None:
-            name = self._unique(graph.name)
+        if name is None:  # TF names a nested sub-graph after its scope: while_cond_true
+            name = self._unique((self.outer + graph.name).replace("/", "_"))
             self.names[key] = name
-            self.function(graph, name, layout)
+            self.function(graph, name, layout, self.scope)
         return name
 
     def _unique(self, base):
@@ -114,11 +116,15 @@ class _Exporter:
         self.used.add(name)
         return name
 
-    def function(self, graph, name, layout=None):
+    def function(self, graph, name, layout=None, scope=None):
+        """``graph`` as the FunctionDef ``name``; a control-flow sub-graph's nodes are named
+        under its node's ``scope`` and its outputs pass Identity nodes, as TF's are."""
         self.used.add(name)
         fdef = _pb()[1].FunctionDef()
         self.functions.append(fdef)  # before the body, so nested functions follow their caller
-        body = _Body(self, graph, function=True, layout=layout)
+        saved, self.scope, self.outer = (self.scope, self.outer), None, ""  # nested: their own
+        body = _Body(self, graph, function=True, layout=layout, scope=scope)
+        self.scope, self.outer = saved
         sig = fdef.signature
         sig.name = name
         for i, (arg, dtype, shape) in enumerate(body.args):
@@ -155,8 +161,9 @@ class _Body:
     """The NodeDefs of one graph: ``nodes``; for a function also ``args`` (name, dtype, shape),
     ``rets`` (reference, dtype) and ``control_outputs``."""
 
-    def __init__(self, exporter, graph, function, layout=None):
+    def __init__(self, exporter, graph, function, layout=None, scope=None):
         self.exporter, self.graph, self.function = exporter, graph, function
+        self.prefix = f"{scope}/" if scope else ""  # a control-flow sub-graph's node scope
         self.nodes, self.args, self.rets, self.control_outputs = [], [], [], []
         self.refs = {}  # id(tensor) -> its reference string
         self.op_names = {op.name for op in graph.get_operations()}
@@ -182,6 +189,8 @@ class _Body:
             self._op(op)
         if function:
             self._rets(layout)
+            if scope:
+                self._identity_rets()
 
     # --- references ---------------------------------------------------------------------------
     def ref(self, t):
@@ -212,9 +221,10 @@ class _Body:
         return name
 
     def add_node(self, name, op_type, inputs, attrs, control=()):
-        node = _pb()[2].NodeDef(name=name, op=op_type)
+        """A NodeDef named ``name`` (and its ``control`` inputs) under the body's scope."""
+        node = _pb()[2].NodeDef(name=self.prefix + name, op=op_type)
         node.input.extend(inputs)
-        node.input.extend("^" + c for c in (*control, *self.expansion_control))
+        node.input.extend("^" + self.prefix + c for c in (*control, *self.expansion_control))
         for k, v in attrs.items():
             node.attr[k].CopyFrom(v)
         self.nodes.append(node)
@@ -228,7 +238,7 @@ class _Body:
         node = self.add_node(name, "Const", [], {"value": _tensor_attr(proto),
                                                  "dtype": encode(tensor_proto.dtype_from_enum(
                                                      proto.dtype))})
-        return self.out_ref(name, "Const", node.attr, 0)
+        return self.out_ref(node.name, "Const", node.attr, 0)
 
     # --- ops ----------------------------------------------------------------------------------
     def _op(self, op):
@@ -250,6 +260,7 @@ class _Body:
             if id(op) in self.controlled:  # what waits on the op waits on its expansion
                 ends = sorted({r.lstrip("^").split(":")[0] for r in refs} or
                               {n.name for n in self.nodes[first:]})
+                ends = [e[len(self.prefix):] for e in ends]  # add_node scopes them again
                 self.add_node(op.name, "NoOp", [], {}, control=ends)
             return
         refs = None
@@ -260,7 +271,10 @@ class _Body:
         elif op.type in _LAST_AXIS:
             node, refs = self._last_axis(op, control)
         else:
+            if op.type in _BRANCHING:  # its branches' nodes go under its name
+                self.exporter.scope, self.exporter.outer = self.prefix + op.name, self.prefix
             node = self._generic(op, control)
+            self.exporter.scope, self.exporter.outer = None, ""
         if self.exporter.add_shapes and op.outputs:
             shapes = node.attr["_output_shapes"].list.shape
             shapes.extend(tensor_proto.shape_proto(t.shape) for t in op.outputs)
@@ -270,6 +284,11 @@ class _Body:
         for t, ref in zip(op.outputs, refs or ()):
             if ref is not None:
                 self.refs[id(t)] = ref
+        if op.type in _BRANCHING:  # TF reads a conditional's outputs through cond/Identity
+            for t in op.outputs:
+                name = self.fresh(f"{op.name}/Identity")
+                out = self.add_node(name, "Identity", [self.refs[id(t)]], {"T": encode(t.dtype)})
+                self.refs[id(t)] = self.out_ref(out.name, "Identity", out.attr, 0)
         if self.function and get_op(op.type).stateful and op.type not in ("NoOp",):
             self.control_outputs.append(node.name)
 
@@ -305,16 +324,16 @@ class _Body:
         start = self.const(base + "/start", np.int32(0))
         delta = self.const(base + "/delta", np.int32(1))
         name = self.fresh(base)
-        node = self.add_node(name, "Range", [start, self.out_ref(rank, "Rank", node.attr, 0),
+        node = self.add_node(name, "Range", [start, self.out_ref(node.name, "Rank", node.attr, 0),
                                              delta], {"Tidx": encode(dtypes.int32)})
-        return self.out_ref(name, "Range", node.attr, 0)
+        return self.out_ref(node.name, "Range", node.attr, 0)
 
     def _transpose(self, base, ref, dtype, perm):
         perm_ref = self.const(base + "/perm", np.array(perm, np.int32))
         name = self.fresh(base)
         node = self.add_node(name, "Transpose", [ref, perm_ref],
                              {"T": encode(dtype), "Tperm": encode(dtypes.int32)})
-        return self.out_ref(name, "Transpose", node.attr, 0)
+        return self.out_ref(node.name, "Transpose", node.attr, 0)
 
     def _generic(self, op, control, drop=(), inputs=None):
         sig = tf_attrs.signature(op.type)
@@ -338,6 +357,7 @@ class _Body:
                 attr, kind = from_attrs[a.name]
                 rank = op.inputs[0].shape.rank if op.inputs else None
                 value = ours.pop(attr)
+                every = value is None
                 dtype = a.dtype or dtypes.int32
                 if kind == "axes" and value is None and rank is None:
                     tf_inputs.append(self._all_axes(op, f"{op.name}/{a.name}"))
@@ -346,7 +366,10 @@ class _Body:
                         value = tf_attrs.input_array(kind, value, rank)
                     except ValueError as e:
                         raise ExportError(f"op '{op.name}' ({op.type}): {e}") from None
-                    tf_inputs.append(self.const(f"{op.name}/{a.name}", value, dtype))
+                    # TF's reductions of every axis make that range first, a plain "Const"
+                    base = "Const" if kind == "axes" and every else \
+                        f"{op.name}/{a.name}"
+                    tf_inputs.append(self.const(base, value, dtype))
                 if a.type_attr:
                     attrs[a.type_attr] = encode(dtype)
                 continue
@@ -425,7 +448,7 @@ class _Body:
             name = self.fresh(op.name + "/StringFormat")
             node = self.add_node(name, "StringFormat", [self.ref(op.inputs[i]) for i in order],
                                  fmt_attrs)
-            text = self.out_ref(name, "StringFormat", node.attr, 0)
+            text = self.out_ref(node.name, "StringFormat", node.attr, 0)
         attrs = {"output_stream": encode(op.attrs["output_stream"]), "end": encode(op.attrs["end"])}
         return self.add_node(op.name, "PrintV2", [text], attrs, control)
 
@@ -438,9 +461,12 @@ class _Body:
         else:
             limit = self.const(f"{op.name}/maximum_iterations", np.int32(-1))
         counter = self.const(f"{op.name}/loop_counter", np.int32(0))
-        cond = self.exporter.function_name(op.attrs["cond"],
-                                           "while_cond_limited" if limited else "while_cond")
-        body = self.exporter.function_name(op.attrs["body"], "while_body")
+        ex = self.exporter  # its cond's and body's nodes go under its name
+        ex.scope, ex.outer = self.prefix + op.name, self.prefix
+        cond = ex.function_name(op.attrs["cond"], "while_cond_limited" if limited else "while_cond")
+        ex.scope, ex.outer = self.prefix + op.name, self.prefix
+        body = ex.function_name(op.attrs["body"], "while_body")
+        ex.scope, ex.outer = None, ""
         n = len(op.attrs["T"])
         dts = [dtypes.int32, dtypes.int32] + [t.dtype for t in inputs]
         shapes = [(), ()] + [_dims(s) for s in op.attrs["output_shapes"]] + \
@@ -460,19 +486,31 @@ class _Body:
         if layout in ("while_cond", "while_cond_limited"):
             pred = outs[0][0]
             if layout == "while_cond_limited":  # TF's cond: counter < limit and the user's
-                less = self.fresh("while/Less")
-                self.add_node(less, "Less", [self.counter, self.limit], {"T": encode(dtypes.int32)})
-                both = self.fresh("while/LogicalAnd")
-                self.add_node(both, "LogicalAnd", [f"{less}:z:0", pred], {})
-                pred = f"{both}:z:0"
+                less = self.add_node(self.fresh("Less"), "Less", [self.counter, self.limit],
+                                     {"T": encode(dtypes.int32)})
+                both = self.add_node(self.fresh("LogicalAnd"), "LogicalAnd",
+                                     [f"{less.name}:z:0", pred], {})
+                pred = f"{both.name}:z:0"
             outs = [(pred, dtypes.bool)]
-        elif layout == "while_body":
-            one = self.const("while/add/y", np.int32(1))
-            add = self.fresh("while/add")
-            self.add_node(add, "AddV2", [self.counter, one], {"T": encode(dtypes.int32)})
+        elif layout == "while_body":  # the counter's step comes after the user's ops
+            add = self.fresh("add")
+            one = self.const(f"{add}/y", np.int32(1))
+            node = self.add_node(add, "AddV2", [self.counter, one], {"T": encode(dtypes.int32)})
             captured = [(self.ref(ph), ph.dtype) for _, ph in graph.captures]
-            outs = [(f"{add}:z:0", dtypes.int32), (self.limit, dtypes.int32)] + outs + captured
+            outs = [(f"{node.name}:z:0", dtypes.int32), (self.limit, dtypes.int32)] + outs + \
+                captured
         self.rets = outs
+
+    def _identity_rets(self):
+        """A control-flow function returns its values through Identity nodes, as TF's do."""
+        rets = []
+        for ref, dtype in self.rets:
+            node = self.add_node(self.fresh("Identity"), "Identity", [ref], {"T": encode(dtype)})
+            rets.append((f"{node.name}:output:0", dtype))
+        self.rets = rets
+
+
+_BRANCHING = ("If", "StatelessIf", "Case", "StatelessCase")
 
 
 def _nonempty(value):

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..context import bind, executing_eagerly, state
 from ..convert import convert_to_tensor, to_array
-from ..errors import OpError, invalid_argument
+from ..errors import InvalidArgumentError, OpError, invalid_argument
+from ..messages import kernel_error_text
 from ..registry import get as get_op
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, static_value
@@ -21,7 +22,7 @@ def arg_error(op_name, message):
     """An error TF reports from the op's kernel: InvalidArgumentError eagerly, ValueError while
     tracing (where TF's shape functions catch it)."""
     if executing_eagerly():
-        return invalid_argument(message, op_name)
+        return InvalidArgumentError(None, None, kernel_error_text(message, op_name))
     return ValueError(message)
 
 
@@ -235,8 +236,9 @@ def check_axis(axis, rank, what="axis", reduction=None):
         message = f"Invalid reduction dimension ({axis} for input with {rank} dimension(s)"
     else:
         message = f"Invalid reduction dimension {axis} for input with {rank} dimensions."
-    if executing_eagerly():
-        raise invalid_argument(message, reduction)
+    if executing_eagerly():  # a reduction's: its kernel's error, as TF words those
+        raise (InvalidArgumentError(None, None, kernel_error_text(message, reduction))
+               if reduction else invalid_argument(message))
     raise ValueError(message)
 
 

@@ -169,13 +169,13 @@ def parse_example(serialized, features, example_names=None, name=None):
     params = ParseParams.from_features(features, _EXAMPLE_TYPES)
     if params.num_features == 0:
         raise ValueError("Must provide at least one feature key.")
-    serialized = _serialized(serialized)
-    if params.ragged_keys and serialized.shape.rank is None:
+    protos = _serialized(serialized)  # serialized stays as given: errors' texts read it
+    if params.ragged_keys and protos.shape.rank is None:
         raise ValueError("serialized must have statically-known rank to parse ragged features.")
     order = _key_order(features, params)
     spec, defaults = _op_features(features, order)
-    values = bind(ParseExampleV2, serialized, _names(example_names), *defaults, features=spec)
-    out, _ = _outputs(_with_depths(spec, serialized.shape.rank != 0), _as_list(values), order)
+    values = bind(ParseExampleV2, protos, _names(example_names), *defaults, features=spec)
+    out, _ = _outputs(_with_depths(spec, protos.shape.rank != 0), _as_list(values), order)
     return out
 
 
@@ -251,8 +251,7 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     if not (context_features or sequence_features):
         raise ValueError("Both context_features and sequence_features are None, but at least "
                          "one should have values.")
-    serialized = _serialized(serialized)
-    _assert_scalar(serialized)
-    context, lists, _ = _parse_sequence(serialized, context_features, sequence_features,
-                                        example_name)
+    proto = _serialized(serialized)  # serialized stays as given: errors' texts read it
+    _assert_scalar(proto)
+    context, lists, _ = _parse_sequence(proto, context_features, sequence_features, example_name)
     return context, lists

@@ -448,7 +448,8 @@ def test_realdiv_of_integers_has_no_cpu_kernel():
 
 def test_pow_of_integers_to_negative_powers_raises():
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=_EAGER + r"Integers to negative integer powers are not allowed \[Op:Pow\]$"):
+                       match=_EAGER + r"Integers to negative integer powers are not allowed "
+                                      r"\[Op:Pow\] name: $"):
         tf.constant(2) ** -1
     with pytest.raises(tf.errors.InvalidArgumentError, match="negative integer powers"):
         tf.pow(tf.constant([1, -1], tf.int64), tf.constant([-1, -1], tf.int64))
@@ -484,8 +485,11 @@ def test_unary_dtype_lists_follow_tf(fn, x, match):
 def test_allowed_lists_are_in_tf_order():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"allowed values: (bfloat16, )?half, float, double, uint8, uint16, "
-                             r"uint32, uint64, int8, int16, int32, int64, complex64, complex128 "
-                             r"\[Op:AddV2\]"):
+                             r"uint32, uint64, int8, int16, int32, int64, complex64, complex128"
+                             r"\n\t; NodeDef: \{\{node AddV2\}\}; Op<name=AddV2; signature=x:T, "
+                             r"y:T -> z:T; attr=T:type,allowed=\[(DT_BFLOAT16, )?DT_HALF, .*"
+                             r"DT_COMPLEX128\]; is_commutative=true; is_aggregate=true> "
+                             r"\[Op:AddV2\] name: $"):
         tf.constant([True]) + tf.constant([True])
     g = Graph()
     with g.as_default():

@@ -333,7 +333,9 @@ def test_activation_values_match_tf():
 def test_activation_dtype_errors():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"Value for attr 'T' of int32 is not in the list of allowed values: "
-                             r"half, .*float, double \[Op:Elu\]"):
+                             r"half, .*float, double\n\t; NodeDef: \{\{node Elu\}\}; Op<name=Elu; "
+                             r"signature=features:T -> activations:T; attr=T:type,allowed=\[DT_HALF, "
+                             r".*DT_FLOAT, DT_DOUBLE\]> \[Op:Elu\] name: $"):
         tf.nn.elu(tf.constant([1, 2]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="attr 'T' of bool"):
         tf.nn.relu(tf.constant([True]))

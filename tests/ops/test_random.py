@@ -465,24 +465,25 @@ def test_python_argument_errors():
 
 def test_runtime_errors():
     E = tf.errors.InvalidArgumentError
-    raises(E, _EAGER + r"Need minval < maxval, got 5 >= 5 \[Op:RandomUniformInt\]$", tf.random.uniform,
+    raises(E, _EAGER + r"Need minval < maxval, got 5 >= 5 \[Op:RandomUniformInt\] name: $",
+           tf.random.uniform,
            [2], minval=5, maxval=5, dtype=tf.int32)
     raises(E, r"shape must be a vector of \{int32,int64\}, got shape \[\] \[Op:RandomUniform\]",
            tf.random.uniform, 5)
     raises(E, r"got shape \[1,1\]", tf.random.uniform, [[2]])
-    raises(E, _EAGER + r"Dimension -1 must be >= 0 \[Op:RandomUniform\]$", tf.random.uniform, [-1, 2])
+    raises(E, _EAGER + r"Dimension -1 must be >= 0 \[Op:RandomUniform\] name: $", tf.random.uniform, [-1, 2])
     raises(E, r"^Value for attr 'T' of float is not in the list of allowed values: int32, int64 "
-           r"\[Op:RandomUniform\]$", tf.random.uniform, [2.0])
-    raises(E, _EAGER + r"minval must be 0-D, got shape \[2\] \[Op:RandomUniformInt\]$",
+           r"\[Op:RandomUniform\] name: $", tf.random.uniform, [2.0])
+    raises(E, _EAGER + r"minval must be 0-D, got shape \[2\] \[Op:RandomUniformInt\] name: $",
            tf.random.uniform, [2], minval=[0, 10], maxval=20, dtype=tf.int32)
-    raises(E, _EAGER + r"logits should be a matrix, got shape \[2\] \[Op:Multinomial\]$",
+    raises(E, _EAGER + r"logits should be a matrix, got shape \[2\] \[Op:Multinomial\] name: $",
            tf.random.categorical, [0.0, 0.0], 3)
-    raises(E, _EAGER + r"num_samples should be non-negative, got -1 \[Op:Multinomial\]$",
+    raises(E, _EAGER + r"num_samples should be non-negative, got -1 \[Op:Multinomial\] name: $",
            tf.random.categorical, [[0.0, 0.0]], -1)
-    raises(E, _EAGER + r"num_classes should be positive, got 0 \[Op:Multinomial\]$",
+    raises(E, _EAGER + r"num_classes should be positive, got 0 \[Op:Multinomial\] name: $",
            tf.random.categorical, np.zeros([2, 0], np.float32), 3)
     raises(E, r"^cannot compute Multinomial as input #1\(zero-based\) was expected to be a int32 "
-           r"tensor but is a int64 tensor \[Op:Multinomial\]$", tf.random.categorical,
+           r"tensor but is a int64 tensor \[Op:Multinomial\] name: $", tf.random.categorical,
            [[0.0, 0.0]], tf.constant(2, tf.int64))
     raises(tf.errors.NotFoundError, "Could not find device for node", tf.random.categorical,
            [[1, 2]], 3)

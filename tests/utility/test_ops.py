@@ -121,7 +121,7 @@ def test_check_numerics_gradient_checks_the_gradient():
     with pytest.raises(tf.errors.InvalidArgumentError) as e:
         tape.gradient(y, x, output_gradients=tf.constant([np.nan, 1.0]))
     assert str(e.value) == ("{{function_node __wrapped__CheckNumerics_device_/job:localhost/replica:0/task:0/device:CPU:0}} Not a number (NaN) or infinity (Inf) values detected in gradient. "
-                            "b'dbl' : Tensor had NaN values [Op:CheckNumerics]")
+                            "b'dbl' : Tensor had NaN values [Op:CheckNumerics] name: ")
 
 
 @pytest.mark.parametrize("fn", [lambda x: bitcast(x, tf.float16),

@@ -135,7 +135,7 @@ def test_ensure_shape_eager_errors():
         ensure_shape(tf.constant([1, 2]), [3])
     assert str(e.value) == ("{{function_node __wrapped__EnsureShape_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
                             "Shape of tensor input [2] is not compatible with expected shape "
-                            "[3]. [Op:EnsureShape]")
+                            "[3]. [Op:EnsureShape] name: ")
     with pytest.raises(InvalidArgumentError, match=r"expected shape \[2,\?,1\]"):
         ensure_shape(tf.zeros([2, 2]), [2, None, 1])
     assert ensure_shape(tf.constant([[1, 2]]), tf.TensorShape(None)).shape == (1, 2)
@@ -224,7 +224,7 @@ def test_bitcast_errors():
     with pytest.raises(InvalidArgumentError) as e:
         tf_bitcast(tf.constant([1, 2, 3], tf.uint8), tf.int32)
     assert str(e.value) == (  # the DataType enums, after TF's eager prefix
-        "{{function_node __wrapped__Bitcast_device_/job:localhost/replica:0/task:0/device:CPU:0}} Cannot bitcast from 4 to 3 [Op:Bitcast]")
+        "{{function_node __wrapped__Bitcast_device_/job:localhost/replica:0/task:0/device:CPU:0}} Cannot bitcast from 4 to 3 [Op:Bitcast] name: ")
     with pytest.raises(InvalidArgumentError, match="Value for attr 'type' of bool"):
         tf_bitcast(tf.constant([1]), tf.bool)
     with pytest.raises(InvalidArgumentError, match="Value for attr 'T' of string"):

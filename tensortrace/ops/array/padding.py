@@ -45,7 +45,7 @@ class Tile:
         for i, k in enumerate(m):
             if k < 0:
                 raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {k}")
-        check_size([d * k for d, k in zip(np.shape(input), m)], input.dtype)
+        check_size([d * k for d, k in zip(np.shape(input), m)], input.dtype, product=True)
         return np.tile(input, m)
 
     check = DtypeCheck("Tile", INDEX, 1, first=1, attr="Tmultiples")

@@ -224,8 +224,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if on.dtype != off.dtype:
         raise TypeError(f"dtype {on.dtype} of on_value does not match dtype {off.dtype} of "
                         "off_value")
-    indices = convert_to_tensor(indices, dtype_hint=D.int64)  # TF prefers OneHot's default TI
-    return bind(OneHot, indices, scalar_tensor(depth, D.int32), on, off,
+    ids = convert_to_tensor(indices, dtype_hint=D.int64)  # TF prefers OneHot's default TI
+    return bind(OneHot, ids, scalar_tensor(depth, D.int32), on, off,
                 axis=-1 if axis is None else int_attr(axis))
 
 

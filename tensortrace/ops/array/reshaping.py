@@ -176,12 +176,13 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permute the dimensions of ``a`` by ``perm`` (default: reversed); ``conjugate`` also
     conjugates complex values."""
     x = convert_to_tensor(a)
+    axes = None  # perm stays as given: an eager error's text depends on it (messages)
     if perm is not None:
-        perm = axis_attr(perm)
+        axes = axis_attr(perm)
     elif x.shape.rank is not None:
-        perm = tuple(range(x.shape.rank - 1, -1, -1))
+        axes = tuple(range(x.shape.rank - 1, -1, -1))
     op = ConjugateTranspose if conjugate and x.dtype.is_complex else Transpose
-    return bind(op, x, perm=perm)
+    return bind(op, x, perm=axes)
 
 
 # --- ExpandDims / Squeeze ---------------------------------------------------------------------

@@ -106,10 +106,10 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     batch_dims = int_attr(batch_dims, "batch_dims")
     axis = batch_dims if axis is None else int_attr(axis, "axis")
     try:
-        params, indices = convert_to_tensor(params), convert_to_tensor(indices)
+        tensors = convert_to_tensor(params), convert_to_tensor(indices)  # arguments kept as given
     except (TypeError, ValueError):  # composite arguments (ragged) have their own form
         return fallback(gather, (params, indices), {"axis": axis, "batch_dims": batch_dims})
-    return bind(GatherV2, params, indices, axis=axis, batch_dims=batch_dims)
+    return bind(GatherV2, *tensors, axis=axis, batch_dims=batch_dims)
 
 
 @define_op("GatherNd")

@@ -133,10 +133,7 @@ def getitem(tensor, slice_spec):
             index = _plain_index(slice_spec, shape)
             if index is not None:
                 return _wrap(result(value[index]))
-    try:
-        return _slice_helper(tensor, slice_spec)
-    except errors.InvalidArgumentError as e:
-        raise type(e)(None, None, f"{e.message} name: strided_slice/") from None
+    return _slice_helper(tensor, slice_spec)
 
 
 _NONE = type(None)
@@ -197,7 +194,8 @@ def _slice_helper(tensor, slice_spec):
                 index = strided_index(tensor._value.shape, known[:n], known[n:2 * n],
                                       known[2 * n:], **masks)
             except errors.InvalidArgumentError as e:
-                raise type(e)(None, None, kernel_error_text(e.message, "StridedSlice")) from None
+                raise type(e)(None, None, kernel_error_text(  # TF's operator keeps its scope
+                    e.message, "StridedSlice", tail=" name: strided_slice/")) from None
             return _wrap(result(tensor._value[index]))
         dtype = _index_dtype(entries, known)
     else:

@@ -193,14 +193,14 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
     """``tf.strided_slice``: NumPy-style slicing with begin/end/strides tensors and bit masks."""
     x = convert_to_tensor(input_)
+    step = strides  # the arguments stay as given: an eager error's text depends on them
     if strides is None:
-        begin = begin if isinstance(begin, Tensor) else same_dtype_operands(begin)[0]
-        n = begin.shape.dims[0] if begin.shape.rank == 1 else None
+        first = begin if isinstance(begin, Tensor) else same_dtype_operands(begin)[0]
+        n = first.shape.dims[0] if first.shape.rank == 1 else None
         if n is None:
             raise ValueError("strided_slice needs `strides` when `begin` has an unknown length.")
-        strides = constant(np.ones(n, begin.dtype._np))
-    begin, end, strides = same_dtype_operands(begin, end, strides)
-    return bind(StridedSlice, x, begin, end, strides, begin_mask=int(begin_mask),
+        step = constant(np.ones(n, first.dtype._np))
+    return bind(StridedSlice, x, *same_dtype_operands(begin, end, step), begin_mask=int(begin_mask),
                 end_mask=int(end_mask), ellipsis_mask=int(ellipsis_mask),
                 new_axis_mask=int(new_axis_mask), shrink_axis_mask=int(shrink_axis_mask))
 
@@ -254,8 +254,8 @@ class Slice:
 @tf_export("slice")
 def slice_(input_, begin, size, name=None):
     """``tf.slice``: the block of ``input_`` starting at ``begin`` of extent ``size``."""
-    begin, size = same_dtype_operands(begin, size)
-    return bind(Slice, convert_to_tensor(input_), begin, size)
+    starts, sizes = same_dtype_operands(begin, size)  # arguments kept as given (messages)
+    return bind(Slice, convert_to_tensor(input_), starts, sizes)
 
 
 # --- Roll --------------------------------------------------------------------------------------

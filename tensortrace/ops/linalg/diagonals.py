@@ -342,8 +342,8 @@ class MatrixBandPart:
 @tf_export("linalg.band_part")
 def band_part(input, num_lower, num_upper, name=None):
     """Keep a central band of each innermost matrix, zero the rest."""
-    input = convert_to_tensor(input)
-    num_lower = convert_to_tensor(num_lower, dtype_hint=D.int64 if isinstance(
+    x = convert_to_tensor(input)  # the arguments stay as given: errors' texts read them
+    lower = convert_to_tensor(num_lower, dtype_hint=D.int64 if isinstance(
         num_upper, Tensor) and num_upper.dtype == D.int64 else None)
-    num_upper = convert_to_tensor(num_upper, dtype_hint=num_lower.dtype)
-    return bind(MatrixBandPart, input, num_lower, num_upper)
+    upper = convert_to_tensor(num_upper, dtype_hint=lower.dtype)
+    return bind(MatrixBandPart, x, lower, upper)

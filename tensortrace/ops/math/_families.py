@@ -26,11 +26,11 @@ def unary_op(name, kernel, allowed, *names, doc="", **family):
     opdef = unary(name, kernel, allowed, **family)
 
     def fn(x, name=None):
-        try:
-            x = as_tensor(x)
+        try:  # x stays as given: an eager error's text depends on it (messages)
+            t = as_tensor(x)
         except (TypeError, ValueError):  # a composite argument (ragged) has its own form
             return fallback(fn, (x,), {"name": name}, elementwise=True)
-        return bind(opdef, x)
+        return bind(opdef, t)
 
     return opdef, export_function(fn, *names, doc=doc)
 
@@ -41,11 +41,11 @@ def binary_op(name, kernel, allowed, *names, doc="", **family):
     opdef = binary(name, kernel, allowed, **family)
 
     def fn(x, y, name=None):
-        try:
-            x, y = same_dtype_operands(x, y)
+        try:  # x and y stay as given: an eager error's text depends on them (messages)
+            tx, ty = same_dtype_operands(x, y)
         except (TypeError, ValueError):  # a composite argument (ragged) has its own form
             return fallback(fn, (x, y), {"name": name}, elementwise=True)
-        return bind(opdef, x, y)
+        return bind(opdef, tx, ty)
 
     default_name(_binary_scope, fn)
     return opdef, export_function(fn, *names, doc=doc)

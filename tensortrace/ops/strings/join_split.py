@@ -143,9 +143,8 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
         if rank is None:
             raise ValueError("reduce_join with axis=None needs an input of known rank")
         axis = np.arange(rank - 1, -1, -1, dtype=np.int32)
-    if not isinstance(axis, Tensor):
-        axis = convert_to_tensor(axis, D.int32)
-    return bind(ReduceJoin, inputs, axis, keep_dims=bool(keepdims), separator=text(separator))
+    axes = axis if isinstance(axis, Tensor) else convert_to_tensor(axis, D.int32)  # axis as given
+    return bind(ReduceJoin, inputs, axes, keep_dims=bool(keepdims), separator=text(separator))
 
 
 # --- split ---------------------------------------------------------------------------------------

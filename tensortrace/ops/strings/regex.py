@@ -135,11 +135,11 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     if isinstance(input, CompositeTensor):  # ragged: its values
         return map_values(regex_replace, input, pattern=pattern, rewrite=rewrite,
                           replace_global=replace_global)
-    input = strings(input)
+    values = strings(input)  # input stays as given: an eager error's text reads it
     if isinstance(pattern, (str, bytes)) and isinstance(rewrite, (str, bytes)):
-        return bind(StaticRegexReplace, input, pattern=text(pattern), rewrite=text(rewrite),
+        return bind(StaticRegexReplace, values, pattern=text(pattern), rewrite=text(rewrite),
                     replace_global=bool(replace_global))
-    return bind(RegexReplace, input, strings(pattern), strings(rewrite),
+    return bind(RegexReplace, values, strings(pattern), strings(rewrite),
                 replace_global=bool(replace_global))
 
 
@@ -148,7 +148,7 @@ def regex_full_match(input, pattern, name=None):
     """Whether each whole string matches ``pattern`` (RE2 syntax)."""
     if isinstance(input, CompositeTensor):  # ragged: its values
         return map_values(regex_full_match, input, pattern=pattern)
-    input = strings(input)
+    values = strings(input)  # input stays as given: an eager error's text reads it
     if isinstance(pattern, (str, bytes)):
-        return bind(StaticRegexFullMatch, input, pattern=text(pattern))
-    return bind(RegexFullMatch, input, strings(pattern))
+        return bind(StaticRegexFullMatch, values, pattern=text(pattern))
+    return bind(RegexFullMatch, values, strings(pattern))
