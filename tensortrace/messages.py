@@ -169,7 +169,11 @@ _RAW_INPUTS = {
 _NAME_DROPPED = frozenset((
     "AddV2", "RealDiv", "FloorDiv", "Pow", "Xdivy", "Xlog1py", "DivNoNan", "MulNoNan", "Abs",
     "Sigmoid", "Relu6", "LeakyRelu", "MatMul", "BatchMatMulV2", "BatchMatMulV3", "Range",
-    "Transpose"))
+    "Transpose",
+    # tf.lookup's tables run their ops inside a name scope
+    "LookupTableFindV2", "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableSizeV2",
+    "LookupTableExportV2", "LookupTableImportV2", "InitializeTableV2",
+    "InitializeTableFromTextFileV2"))
 # Functions whose op TF runs by ``execute`` itself (tf.constant's Fill for a shape) or always
 # hands a Python sequence (tf.norm's axes, a tuple): no tail.
 _EXECUTED = {"constant": "tensortrace.convert", "norm": "tensortrace.ops.linalg.norms"}

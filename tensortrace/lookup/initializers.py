@@ -30,11 +30,11 @@ def check_table_dtypes(table, key_dtype, value_dtype):
                         f"{value_dtype}.")
 
 
-def _scoped(name, fn):
+def _scoped(scope, fn):
     """``fn()`` inside the name scope ``name`` while tracing (eagerly names do nothing)."""
     if state.graph is None:
         return fn()
-    with core.name_scope(name):
+    with core.name_scope(scope):
         return fn()
 
 

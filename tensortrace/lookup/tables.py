@@ -37,10 +37,10 @@ _IMPORT = get_op("LookupTableImportV2")
 _uid = itertools.count(1)
 
 
-def _scoped(name, fn):
+def _scoped(scope, fn):
     if state.graph is None:
         return fn()
-    with core.name_scope(name):
+    with core.name_scope(scope):
         return fn()
 
 
@@ -383,6 +383,8 @@ class DenseHashTable(_MutableBase):
         self._value_shape = self._default_value.shape
         self._checkpoint = checkpoint
         self._name = name
+        empty_key = convert_to_tensor(empty_key, dtype=key_dtype)  # as TF, before the op
+        deleted_key = convert_to_tensor(deleted_key, dtype=key_dtype)
         self._empty_key, self._deleted_key = empty_key, deleted_key
         self._is_anonymous = experimental_is_anonymous
         self._shared_name = None

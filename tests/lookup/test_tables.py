@@ -44,7 +44,7 @@ def test_static_hash_table_errors():
         tf.lookup.StaticHashTable(_init(["a", "a"], [1, 2]), -1)
     assert e.value.message == CPU % "LookupTableImportV2" + (
         "HashTable has different value for same key. Key a has 1 and trying to add value 2 "
-        "[Op:LookupTableImportV2]")
+        "[Op:LookupTableImportV2] name: ")
     with pytest.raises(errors.InvalidArgumentError, match=r"Expected shape \[2\] for value, "
                        r"got \[3\]"):
         tf.lookup.StaticHashTable(_init(["a", "b"], [1, 2, 3]), -1)
@@ -97,7 +97,7 @@ def test_text_file_initializer(tmp_path):
         with pytest.raises(cls) as e:
             tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(name, **args), -1)
         assert e.value.message == CPU % "InitializeTableFromTextFileV2" + text + \
-            " [Op:InitializeTableFromTextFileV2]"
+            " [Op:InitializeTableFromTextFileV2] name: "
     dup = tmp_path / "dup.txt"
     dup.write_bytes(b"a\nb\na\n")
     with pytest.raises(errors.FailedPreconditionError, match="Key a has 0 and trying to add "
@@ -163,7 +163,7 @@ def test_mutable_hash_table():
     with pytest.raises(errors.InvalidArgumentError) as e:
         m.insert(tf.constant(["a"]), tf.constant([1, 2], tf.int64))
     assert e.value.message == CPU % "LookupTableInsertV2" + (
-        "Expected shape [1] for value, got [2] [Op:LookupTableInsertV2]")
+        "Expected shape [1] for value, got [2] [Op:LookupTableInsertV2] name: ")
     with pytest.raises(ValueError, match="^keys: Tensor conversion requested dtype string for "
                        "Tensor with dtype int32"):
         m.lookup(tf.constant([1]))
@@ -287,7 +287,7 @@ def test_dense_hash_table_arguments_and_vector_values():
         with pytest.raises(errors.InvalidArgumentError) as e:
             dense(tf.int64, tf.int64, -1, empty, deleted, initial_num_buckets=buckets)
         assert e.value.message == CPU % "MutableDenseHashTableV2" + text + \
-            " [Op:MutableDenseHashTableV2]"
+            " [Op:MutableDenseHashTableV2] name: MutableDenseHashTable"
     d = dense(tf.int64, tf.int64, -1, 0, 1, initial_num_buckets=4)
     with pytest.raises(errors.InvalidArgumentError, match=r"Expected key shape \[1\] got \[1,2\]"):
         d.insert(tf.constant([[2, 3]], tf.int64), tf.constant([[1, 2]], tf.int64))
