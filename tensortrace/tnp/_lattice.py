@@ -119,6 +119,11 @@ def infer(x):
     Raises:
         OverflowError: for a Python int beyond int32.
     """
+    cls = type(x)
+    if cls is float:
+        return D.float32, True
+    if isinstance(x, Tensor):
+        return x.dtype, False
     if isinstance(x, WeakTensor):
         return x.dtype, True
     if isinstance(x, D.DType):
@@ -148,8 +153,6 @@ def infer(x):
         return D.float32, True
     if isinstance(x, numbers.Complex):
         return D.complex128, True
-    if isinstance(x, Tensor):
-        return x.dtype, False
     raise NotImplementedError(f"Auto dtype conversion semantics does not support {type(x)} "
                               "type.")
 
@@ -163,7 +166,9 @@ def result_type(values, mode):
         OverflowError: for a Python int beyond int32.
         NotImplementedError: for an input kind the promotion does not know.
     """
-    found = [infer(x) for x in nest.flatten([v for v in values if v is not None])]
+    if any(isinstance(v, (list, tuple, dict)) for v in values):
+        values = nest.flatten(list(values))
+    found = [infer(x) for x in values if x is not None]
     if not found:
         return D.float32, True
     out = found[0]
