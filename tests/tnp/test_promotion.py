@@ -184,7 +184,7 @@ def test_tnp_functions_and_tensor_methods(mode):
     assert _mismatches(found, mode) == []
 
 
-def test_weak_tensors_through_tf_function(mode):
+def test_weak_tensors_through_tf_function_and_gradient_tape(mode):
     env = dict(NAMES)
     try:
         exec(MAKER.FUNCTION_SOURCE, env)  # noqa: S102 - the fixture's source
