@@ -12,6 +12,7 @@ from .._export import _EXPORTS
 from ..convert import convert_to_tensor
 from ..ops.math.casting import cast
 from ..tensor import Tensor
+from ..tracing import trace as _trace
 from ..variables import Variable
 from . import _core, _lattice
 from ._weak import WeakTensor, strip, wrap
@@ -359,6 +360,8 @@ def install(set_attribute, operator_names):
             (lambda f: binary(f, strong_result=True))
         _patch(_namespace(ns), ns, name, make)
     _patch(_namespace(""), "", "constant", _constant)
+    # a traced function's Python results become tensors as TF's convert_to_tensor_or_composite
+    _patch(_trace, None, "convert_to_tensor", unary)
     _patch(_namespace("math"), "math", "scalar_mul", lambda f: unary(f, "x"))
     tnp = sys.modules[__package__]
     for name in TNP_UNARY:
