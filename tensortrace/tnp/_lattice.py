@@ -157,6 +157,16 @@ def infer(x):
                               "type.")
 
 
+def result_type2(a, b, mode):
+    """``result_type((a, b), mode)`` for two operands, the operators' case."""
+    if isinstance(a, _NESTED) or isinstance(b, _NESTED) or a is None or b is None:
+        return result_type((a, b), mode)
+    return promote(infer(a), infer(b), mode)
+
+
+_NESTED = (list, tuple, dict)
+
+
 def result_type(values, mode):
     """(dtype, weak) of the inputs ``values`` (nested lists flattened, None dropped) folded
     left to right; weak float32 for none.

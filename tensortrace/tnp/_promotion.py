@@ -11,6 +11,7 @@ from .. import dtypes as D
 from .._export import _EXPORTS
 from ..convert import convert_to_tensor
 from ..ops.math.casting import cast
+from ..ops.math.operands import operand
 from ..tensor import Tensor
 from ..tracing import trace as _trace
 from ..variables import Variable
@@ -109,10 +110,13 @@ def _operator(name, original):
             return original(strip(self), other)
         try:
             try:
-                dtype, weak = result_type(self, other)
+                dtype, weak = _lattice.result_type2(self, other, _mode())
             except NotImplementedError:
                 return original(strip(self), strip(other))
-            out = original(to_dtype(self, dtype), to_dtype(other, dtype))
+            a = to_dtype(self, dtype)
+            cls = type(other)
+            b = operand(other, a) if cls is int or cls is float else to_dtype(other, dtype)
+            out = original(a, b)
             return wrap(out, weak and kind == "weak")
         except (TypeError, ValueError) as e:  # TF's wrapper: the other value's reflected op
             if name.startswith("__r") or op not in _PROMOTED:
