@@ -65,7 +65,7 @@ TNP_BINARY = ("matmul",)
 # tnp functions TF composes of weak-supporting ones: weak when both arguments are
 TNP_WEAK_IF_BOTH = ("hypot",)
 
-_patched = []  # (module, name, the value before) for uninstall, newest last
+_patched = []  # (module, name, value before, export table, original): uninstall's list
 _ABSENT = object()
 
 
@@ -278,7 +278,6 @@ def _each(fn):
 def _constant(fn):
     """``tf.constant``: a weak tensor for a value of no dtype of its own; given a ``dtype``, a
     tensor value promoting to it is cast (TF allows that in the new modes)."""
-    params = _params(fn)
 
     def constant(value, dtype=None, shape=None, name="Const"):
         if dtype is None:
@@ -291,7 +290,6 @@ def _constant(fn):
             value = to_dtype(value, dtype)
         return fn(value, dtype, shape, name)
 
-    del params
     return _named(constant, fn)
 
 
