@@ -279,7 +279,7 @@ def _constant(fn):
     """``tf.constant``: a weak tensor for a value of no dtype of its own; given a ``dtype``, a
     tensor value promoting to it is cast (TF allows that in the new modes)."""
 
-    def constant(value, dtype=None, shape=None, name="Const"):
+    def constant(value, dtype=None, shape=None, name=None):
         if dtype is None:
             dtype, weak = result_type(value)
             return wrap(fn(strip(value), dtype, shape, name), weak)
