@@ -65,6 +65,7 @@ TNP_BINARY = ("matmul",)
 # tnp functions TF composes of weak-supporting ones: weak when both arguments are
 TNP_WEAK_IF_BOTH = ("hypot",)
 
+_aliases = {}  # id(namespace) -> the modules forwarding it, found when installing
 _patched = []  # (module, name, value before, export table, original): uninstall's list
 _ABSENT = object()
 
@@ -339,8 +340,8 @@ def _patch(module, ns, name, make):
     setattr(module, name, new)
     if exports.get(name) is original:
         exports[name] = new
-    for alias in list(sys.modules.values()):
-        if vars(alias).get("_tt_target") is module and vars(alias).get(name) is original:
+    for alias in _aliases.get(id(module), ()):
+        if vars(alias).get(name) is original:
             _patched.append((alias, name, original, None, original))
             setattr(alias, name, new)
 
@@ -356,6 +357,11 @@ def install(set_attribute, operator_names):
         set_attribute(name, _variable_method(getattr(Variable, name)), Variable)
     if _patched:
         return
+    _aliases.clear()
+    for alias in list(sys.modules.values()):
+        target = getattr(alias, "__dict__", {}).get("_tt_target")
+        if target is not None:
+            _aliases.setdefault(id(target), []).append(alias)
     for path in UNARY_API + BINARY_API + COMPARISON_API:
         ns, _, name = path.rpartition(".")
         make = unary if path in UNARY_API else binary if path in BINARY_API else \
