@@ -1,9 +1,10 @@
 """``tnp.experimental_enable_numpy_behavior``: NumPy's methods and properties on ``tf.Tensor``
-(``.T``, ``.reshape``, ``.astype``, ``.tolist`` ...), NumPy's type promotion in the tensor
-operators (TF's "legacy" mode: ``int32_tensor + 1.5`` is float64) and NumPy's indexing
-(integer and boolean arrays). Nothing is checked on the hot path while it is off: enabling
-installs wrapped operators on ``Tensor`` and disabling (``_disable``, for tests) puts the
-originals back."""
+(``.T``, ``.reshape``, ``.astype``, ``.tolist`` ...), NumPy's indexing (integer and boolean arrays)
+and a type promotion mode for the tensor operators: "legacy" (NumPy's rules: ``int32_tensor +
+1.5`` is float64), or TF's new lattice with weak types ("all", and "safe", which refuses the
+lossy and bit-widening promotions; ``_promotion`` does their operators and API functions).
+Nothing is checked on the hot path while a mode is off: enabling installs wrapped operators on
+``Tensor`` and disabling (``_disable``, for tests) puts the originals back."""
 
 import threading
 
@@ -24,7 +25,7 @@ from ..ops.math.casting import cast
 from ..ops.math.select import where
 from ..tensor import EagerTensor, Tensor
 from ..variables import Variable
-from . import _core
+from . import _core, _promotion
 from ._math import around, clip
 from ._reductions import amax, amin, mean
 from ._shaping import _reshape_method, flatten, ravel, transpose
@@ -44,35 +45,36 @@ _tf_slicing = threading.local()  # .on while a variable slices: TF keeps its own
 
 
 def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode="legacy"):
-    """Enable NumPy behavior on tensors: NumPy methods, NumPy type promotion in operators
-    ("legacy"; "off" keeps TF's) and NumPy indexing; ``prefer_float32`` makes Python floats
-    float32 in dtype inference.
+    """Enable NumPy behavior on tensors: NumPy methods, NumPy indexing and the type promotion
+    of ``dtype_conversion_mode`` ("legacy": NumPy's; "all"/"safe": TF's lattice with weak types;
+    "off" keeps TF's strict dtypes); ``prefer_float32`` makes Python floats float32 in dtype
+    inference.
 
     Raises:
         ValueError: for an unknown ``dtype_conversion_mode``.
-        NotImplementedError: for "safe" and "all" (TF's WeakTensor promotion).
     """
     if dtype_conversion_mode not in MODES:
         raise ValueError(f"The provided promotion mode {dtype_conversion_mode} does not exist. "
                          "Make sure the provided dtype conversion mode is one of the "
                          "followings: 'off', 'legacy', 'safe' or 'all'.")
-    if dtype_conversion_mode in ("safe", "all"):
-        raise NotImplementedError(
-            f"tensortrace does not implement dtype_conversion_mode={dtype_conversion_mode!r} "
-            "(TensorFlow's WeakTensor promotion); use 'legacy' or 'off'")
     _install_methods()
     _install_getitem()
+    _promotion.uninstall(_restore)
+    _restore(PROMOTED_NAMES)
     if dtype_conversion_mode == "legacy":
         _install_promotion()
-    else:
-        _restore(PROMOTED_NAMES)
+    elif dtype_conversion_mode in ("safe", "all"):
+        _promotion.install(_set, PROMOTED_NAMES)
+    _core.config.mode = dtype_conversion_mode
     _core.config.prefer_float32 = bool(prefer_float32)
 
 
 def _disable():
     """Undo ``experimental_enable_numpy_behavior`` (TF has no public way; tests need one)."""
+    _promotion.uninstall(_restore)
     _restore(list(_saved))
     _core.config.prefer_float32 = False
+    _core.config.mode = "off"
 
 
 def _set(name, value, cls=Tensor):

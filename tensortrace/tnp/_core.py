@@ -15,12 +15,15 @@ from ..ops.array.reshaping import reshape
 from ..ops.math.casting import cast
 from ..shapes import TensorShape
 from ..tensor import Tensor
+from . import _lattice
+from ._weak import WeakTensor
 
 
 class _Config:
     """The switches ``experimental_enable_numpy_behavior`` sets."""
 
     prefer_float32 = False
+    mode = "off"  # the dtype conversion mode: "off", "legacy", "safe" or "all"
 
 
 config = _Config()
@@ -40,7 +43,7 @@ def dtype_source(x):
     value, tensors and DTypes by NumPy type, anything else (a NumPy array) as it is."""
     if isinstance(x, numbers.Real):
         return x
-    if isinstance(x, Tensor) or hasattr(x, "_as_graph_or_eager_tensor"):
+    if isinstance(x, (Tensor, WeakTensor)) or hasattr(x, "_as_graph_or_eager_tensor"):
         return x.dtype.as_numpy_dtype
     if isinstance(x, D.DType):
         return x.as_numpy_dtype
@@ -66,7 +69,10 @@ def dtype_of(*values):
 
 
 def result_type(*arrays_and_dtypes):
-    """``tnp.result_type``: the DType NumPy promotes the flattened arguments to."""
+    """``tnp.result_type``: the DType NumPy promotes the flattened arguments to (in the "safe"
+    and "all" modes, TF's lattice's)."""
+    if config.mode in ("safe", "all"):
+        return _lattice.result_type(arrays_and_dtypes, config.mode)[0]
     flat = [dtype_source(x) for x in nest.flatten(list(arrays_and_dtypes))]
     if not flat:
         flat = [np.asarray([])]
@@ -111,6 +117,8 @@ def _convert_then_cast(val, dtype):
 
 def array_internal(val, dtype=None, copy=True, ndmin=0):
     """``tnp.array``'s work: a tensor of ``val`` cast to ``dtype`` (or the NumPy type of val)."""
+    if isinstance(val, WeakTensor):
+        val = val.tensor
     if not isinstance(val, Tensor):
         if hasattr(val, "_as_graph_or_eager_tensor"):  # a variable: its value
             val = convert_to_tensor(val)

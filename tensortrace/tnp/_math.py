@@ -20,7 +20,8 @@ from ..ops.math.select import where
 from ..ops.nn.activations import relu
 from ..ops.reduce import reduce_all, reduce_any
 from ..tensor import Tensor
-from ._core import (array, asarray, float_type, is_inexact, promote, promote_binary,
+from . import _lattice
+from ._core import (array, asarray, config, float_type, is_inexact, promote, promote_binary,
                     result_type)
 
 
@@ -138,7 +139,10 @@ def _floats(x1, x2):
     """Both operands in their promoted float type (NumPy's logaddexp of ints is a float)."""
     x1, x2 = promote_binary(x1, x2)
     if not is_inexact(x1.dtype):
-        x1, x2 = cast(x1, float_type()), cast(x2, float_type())
+        dtype = float_type()
+        if config.mode in ("safe", "all"):  # TF's: the ints meet its exp's weak float32
+            dtype = _lattice.promote((x1.dtype, False), (D.float32, True), config.mode)[0]
+        x1, x2 = cast(x1, dtype), cast(x2, dtype)
     return x1, x2
 
 

@@ -14,7 +14,7 @@ from ..ops.math.casting import cast
 from ..ops.math.complex_numbers import conj, real
 from ..ops.math.select import where
 from ..tensor import Tensor
-from ._core import array, asarray, float_type, is_inexact, np_dtype, result_type
+from ._core import array, asarray, config, float_type, is_inexact, np_dtype, result_type
 from ._creation import diagonal
 from ._math import isnan, logical_not
 
@@ -36,7 +36,10 @@ def _reduce(fn, a, axis=None, dtype=None, keepdims=None, promote_int=_TO_INT, bo
                 np_type = np_dtype(a.dtype)
                 signed = a.dtype is D.bool or np.issubdtype(np_type, np.signedinteger)
                 width = 8 if a.dtype is D.bool else np.iinfo(np_type).bits
-                if width < np.iinfo(np.int_).bits:
+                if config.mode in ("safe", "all"):  # TF's new promotion: 32 bits at least
+                    if width < 32:
+                        a = cast(a, D.int32 if signed else D.uint32)
+                elif width < np.iinfo(np.int_).bits:
                     a = cast(a, D.int64 if signed else D.uint64)
             elif promote_int == _TO_FLOAT:
                 a = cast(a, float_type())
@@ -140,7 +143,8 @@ def argmin(a, axis=None):
 
 def _promote_to_int(a):
     if a.dtype.is_integer:
-        wider = np.promote_types(np_dtype(a.dtype), int)
+        wider = np_dtype(result_type(a.dtype, int)) if config.mode in ("safe", "all") else \
+            np.promote_types(np_dtype(a.dtype), int)
         if wider != np_dtype(a.dtype):
             a = asarray(a, dtype=wider)
     return a

@@ -21,7 +21,7 @@ from ..ops.math.casting import cast
 from ..ops.math.clip import clip_by_value
 from ..ops.math.select import where as _where
 from ..ops.utility.composites import polyval as _polyval
-from ._core import array, asarray, canonical_axis, promote, promote_binary
+from ._core import array, asarray, canonical_axis, config, promote, promote_binary, result_type
 from ._math import conj
 from ._shaping import atleast_1d, ravel
 
@@ -146,7 +146,9 @@ def argsort(a, axis=-1, kind="quicksort", order=None):
                         f"dtype: {a.dtype}")
     if axis is None:
         a, axis = reshape(a, [-1]), 0
-    return cast(_argsort(a, axis, stable=kind == "stable"), D.int64)
+    # np.intp (TF's new promotion modes: int, which they make int32)
+    return cast(_argsort(a, axis, stable=kind == "stable"), result_type(int)
+                if config.mode in ("safe", "all") else D.int64)
 
 
 # --- products -----------------------------------------------------------------------------------

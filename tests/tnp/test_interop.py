@@ -173,9 +173,14 @@ def test_behavior_switches_and_errors():
         t.reshape
     with pytest.raises(ValueError, match="promotion mode bad does not exist"):
         tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="bad")
-    with pytest.raises(NotImplementedError, match="'all'"):
-        tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
-    with pytest.raises(AttributeError):  # nothing half-done by the refused modes
+    with pytest.raises(ValueError, match="promotion mode bad does not exist"):
+        tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="bad")
+    with pytest.raises(AttributeError):  # nothing half-done by a refused mode
+        t.T
+    with numpy_behavior("all-0"):  # TF's new promotion (tests/tnp/test_promotion.py)
+        assert repr(tf.constant(1)) == "<tf.Tensor: shape=(), dtype=int32, numpy=1, weak=True>"
+        assert (t + 1.5).dtype == tf.float64  # int32 + weak float32: TF's float64
+    with pytest.raises(AttributeError):  # off again
         t.T
     with numpy_behavior("off-0"):
         tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="off")

@@ -18,6 +18,13 @@ def _tensor_like(value):
     return isinstance(value, Tensor) or hasattr(value, "_as_graph_or_eager_tensor")
 
 
+def _disguised(value):
+    """A tensor wrapped in another object (tnp's weak tensors: ``is_tensor_like``, converting
+    through ``__tf_tensor__``): an operand with its own dtype, as TF's eager ops take it."""
+    return getattr(value, "is_tensor_like", False) is True and \
+        hasattr(type(value), "__tf_tensor__")
+
+
 def same_dtype_operands(*values):
     """Convert the inputs of an op that share one dtype, as TF's eager fast path does: the first
     tensor's dtype (else the first value's own) is the dtype the other values must take.
@@ -25,10 +32,10 @@ def same_dtype_operands(*values):
     Raises:
         TypeError: when a Python value cannot be represented in that dtype (``1.5`` as int32).
     """
-    dtype = next((v.dtype for v in values if _tensor_like(v)), None)
+    dtype = next((v.dtype for v in values if _tensor_like(v) or _disguised(v)), None)
     out = []
     for v in values:
-        if _tensor_like(v) or dtype is None:
+        if _tensor_like(v) or dtype is None or _disguised(v):
             v = convert_to_tensor(v)
             dtype = dtype or v.dtype
         else:
