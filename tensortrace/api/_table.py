@@ -85,6 +85,7 @@ EXPORTS = {
     },
     'compat.v1': {
         'api.compat_v1': 'placeholder reset_default_graph',
+        'summary.protos': 'Event Summary SummaryMetadata',
     },
     'config': {
         'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice '
