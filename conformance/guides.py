@@ -9,6 +9,10 @@ shell (``!``) and magic (``%``) lines are dropped, and cells that use Keras or t
 out of both runs (Keras on tensortrace is its own piece of work). A cell is *identical* when its
 printed text equals TF's, *same up to values* when they differ only in numbers (random draws,
 timings, addresses), otherwise *different*; *error* counts cells that raise here but not on TF.
+
+``--keras`` runs the guides that use Keras (``KERAS_GUIDES``) with their Keras cells kept, against
+TF's recordings in ``conformance/expected/NAME.keras.json``. A NAME not under ``site/en/guide`` is
+looked up under ``site/en/tutorials`` (``--guide quickstart/beginner``).
 """
 
 import argparse
@@ -28,14 +32,19 @@ GUIDES = ["ragged_tensor", "sparse_tensor", "tensor_slicing", "tf_numpy", "rando
           "core/optimizers_core", "tensor", "variable", "autodiff", "advanced_autodiff",
           "intro_to_modules", "basic_training_loops", "function", "intro_to_graphs", "basics",
           "tf_numpy_type_promotion"]
+# The guides whose left-out cells are mostly Keras ones (run with ``--keras``).
+KERAS_GUIDES = ["basics", "intro_to_modules", "autodiff", "advanced_autodiff",
+                "basic_training_loops", "function"]
 _LEFT_OUT = [("keras", re.compile(r"\bkeras\b")),
              ("network", re.compile(r"get_file|tfds\.|urlopen|https?://|pip install"))]
 _IMPORT = re.compile(r"\s*(import|from)\s|\s*#")
 _NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-def code_cells(notebook_path):
-    """The notebook's code cells as (source, why left out or None)."""
+def code_cells(notebook_path, keras=False):
+    """The notebook's code cells as (source, why left out or None); with ``keras``, Keras cells
+    are kept."""
+    left_out = _LEFT_OUT[1:] if keras else _LEFT_OUT
     with open(notebook_path, encoding="utf-8") as f:
         notebook = json.load(f)
     cells = []
@@ -45,13 +54,13 @@ def code_cells(notebook_path):
         source = "".join(cell.get("source", []))
         lines = [line for line in source.splitlines()
                  if not line.lstrip().startswith(("!", "%"))]
-        if all(_IMPORT.match(line) or not line.strip() for line in lines):
+        if not keras and all(_IMPORT.match(line) or not line.strip() for line in lines):
             # an imports cell runs without its Keras imports: later cells need the rest
             lines = [line for line in lines if not _LEFT_OUT[0][1].search(line)]
         source = "\n".join(lines).strip()
         if not source:
             continue
-        why = next((name for name, pattern in _LEFT_OUT if pattern.search(source)), None)
+        why = next((name for name, pattern in left_out if pattern.search(source)), None)
         cells.append((source, why))
     return cells
 
@@ -109,13 +118,18 @@ def main(argv=None):
     parser.add_argument("--record", metavar="PYTHON", help="record TF's outputs with PYTHON")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--show", action="store_true", help="print each cell that differs")
+    parser.add_argument("--keras", action="store_true",
+                        help="keep the Keras cells (recordings in NAME.keras.json)")
     args = parser.parse_args(argv)
     totals = {}
-    for guide in args.guide or GUIDES:
+    suffix = ".keras.json" if args.keras else ".json"
+    for guide in args.guide or (KERAS_GUIDES if args.keras else GUIDES):
         path = os.path.join(args.docs, "site", "en", "guide", guide + ".ipynb")
-        cells = code_cells(path)
+        if not os.path.exists(path):
+            path = os.path.join(args.docs, "site", "en", "tutorials", guide + ".ipynb")
+        cells = code_cells(path, keras=args.keras)
         kept = [source for source, why in cells if why is None]
-        expected_path = os.path.join(EXPECTED, guide.replace("/", "__") + ".json")
+        expected_path = os.path.join(EXPECTED, guide.replace("/", "__") + suffix)
         if args.record:
             records = run([args.record], kept, args.timeout)
             for r in records:
@@ -138,7 +152,8 @@ def main(argv=None):
         for k, v in counts.items():
             totals[k] = totals.get(k, 0) + v
         totals["left out"] = totals.get("left out", 0) + len(cells) - len(kept)
-        print(f"{guide}: {len(cells)} cells, {len(cells) - len(kept)} left out (Keras/network); "
+        print(f"{guide}: {len(cells)} cells, {len(cells) - len(kept)} left out "
+              f"({'network' if args.keras else 'Keras/network'}); "
               f"identical {counts['identical']}, same up to values {counts['values']}, "
               f"different {counts['different']}, error here {counts['error']}, "
               f"raise on TF too {counts['tf-error']}")

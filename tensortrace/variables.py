@@ -123,6 +123,16 @@ class Variable(metaclass=_VariableMetaclass):
         if initial_value is None:
             raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except "
                              "when you are not providing a `variable_def`. You provided neither.")
+        if not getattr(state.graph, "lifts_initializers", True) and \
+                not _is_eager_value(initial_value):
+            # a bare FuncGraph (Keras' scratch graph), not a trace: TF cannot lift the value
+            raise ValueError(
+                f"Argument `initial_value` ({initial_value}) could not be lifted out of a "
+                f"`tf.function`. (Tried to create variable with name='{name}'). To avoid this "
+                "error, when constructing `tf.Variable`s inside of `tf.function` you can create "
+                "the `initial_value` tensor in a `tf.init_scope` or pass a callable "
+                "`initial_value` (e.g., `tf.Variable(lambda : tf.truncated_normal([10, 40]))`). "
+                "Please file a feature request if this restriction inconveniences you.")
         for hook in Variable._creation_hooks:
             hook(self)
         # reentrant: an eager scatter holds it across its read, scatter and assign

@@ -87,6 +87,7 @@ EXPORTS = {
     },
     'compat.v1': {
         'api.compat_v1': 'placeholder reset_default_graph wrap_function',
+        'summary.protos': 'Event Summary SummaryMetadata',
     },
     'config': {
         'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice '

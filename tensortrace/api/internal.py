@@ -115,7 +115,10 @@ def no_automatic_dependency_tracking(method):
 
 class FuncGraph(trace.FuncGraph):
     """A graph to build ops in (``with FuncGraph(name).as_default():``); outer tensors used in
-    it are captured."""
+    it are captured. Not a trace: a ``tf.Variable`` made in it from a tensor computed in it is
+    refused, as TF cannot lift that initial value out (Keras then builds the layer eagerly)."""
+
+    lifts_initializers = False
 
     def __init__(self, name, collections=None, capture_by_value=None,
                  structured_input_signature=None, structured_outputs=None):

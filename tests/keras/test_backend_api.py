@@ -236,3 +236,30 @@ def test_tf_keras_refuses_a_real_tensorflow_already_imported(monkeypatch):
     monkeypatch.setitem(sys.modules, "tensorflow", types.ModuleType("tensorflow"))
     with pytest.raises(ImportError, match="TensorFlow itself is already imported"):
         _ = keras_loader.KerasLazyLoader().layers
+
+
+# --- variables made in Keras' scratch graph (compute_output_spec) -----------------------------
+def test_a_scratch_func_graph_refuses_variables_from_its_tensors():
+    # Keras builds a subclassed model by calling it in a bare FuncGraph; TF refuses a variable
+    # whose initial value was computed there, and Keras then builds the layers eagerly
+    with tf.__internal__.FuncGraph("scratch_graph").as_default():
+        with pytest.raises(ValueError) as raised:
+            tf.Variable(tf.zeros([3]), name="b")
+        assert str(raised.value) == (
+            "Argument `initial_value` (Tensor(\"zeros:0\", shape=(3,), dtype=float32)) could "
+            "not be lifted out of a `tf.function`. (Tried to create variable with name='b'). "
+            "To avoid this error, when constructing `tf.Variable`s inside of `tf.function` you "
+            "can create the `initial_value` tensor in a `tf.init_scope` or pass a callable "
+            "`initial_value` (e.g., `tf.Variable(lambda : tf.truncated_normal([10, 40]))`). "
+            "Please file a feature request if this restriction inconveniences you.")
+        assert tf.Variable(1.5).dtype == tf.float32  # a Python value is no graph tensor
+
+    made = []
+
+    @tf.function
+    def first_call_creates():  # a trace lifts it: created on the first call, as TF's
+        if not made:
+            made.append(tf.Variable(tf.zeros([2]) + 1.0))
+        return made[0].read_value()
+
+    assert first_call_creates().numpy().tolist() == [1.0, 1.0]
