@@ -126,12 +126,13 @@ EXPORTS = {
                           'disable_check_numerics enable_check_numerics is_numeric_tensor'),
     },
     'distribute': {
+        'distribute.mirrored': 'MirroredStrategy OneDeviceStrategy',
         'distribute.strategy': ('DistributedDataset DistributedIterator DistributedValues '
                                 'InputContext ReduceOp ReplicaContext Strategy StrategyExtended '
                                 'experimental_set_strategy get_replica_context get_strategy '
                                 'has_strategy in_cross_replica_context'),
-        'distribute.unprovided': ('MirroredStrategy MultiWorkerMirroredStrategy OneDeviceStrategy '
-                                  'ParameterServerStrategy TPUStrategy'),
+        'distribute.unprovided': ('MultiWorkerMirroredStrategy ParameterServerStrategy '
+                                  'TPUStrategy'),
     },
     'dtypes': {
         'ops.math.casting': 'cast',
