@@ -20,6 +20,7 @@ from ..ops.array.passthrough import identity
 from ..ops.array.shapes import shape as _shape
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
+from ..ops.utility import composites as _composites
 from ..random_generator import _strategy_hooks
 from ..shapes import TensorShape
 from ..tensor import Tensor, TensorSpec
@@ -28,7 +29,8 @@ from ..variables import ResourceVariable, Variable, VariableSynchronization
 from . import replicas
 from .strategy import (DistributedDataset, DistributedIterator, DistributedValues,
                        InputContext, ReduceOp, Strategy, StrategyExtended, _mode, _reduce_op,
-                       _ReplicaScope, get_strategy, in_cross_replica_context)
+                       _ReplicaScope, get_strategy, has_strategy,
+                       in_cross_replica_context)
 from .values import (Mirrored, MirroredVariable, PerReplica, PerReplicaSpec, _current_replica,
                      select_replica)
 
@@ -277,30 +279,42 @@ class _OneDeviceExtended(StrategyExtended):
 
 # --- variables made in a MirroredStrategy's scope ----------------------------------------------
 def _create_variable(args, kwargs):
-    """A tf.Variable made in a MirroredStrategy's cross-replica scope: a MirroredVariable (one
-    copy per replica, the later ones named ``<name>/replica_<i>``); None elsewhere."""
+    """A tf.Variable made in a MirroredStrategy's scope: a MirroredVariable (one copy per
+    replica, the later ones named ``<name>/replica_<i>``); in a replica, replica 0's variable
+    made at the same point; None (a plain variable) elsewhere."""
     strategy = get_strategy()
-    if not isinstance(strategy, MirroredStrategy) or not in_cross_replica_context():
+    if not isinstance(strategy, MirroredStrategy):
         return None
     names = ("initial_value", "trainable", "validate_shape", "caching_device", "name")
     kwargs = dict(kwargs, **dict(zip(names, args)))
+    run, index = replicas.current_run()
+    if run is not None and run.strategy is strategy:
+        return run.shared_variable(index, lambda: _mirrored_variable(strategy, kwargs))
+    if not in_cross_replica_context():
+        return None
+    return _mirrored_variable(strategy, kwargs)
+
+
+def _mirrored_variable(strategy, kwargs):
     initial = kwargs.get("initial_value")
     if callable(initial):
-        kwargs["initial_value"] = initial = initial()
+        kwargs["initial_value"] = initial()
     sync = kwargs.get("synchronization") or VariableSynchronization.AUTO
     if sync in (VariableSynchronization.AUTO, VariableSynchronization.ON_WRITE):
         kwargs["synchronization"] = VariableSynchronization.ON_WRITE
     first = ResourceVariable(**kwargs)
     copies = [first]
-    base = first._name
     for i in range(1, strategy.num_replicas_in_sync):
-        copy = object.__new__(type(first))
-        copy.__dict__.update(first.__dict__)
-        copy.__dict__.pop("_tt_uid", None)
-        copy._name = f"{base}/replica_{i}"
-        copy._handle = type(first._handle)._wrap(copy)
-        copy._lock = type(first._lock)()
-        copy._array = None if first._array is None else first._array.copy()
+        if first._array is None:  # initialized in a graph: each copy by its own op
+            copy = ResourceVariable(**dict(kwargs, name=f"{first._name}/replica_{i}"))
+        else:
+            copy = object.__new__(type(first))
+            copy.__dict__.update(first.__dict__)
+            copy.__dict__.pop("_tt_uid", None)
+            copy._name = f"{first._name}/replica_{i}"
+            copy._handle = type(first._handle)._wrap(copy)
+            copy._lock = type(first._lock)()
+            copy._array = first._array.copy()
         copies.append(copy)
     mirrored = MirroredVariable(strategy, copies)
     for c in copies:
@@ -340,6 +354,17 @@ def _generator_update(generator, update_fn):
 
 _strategy_hooks.update(current=_generator_strategy, replica_id=_generator_replica,
                        turn=_shared_draw, update=_generator_update)
+
+
+def _replicas_in_sync(name):
+    """The replicas a loss is averaged over (TF's check: not in cross-replica context)."""
+    if has_strategy() and in_cross_replica_context():
+        raise RuntimeError(f"You are calling `{name}` in cross replica context, while it was "
+                           "expected to be called in replica context.")
+    return get_strategy().num_replicas_in_sync
+
+
+_composites.replicas_in_sync[0] = _replicas_in_sync
 
 
 # --- distributed datasets ----------------------------------------------------------------------

@@ -12,11 +12,15 @@ order in both modes, so each replica gets TF's numbers."""
 import io
 import sys
 import threading
+import weakref
 
 from .. import context
 from .._logging import logger
 from ..summary import writer as _summary
+from ..tracing import function as _function
 from ..tracing import trace as _trace
+from ..tracing.cache import TraceCache
+from ..tracing.function import PolymorphicFunction
 from .strategy import _CrossReplicaScope, _mode, _ReplicaScope
 from .values import Mirrored, regroup, select_replica
 
@@ -123,7 +127,9 @@ class _Run:
         self.summary = (_summary.state.writer, _summary.state.step, _summary.state.is_recording)
         self.scopes = [s for s in _mode.scopes if not isinstance(s, _ReplicaScope)]
         self.stopped = False
-        self.turns = {}  # generator id -> [replica whose turn it is, draws this round]
+        self.turns = {}  # generator id -> [replica whose turn it is]
+        self.created = []  # the variables replica 0 made, in order (the others share them)
+        self.creations = [0] * strategy.num_replicas_in_sync
         self.turn_lock = threading.Condition()
         self.replicas = []
 
@@ -140,6 +146,25 @@ class _Run:
                 r.go.set()
                 r.paused.wait()
                 r.paused.clear()
+
+    def shared_variable(self, index, make):
+        """Replica ``index``'s next new variable: replica 0 makes it (``make()``), the others
+        get the one replica 0 made at the same point (TF's shared variable creator)."""
+        with self.turn_lock:
+            k = self.creations[index]
+            self.creations[index] += 1
+            if index == 0:
+                self.created.append(make())
+                self.turn_lock.notify_all()
+                return self.created[k]
+            while len(self.created) <= k:
+                first = self.replicas[0]
+                if first.done or first.merge or self.stopped:
+                    raise RuntimeError("Replica 0 did not create the variable replica "
+                                       f"{index} creates: replicas must create the same "
+                                       "variables in the same order.")
+                self.turn_lock.wait(0.05)
+            return self.created[k]
 
     def shared_turn(self, key, index):
         """A context in which replica ``index`` draws from the shared generator ``key``: the
@@ -173,6 +198,66 @@ class _Turn:
             run.turn_lock.notify_all()
 
 
+class _InReplica(PolymorphicFunction):
+    """A tf.function as one replica sees it: traces of its own (TF keys traces by the device,
+    so each replica's trace reads and writes that replica's copies of mirrored variables);
+    the Python function and tracing count of the function it stands for."""
+
+    _tracing_count = property(lambda self: self._main._tracing_count,
+                              lambda self, n: setattr(self._main, "_tracing_count", n))
+
+    def __repr__(self):
+        return repr(self._main)
+
+
+_hook = {"runs": 0, "previous": None, "lock": threading.Lock()}
+
+
+def _stand_in(pf):
+    """The tf.function a replica thread calls instead of ``pf`` (its replica's traces)."""
+    run, index = current_run()
+    if run is None:
+        previous = _hook["previous"]
+        return None if previous is None else previous(pf)
+    if isinstance(pf, _InReplica) or not pf._eager_python:
+        return None
+    key = (id(run.strategy), index)
+    with pf._lock:
+        table = pf.__dict__.setdefault("_tt_replicas", {})
+        entry = table.get(key)
+        if entry is None or entry[0]() is not run.strategy:
+            shadow = _InReplica.__new__(_InReplica)
+            vars(shadow).update({k: v for k, v in vars(pf).items()
+                                 if k not in ("_tracing_count", "_tt_replicas",
+                                              "_save_contexts")})
+            shadow._main = pf
+            shadow._cache = TraceCache(pf.max_traces)
+            shadow._keys = shadow._cache.keys
+            shadow._instances = {}
+            shadow._pending_initializer = shadow._after_initializer = None
+            shadow._last_explanation, shadow._hits_seen = None, 0
+            shadow._lock = threading.RLock()  # replicas trace side by side
+            entry = table[key] = (weakref.ref(run.strategy), shadow)
+    return entry[1]
+
+
+def _install_hook():
+    with _hook["lock"]:
+        _hook["runs"] += 1
+        if _hook["runs"] == 1:
+            _hook["previous"] = _function.context_function[0]
+            _function.context_function[0] = _stand_in
+
+
+def _remove_hook():
+    with _hook["lock"]:
+        _hook["runs"] -= 1
+        if _hook["runs"] == 0:
+            if _function.context_function[0] is _stand_in:
+                _function.context_function[0] = _hook["previous"]
+            _hook["previous"] = None
+
+
 _warned = [0]
 
 
@@ -196,6 +281,7 @@ def call_for_each_replica(strategy, fn, args, kwargs):
     if run.concurrent:
         streams = (_Streams(sys.stdout, run.replicas), _Streams(sys.stderr, run.replicas))
         sys.stdout, sys.stderr = streams
+    _install_hook()
     for r in run.replicas:
         r.start()
     try:
@@ -220,6 +306,7 @@ def call_for_each_replica(strategy, fn, args, kwargs):
             r.go.set()
         for r in run.replicas:
             r.join()
+        _remove_hook()
         if streams is not None:
             for stream in streams:
                 stream.flush_replicas()
