@@ -9,6 +9,7 @@ does not hold yet, so a graph or SavedModel naming any op runs and every op diff
     3
 """
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Optional
@@ -97,10 +98,14 @@ class _GradRule:
         if opdef is None:
             return None  # the dataclass field's default
         rule = opdef.__dict__.get("_grad")
-        if rule is None and _loader is not None and opdef.name not in _GRADS_TRIED:
-            _GRADS_TRIED.add(opdef.name)
-            _loader("grad", opdef.name)
-            rule = opdef.__dict__.get("_grad")
+        if rule is None and _loader is not None:
+            # under a lock: another thread may be loading this rule's table right now
+            with _GRADS_LOCK:
+                rule = opdef.__dict__.get("_grad")
+                if rule is None and opdef.name not in _GRADS_TRIED:
+                    _GRADS_TRIED.add(opdef.name)
+                    _loader("grad", opdef.name)
+                    rule = opdef.__dict__.get("_grad")
         return rule
 
     def __set__(self, opdef, rule):
@@ -161,6 +166,7 @@ class OpDef:
 _FIELDS = tuple(f.name for f in fields(OpDef) if f.init and f.name != "name")
 _OPS: dict = {}
 _GRADS_TRIED: set = set()  # op names whose rule the loader was asked for
+_GRADS_LOCK = threading.RLock()  # held while asking (a rule table may load others)
 #: ``loader(kind, name)``: imports what registers op ``name`` (kind "op"), its gradient rule
 #: ("grad"), or every op (kind "all", name None). Set by the public surface (``set_loader``).
 _loader = None

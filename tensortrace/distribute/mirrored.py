@@ -299,10 +299,15 @@ def _mirrored_variable(strategy, kwargs):
     initial = kwargs.get("initial_value")
     if callable(initial):
         kwargs["initial_value"] = initial()
+    first = ResourceVariable(**kwargs)  # its checks first; then the strategy's
+    if getattr(kwargs.get("aggregation"), "name", None) == "MEAN" and \
+            not first.dtype.is_floating:
+        raise ValueError("creating distributed tf.Variable with aggregation=MEAN and a "
+                         "non-floating dtype is not supported, please use a different "
+                         "aggregation or dtype")
     sync = kwargs.get("synchronization") or VariableSynchronization.AUTO
     if sync in (VariableSynchronization.AUTO, VariableSynchronization.ON_WRITE):
-        kwargs["synchronization"] = VariableSynchronization.ON_WRITE
-    first = ResourceVariable(**kwargs)
+        first._synchronization = VariableSynchronization.ON_WRITE
     copies = [first]
     for i in range(1, strategy.num_replicas_in_sync):
         if first._array is None:  # initialized in a graph: each copy by its own op
@@ -391,6 +396,14 @@ class _SplitDataset(DistributedDataset):
     def __init__(self, strategy, dataset):
         self._strategy = strategy
         self._dataset = dataset
+        self._check(dataset.element_spec)
+
+    @staticmethod
+    def _check(element_spec):
+        """TF reads each component's batch dimension when it rebatches: scalars have none."""
+        for spec in nest.flatten(element_spec):
+            if getattr(spec, "shape", None) is not None and spec.shape.rank == 0:
+                raise IndexError("list index out of range")
 
     def __iter__(self):
         return _Iterator(self._strategy, iter(self._dataset), self._parts)
@@ -413,6 +426,10 @@ class _SplitDataset(DistributedDataset):
 
 class _PerReplicaDataset(_SplitDataset):
     """A dataset whose consecutive elements go to the replicas in turn."""
+
+    @staticmethod
+    def _check(element_spec):
+        pass
 
     def _parts(self, iterator):
         n = self._strategy.num_replicas_in_sync
