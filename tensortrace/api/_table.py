@@ -126,6 +126,8 @@ EXPORTS = {
                           'disable_check_numerics enable_check_numerics is_numeric_tensor'),
     },
     'distribute': {
+        'distribute.cross_device_ops': ('CrossDeviceOps HierarchicalCopyAllReduce NcclAllReduce '
+                                        'ReductionToOneDevice'),
         'distribute.mirrored': 'MirroredStrategy OneDeviceStrategy',
         'distribute.strategy': ('DistributedDataset DistributedIterator DistributedValues '
                                 'InputContext ReduceOp ReplicaContext Strategy StrategyExtended '
@@ -133,6 +135,10 @@ EXPORTS = {
                                 'has_strategy in_cross_replica_context'),
         'distribute.unprovided': ('MultiWorkerMirroredStrategy ParameterServerStrategy '
                                   'TPUStrategy'),
+    },
+    'distribute.experimental': {
+        'distribute.central_storage': 'CentralStorageStrategy',
+        'distribute.strategy': 'ValueContext',
     },
     'dtypes': {
         'ops.math.casting': 'cast',
@@ -347,11 +353,12 @@ COPIES = {
                'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
                'retain segment_mean segment_sqrt_n segment_sum slice softmax sparse_dense_matmul '
                'split to_dense to_indicator transpose'),
-    'distribute': ('DistributedDataset DistributedIterator DistributedValues InputContext '
-                   'MirroredStrategy MultiWorkerMirroredStrategy OneDeviceStrategy '
-                   'ParameterServerStrategy ReduceOp ReplicaContext Strategy StrategyExtended '
-                   'TPUStrategy experimental_set_strategy get_replica_context get_strategy '
-                   'has_strategy in_cross_replica_context'),
+    'distribute': ('CentralStorageStrategy CrossDeviceOps DistributedDataset DistributedIterator '
+                   'DistributedValues HierarchicalCopyAllReduce InputContext MirroredStrategy '
+                   'MultiWorkerMirroredStrategy NcclAllReduce OneDeviceStrategy '
+                   'ParameterServerStrategy ReduceOp ReductionToOneDevice ReplicaContext Strategy '
+                   'StrategyExtended TPUStrategy ValueContext experimental_set_strategy '
+                   'get_replica_context get_strategy has_strategy in_cross_replica_context'),
 }
 
 # The package's modules that are its attributes (tf.ops ...).

@@ -4,8 +4,11 @@ OneDeviceStrategy on this machine's logical devices."""
 
 from .strategy import (DistributedDataset, DistributedIterator,  # noqa: F401
                        DistributedValues, InputContext, ReduceOp, ReplicaContext, Strategy,
-                       StrategyExtended, experimental_set_strategy, get_replica_context,
+                       StrategyExtended, ValueContext, experimental_set_strategy, get_replica_context,
                        get_strategy, has_strategy, in_cross_replica_context)
+from .central_storage import CentralStorageStrategy  # noqa: F401
+from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce,  # noqa: F401
+                               NcclAllReduce, ReductionToOneDevice)
 from .mirrored import MirroredStrategy, OneDeviceStrategy  # noqa: F401
 from .unprovided import (MultiWorkerMirroredStrategy, ParameterServerStrategy,  # noqa: F401
                          TPUStrategy)

@@ -16,7 +16,6 @@ from .._export import tf_export
 from .._logging import logger
 from ..convert import convert_to_tensor
 from ..ops.array.joining import concat
-from ..ops.array.passthrough import identity
 from ..ops.array.shapes import shape as _shape
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
@@ -27,12 +26,12 @@ from ..tensor import Tensor, TensorSpec
 from ..tracing.function import PolymorphicFunction
 from ..variables import ResourceVariable, Variable, VariableSynchronization
 from . import replicas
+from .cross_device_ops import all_reduce
 from .strategy import (DistributedDataset, DistributedIterator, DistributedValues,
-                       InputContext, ReduceOp, Strategy, StrategyExtended, _mode, _reduce_op,
-                       _ReplicaScope, get_strategy, has_strategy,
-                       in_cross_replica_context)
-from .values import (Mirrored, MirroredVariable, PerReplica, PerReplicaSpec, _current_replica,
-                     select_replica)
+                       InputContext, ReduceOp, Strategy, StrategyExtended, ValueContext, _mode,
+                       _reduce_op, get_strategy, has_strategy, in_cross_replica_context)
+from .values import (Mirrored, MirroredVariable, PerReplica, PerReplicaSpec, SyncOnReadVariable,
+                     _current_replica, select_replica)
 
 _PREFIX = "/job:localhost/replica:0/task:0"
 _DEVICE = re.compile(r"^(?:/job:localhost)?(?:/replica:0)?(?:/task:0)?/?(?:device:)?"
@@ -128,18 +127,10 @@ class MirroredExtended(StrategyExtended):
             if reduce_op is ReduceOp.MEAN:
                 return value
             if n != 1:
-                raise ValueError(f"A non-DistributedValues value {str(value)} cannot be reduced "
+                raise ValueError(f"A non-DistributedValues value {value!s} cannot be reduced "
                                  f"with the given reduce op {reduce_op}.")
             return value
-        parts = [convert_to_tensor(v) for v in value.values]
-        total = parts[0]
-        for part in parts[1:]:
-            total = total + part
-        if reduce_op is ReduceOp.MEAN:
-            total = total / cast(len(parts), total.dtype)
-        # each replica its own copy, as each device gets one in TF
-        return replicas.mirrored(self._container_strategy(),
-                                 [total] + [identity(total) for _ in parts[1:]])
+        return all_reduce(reduce_op, value, self._container_strategy())
 
     def broadcast_to(self, tensor, destinations):
         return tensor
@@ -166,10 +157,17 @@ class MirroredStrategy(Strategy):
         devices = tuple(_canonical(d) for d in devices) if devices else _local_devices()
         if len(set(devices)) != len(devices):
             raise AssertionError(f"No duplicates allowed in `devices` argument: {devices}")
-        super().__init__(MirroredExtended(self, devices))
+        self._setup(MirroredExtended(self, devices))
         self._cross_device_ops = cross_device_ops
-        self._fn_cache = weakref.WeakKeyDictionary()
         logger.info(f"Using MirroredStrategy with devices {devices!r}")
+
+    def _setup(self, extended):
+        Strategy.__init__(self, extended)
+        self._fn_cache = weakref.WeakKeyDictionary()
+
+    def _make_variable(self, kwargs):
+        """A variable made in this strategy's scope: one copy per replica."""
+        return _mirrored_variable(self, kwargs)
 
     @property
     def num_replicas_in_sync(self):
@@ -242,15 +240,11 @@ class MirroredStrategy(Strategy):
         return _PerReplicaDataset(self, dataset_fn(ctx))
 
     def experimental_distribute_values_from_function(self, value_fn):
-        values = [value_fn(_ValueContext(i, self.num_replicas_in_sync))
+        values = [value_fn(ValueContext(i, self.num_replicas_in_sync))
                   for i in range(self.num_replicas_in_sync)]
         return replicas.regroup(tuple(values))
 
 
-class _ValueContext:
-    def __init__(self, replica_id, num_replicas):
-        self.replica_id_in_sync_group = replica_id
-        self.num_replicas_in_sync = num_replicas
 
 
 @tf_export("distribute.OneDeviceStrategy")
@@ -289,10 +283,10 @@ def _create_variable(args, kwargs):
     kwargs = dict(kwargs, **dict(zip(names, args)))
     run, index = replicas.current_run()
     if run is not None and run.strategy is strategy:
-        return run.shared_variable(index, lambda: _mirrored_variable(strategy, kwargs))
+        return run.shared_variable(index, lambda: strategy._make_variable(kwargs))
     if not in_cross_replica_context():
         return None
-    return _mirrored_variable(strategy, kwargs)
+    return strategy._make_variable(kwargs)
 
 
 def _mirrored_variable(strategy, kwargs):
@@ -306,6 +300,9 @@ def _mirrored_variable(strategy, kwargs):
                          "non-floating dtype is not supported, please use a different "
                          "aggregation or dtype")
     sync = kwargs.get("synchronization") or VariableSynchronization.AUTO
+    on_read = sync is VariableSynchronization.ON_READ
+    if on_read and kwargs.get("trainable") is None:
+        first._trainable = False  # TF's default for ON_READ variables
     if sync in (VariableSynchronization.AUTO, VariableSynchronization.ON_WRITE):
         first._synchronization = VariableSynchronization.ON_WRITE
     copies = [first]
@@ -321,7 +318,7 @@ def _mirrored_variable(strategy, kwargs):
             copy._lock = type(first._lock)()
             copy._array = first._array.copy()
         copies.append(copy)
-    mirrored = MirroredVariable(strategy, copies)
+    mirrored = (SyncOnReadVariable if on_read else MirroredVariable)(strategy, copies)
     for c in copies:
         c._tt_mirrored_by = mirrored
     return mirrored

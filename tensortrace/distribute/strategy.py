@@ -239,15 +239,32 @@ class Strategy:
         return value
 
     def experimental_distribute_values_from_function(self, value_fn):
-        return value_fn(_ValueContext())
+        return value_fn(ValueContext())
 
     def __deepcopy__(self, memo):
         return self
 
 
-class _ValueContext:
-    replica_id_in_sync_group = 0
-    num_replicas_in_sync = 1
+@tf_export("distribute.experimental.ValueContext")
+class ValueContext:
+    """What ``experimental_distribute_values_from_function``'s function is told: which replica
+    of how many it makes the value for."""
+
+    def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
+        self._replica_id = replica_id_in_sync_group
+        self._num_replicas = num_replicas_in_sync
+
+    @property
+    def replica_id_in_sync_group(self):
+        return self._replica_id
+
+    @property
+    def num_replicas_in_sync(self):
+        return self._num_replicas
+
+    def __str__(self):
+        return (f"tf.distribute.ValueContext(replica id {self._replica_id},  total replicas "
+                f"in sync: {self._num_replicas})")
 
 
 @tf_export("distribute.ReplicaContext")

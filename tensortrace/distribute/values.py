@@ -4,8 +4,11 @@
 structure walks the strategies use: ``select_replica`` (a replica's part of arguments) and
 ``regroup`` (the replicas' results as one structure of distributed values)."""
 
+import numpy as np
+
 from .. import composite, nest
 from ..convert import convert_to_tensor
+from ..ops.math.casting import cast
 from ..tensor import Tensor
 from ..variables import Variable
 from .strategy import DistributedValues, ReduceOp, _mode, get_replica_context
@@ -218,6 +221,65 @@ class MirroredVariable(_Distributed, Variable):
 
     def __deepcopy__(self, memo):
         return self
+
+
+class SyncOnReadVariable(MirroredVariable):
+    """One variable per replica, each updated on its own (``synchronization=ON_READ``: metrics'
+    counts); in cross-replica context reads combine the copies by the aggregation and writes
+    go to every copy (a SUM split evenly over them, so the copies add up to it)."""
+
+    _kind = "SyncOnReadVariable"
+
+    def _combined(self):
+        """The copies combined by the aggregation (ONLY_FIRST_REPLICA: the first)."""
+        if self.aggregation.name == "ONLY_FIRST_REPLICA":
+            return self._values[0].value()
+        if self.aggregation.name == "NONE":  # TF's default is its V1 enum's NONE
+            raise ValueError("Could not convert from `tf.VariableAggregation` "
+                             "VariableAggregation.NONE to`tf.distribute.ReduceOp` type")
+        reduce_op = ReduceOp.from_variable_aggregation(self.aggregation)
+        parts = [v.value() for v in self._values]
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        if reduce_op is ReduceOp.MEAN:
+            total = total / convert_to_tensor(len(parts), total.dtype)
+        return total
+
+    def value(self):
+        if _current_replica(self._strategy) is None:
+            return self._combined()
+        return self._get().value()
+
+    def read_value(self):
+        return self.value()
+
+    def numpy(self):
+        if _current_replica(self._strategy) is None:
+            return self._combined().numpy()
+        return self._get().numpy()
+
+    def _as_graph_or_eager_tensor(self, dtype=None):
+        if _current_replica(self._strategy) is None:
+            return convert_to_tensor(self._combined(), dtype=dtype)
+        return self._get()._as_graph_or_eager_tensor(dtype)
+
+    def __array__(self, dtype=None, copy=None):
+        value = self.numpy()
+        return np.asarray(value) if dtype is None else np.asarray(value).astype(dtype)
+
+    def _update(self, method, value, read_value=True):
+        if _current_replica(self._strategy) is not None:  # a replica writes its own copy
+            return getattr(self._get(), method)(value, read_value=read_value)
+        summed = self.aggregation.name == "SUM"
+        if summed and method != "assign":
+            raise ValueError(f"SyncOnReadVariable does not support `{method}` in cross-replica "
+                             "context when aggregation is set to `tf.VariableAggregation.SUM`.")
+        if summed:
+            value = cast(convert_to_tensor(value) / len(self._values), self.dtype)
+        for copy in self._values:
+            getattr(copy, method)(value)
+        return self if read_value else None
 
 
 def select_replica(replica_id, structure):
