@@ -34,6 +34,12 @@ from .variables import Variable
 
 _MASK64 = (1 << 64) - 1
 
+#: Set by tf.distribute: the strategy a new generator belongs to (None: none), the replica id
+#: its draws hash into their key, the turn a replica takes to draw from a shared generator, and
+#: a cross-replica draw that advances every copy of a mirrored state
+_strategy_hooks = {"current": lambda: None, "replica_id": lambda strategy: None,
+                   "turn": lambda generator: None, "update": lambda generator, fn: None}
+
 
 @tf_export("random.Algorithm", "random.experimental.Algorithm")
 class Algorithm(enum.Enum):
@@ -144,6 +150,7 @@ class Generator:
         return cls(state=_key_counter_state(key, counter, alg), alg=alg)
 
     def __init__(self, copy_from=None, state=None, alg=None):
+        self._distribution_strategy = _strategy_hooks["current"]()
         if copy_from is not None:
             if alg is not None or state is not None:
                 raise ValueError("Generator: give either `copy_from` or `state` and `alg`")
@@ -177,17 +184,36 @@ class Generator:
 
     def skip(self, delta):
         """Advance the counter by ``256 * delta``; returns the state before (padded to 3)."""
-        return bind(RngReadAndSkip, self._state_var.handle, convert_to_tensor(self._alg, D.int32),
-                    cast(convert_to_tensor(delta), D.uint64))
+        def update_fn(var):
+            return bind(RngReadAndSkip, var.handle, convert_to_tensor(self._alg, D.int32),
+                        cast(convert_to_tensor(delta), D.uint64))
+
+        if self._distribution_strategy is not None:
+            old = _strategy_hooks["update"](self, update_fn)
+            if old is not None:
+                return old
+        turn = _strategy_hooks["turn"](self)
+        if turn is None:
+            return update_fn(self._state_var)
+        with turn:
+            return update_fn(self._state_var)
 
     def _key_counter(self, shape):
         """The Philox key and counter of the state as it was before this draw, which advances
-        it by 256 per value (TF's ``_prepare_key_counter``)."""
+        it by 256 per value (TF's ``_prepare_key_counter``); under a strategy the key is
+        hashed with the replica id, so each replica draws its own numbers."""
         old = self.skip(reduce_prod(shape))
         size = _counter_size(self._alg)
         # TF bitcasts int64 to uint64; a cast wraps to the same bits (and keeps the utility
         # family unloaded)
-        return cast(old[size:size + 1], D.uint64), cast(old[:size], D.uint64)
+        key, counter = cast(old[size:size + 1], D.uint64), cast(old[:size], D.uint64)
+        if self._distribution_strategy is not None:
+            replica = _strategy_hooks["replica_id"](self._distribution_strategy)
+            if replica is not None:
+                replica = cast(stack([convert_to_tensor(replica, D.int32), 0]), D.uint64)
+                key = stateless_v2(StatelessRandomUniformFullIntV2, _shape_arg([1]), key, replica,
+                                   self._alg, D.uint64)
+        return key, counter
 
     def _draw(self, op, shape, dtype=None, minval=None, maxval=None):
         key, counter = self._key_counter(shape)

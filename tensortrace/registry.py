@@ -9,6 +9,7 @@ does not hold yet, so a graph or SavedModel naming any op runs and every op diff
     3
 """
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Optional
@@ -98,9 +99,17 @@ class _GradRule:
             return None  # the dataclass field's default
         rule = opdef.__dict__.get("_grad")
         if rule is None and _loader is not None and opdef.name not in _GRADS_TRIED:
-            _GRADS_TRIED.add(opdef.name)
-            _loader("grad", opdef.name)
-            rule = opdef.__dict__.get("_grad")
+            # tried only once the loader has answered: a thread asking while another loads
+            # the table asks too (the import finishes first); a table asking again loads none
+            asking = _GRADS_ASKING.__dict__.setdefault("names", set())
+            if opdef.name not in asking:
+                asking.add(opdef.name)
+                try:
+                    _loader("grad", opdef.name)
+                finally:
+                    asking.discard(opdef.name)
+                _GRADS_TRIED.add(opdef.name)
+                rule = opdef.__dict__.get("_grad")
         return rule
 
     def __set__(self, opdef, rule):
@@ -161,6 +170,7 @@ class OpDef:
 _FIELDS = tuple(f.name for f in fields(OpDef) if f.init and f.name != "name")
 _OPS: dict = {}
 _GRADS_TRIED: set = set()  # op names whose rule the loader was asked for
+_GRADS_ASKING = threading.local()  # .names: the op names this thread is asking the loader for
 #: ``loader(kind, name)``: imports what registers op ``name`` (kind "op"), its gradient rule
 #: ("grad"), or every op (kind "all", name None). Set by the public surface (``set_loader``).
 _loader = None

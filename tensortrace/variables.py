@@ -104,6 +104,10 @@ class _VariableMetaclass(type):
 
     def __call__(cls, *args, **kwargs):
         if cls is Variable:
+            if Variable._creator is not None:  # a strategy's scope makes its own variables
+                made = Variable._creator(args, kwargs)
+                if made is not None:
+                    return made
             cls = ResourceVariable
         return type.__call__(cls, *args, **kwargs)
 
@@ -115,6 +119,8 @@ class Variable(metaclass=_VariableMetaclass):
     """A tensor-like container of a mutable value (``tf.Variable``)."""
 
     _creation_hooks = []  # tracing pushes a guard that allows creation on first traces only
+    # (args, kwargs) -> a variable, or None for a plain one; set from above (tf.distribute)
+    _creator = None
 
     def __init__(self, initial_value=None, trainable=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,

@@ -32,8 +32,8 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "summary", "summary.experimental",
               "train", "train.experimental", "ragged", "io", "io.gfile",
               "types", "types.experimental", "version", "sparse", "graph_util", "distribute",
-              "nn.experimental", "compat.v1", "lookup", "lookup.experimental", "profiler",
-              "profiler.experimental")
+              "distribute.experimental", "nn.experimental", "compat.v1", "lookup",
+              "lookup.experimental", "profiler", "profiler.experimental")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {

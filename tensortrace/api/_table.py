@@ -130,12 +130,19 @@ EXPORTS = {
                           'disable_check_numerics enable_check_numerics is_numeric_tensor'),
     },
     'distribute': {
+        'distribute.cross_device_ops': ('CrossDeviceOps HierarchicalCopyAllReduce NcclAllReduce '
+                                        'ReductionToOneDevice'),
+        'distribute.mirrored': 'MirroredStrategy OneDeviceStrategy',
         'distribute.strategy': ('DistributedDataset DistributedIterator DistributedValues '
                                 'InputContext ReduceOp ReplicaContext Strategy StrategyExtended '
                                 'experimental_set_strategy get_replica_context get_strategy '
                                 'has_strategy in_cross_replica_context'),
-        'distribute.unprovided': ('MirroredStrategy MultiWorkerMirroredStrategy OneDeviceStrategy '
-                                  'ParameterServerStrategy TPUStrategy'),
+        'distribute.unprovided': ('MultiWorkerMirroredStrategy ParameterServerStrategy '
+                                  'TPUStrategy'),
+    },
+    'distribute.experimental': {
+        'distribute.central_storage': 'CentralStorageStrategy',
+        'distribute.strategy': 'ValueContext',
     },
     'dtypes': {
         'ops.math.casting': 'cast',
@@ -363,11 +370,12 @@ COPIES = {
                'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
                'retain segment_mean segment_sqrt_n segment_sum slice softmax sparse_dense_matmul '
                'split to_dense to_indicator transpose'),
-    'distribute': ('DistributedDataset DistributedIterator DistributedValues InputContext '
-                   'MirroredStrategy MultiWorkerMirroredStrategy OneDeviceStrategy '
-                   'ParameterServerStrategy ReduceOp ReplicaContext Strategy StrategyExtended '
-                   'TPUStrategy experimental_set_strategy get_replica_context get_strategy '
-                   'has_strategy in_cross_replica_context'),
+    'distribute': ('CentralStorageStrategy CrossDeviceOps DistributedDataset DistributedIterator '
+                   'DistributedValues HierarchicalCopyAllReduce InputContext MirroredStrategy '
+                   'MultiWorkerMirroredStrategy NcclAllReduce OneDeviceStrategy '
+                   'ParameterServerStrategy ReduceOp ReductionToOneDevice ReplicaContext Strategy '
+                   'StrategyExtended TPUStrategy ValueContext experimental_set_strategy '
+                   'get_replica_context get_strategy has_strategy in_cross_replica_context'),
     'lookup': '',
     'profiler': 'PolymorphicFunction Profile ProfilerOptions Trace bind start stop tf_export',
 }

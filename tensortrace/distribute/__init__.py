@@ -1,9 +1,15 @@
 """``tf.distribute`` (this package is the namespace): the default strategy, its replica context
-and the types code written for strategies checks values against. One replica only."""
+and the types code written for strategies checks values against; MirroredStrategy,
+OneDeviceStrategy and CentralStorageStrategy on this machine's (logical) devices."""
 
 from .strategy import (DistributedDataset, DistributedIterator,  # noqa: F401
                        DistributedValues, InputContext, ReduceOp, ReplicaContext, Strategy,
-                       StrategyExtended, experimental_set_strategy, get_replica_context,
-                       get_strategy, has_strategy, in_cross_replica_context)
-from .unprovided import (MirroredStrategy, MultiWorkerMirroredStrategy,  # noqa: F401
-                         OneDeviceStrategy, ParameterServerStrategy, TPUStrategy)
+                       StrategyExtended, ValueContext, experimental_set_strategy,
+                       get_replica_context, get_strategy, has_strategy,
+                       in_cross_replica_context)
+from .central_storage import CentralStorageStrategy  # noqa: F401
+from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce,  # noqa: F401
+                               NcclAllReduce, ReductionToOneDevice)
+from .mirrored import MirroredStrategy, OneDeviceStrategy  # noqa: F401
+from .unprovided import (MultiWorkerMirroredStrategy, ParameterServerStrategy,  # noqa: F401
+                         TPUStrategy)

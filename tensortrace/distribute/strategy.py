@@ -8,7 +8,8 @@ import contextlib
 import enum
 import threading
 
-from .. import nest
+from .. import dtypes, nest
+from ..convert import convert_to_tensor
 from .._export import tf_export
 from ..ops.array.passthrough import identity
 from ..ops.array.shapes import shape as _shape
@@ -238,24 +239,43 @@ class Strategy:
         return value
 
     def experimental_distribute_values_from_function(self, value_fn):
-        return value_fn(_ValueContext())
+        return value_fn(ValueContext())
 
     def __deepcopy__(self, memo):
         return self
 
 
-class _ValueContext:
-    replica_id_in_sync_group = 0
-    num_replicas_in_sync = 1
+@tf_export("distribute.experimental.ValueContext")
+class ValueContext:
+    """What ``experimental_distribute_values_from_function``'s function is told: which replica
+    of how many it makes the value for."""
+
+    def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
+        self._replica_id = replica_id_in_sync_group
+        self._num_replicas = num_replicas_in_sync
+
+    @property
+    def replica_id_in_sync_group(self):
+        return self._replica_id
+
+    @property
+    def num_replicas_in_sync(self):
+        return self._num_replicas
+
+    def __str__(self):
+        return (f"tf.distribute.ValueContext(replica id {self._replica_id},  total replicas "
+                f"in sync: {self._num_replicas})")
 
 
 @tf_export("distribute.ReplicaContext")
 class ReplicaContext:
-    """The replica running the code: id 0 of 1 with the default strategy."""
+    """The replica running the code: id 0 of 1 with the default strategy; in a replica thread
+    of a multi-replica strategy, its id and the run whose replicas meet at ``merge_call``."""
 
-    def __init__(self, strategy, replica_id_in_sync_group=0):
+    def __init__(self, strategy, replica_id_in_sync_group=0, _run=None):
         self._strategy = strategy
         self._replica_id = replica_id_in_sync_group
+        self._run = _run
 
     @property
     def strategy(self):
@@ -267,15 +287,23 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        return self._replica_id
+        if self._run is None:
+            return self._replica_id
+        return convert_to_tensor(self._replica_id, dtypes.int32)  # TF's: an int32 tensor
 
     @property
     def devices(self):
-        return (DEVICE,)
+        if self._run is None:
+            return (DEVICE,)
+        return [[self._strategy.extended.worker_devices[self._replica_id]]]
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
-        """``merge_fn(strategy, *args, **kwargs)`` in cross-replica context (one replica: the
-        values are the replica's own)."""
+        """``merge_fn(strategy, *args, **kwargs)`` once, in cross-replica context, on the
+        replicas' arguments grouped (PerReplica where they differ); each replica gets its
+        part of the result."""
+        if self._run is not None:
+            replica = self._run.replicas[self._replica_id]
+            return replica.merge_call(merge_fn, tuple(args), dict(kwargs or {}))
         _mode.scopes.append(_CrossReplicaScope(self._strategy))
         try:
             return merge_fn(self._strategy, *args, **(kwargs or {}))
@@ -285,11 +313,26 @@ class ReplicaContext:
     def all_reduce(self, reduce_op, value, options=None):
         """``value`` (a structure of tensors) combined over the replicas: one replica's own
         (IndexedSlices come back as they are, as TF's default strategy returns them)."""
-        _reduce_op(reduce_op)
-        return nest.map_structure(_own_value, value)
+        reduce_op = _reduce_op(reduce_op)
+        if self._run is None:
+            return nest.map_structure(_own_value, value)
+        flat = nest.flatten(value)
+
+        def batch_reduce(strategy, *values):
+            return strategy.extended.batch_reduce_to(reduce_op, [(v, v) for v in values])
+
+        reduced = self.merge_call(batch_reduce, args=flat)
+        return nest.pack_sequence_as(value, list(reduced))
 
     def all_gather(self, value, axis, options=None):
-        return nest.map_structure(identity, value)
+        if self._run is None:
+            return nest.map_structure(identity, value)
+        flat = nest.flatten(value)
+
+        def gather(strategy, *values):
+            return [strategy.extended._gather_to(v, axis) for v in values]
+
+        return nest.pack_sequence_as(value, list(self.merge_call(gather, args=flat)))
 
 
 class _ReplicaScope:
@@ -342,7 +385,8 @@ def get_replica_context():
         return None
     entry = _current()
     if isinstance(entry, _ReplicaScope) and entry.strategy is not _default:
-        return ReplicaContext(entry.strategy)
+        return ReplicaContext(entry.strategy, getattr(entry, "replica_id", 0),
+                              getattr(entry, "run", None))
     return _default_replica
 
 

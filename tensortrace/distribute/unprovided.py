@@ -1,4 +1,4 @@
-"""The multi-device strategies TF has and tensortrace does not: real classes, so that code
+"""The multi-worker and TPU strategies TF has and tensortrace does not: real classes, so that code
 asking ``isinstance(strategy, tf.distribute.TPUStrategy)`` gets its (false) answer, whose
 construction names what is missing."""
 
@@ -9,15 +9,13 @@ from .strategy import Strategy
 def _strategy_class(name):
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(f"tensortrace does not provide tf.distribute.{name}: it runs "
-                                  "one replica (the default strategy) only")
+                                  "on one machine only")
 
     cls = type(name, (Strategy,), {"__init__": __init__, "__doc__": f"TF's {name} (absent)."})
     cls.__module__ = __name__
     return tf_export(f"distribute.{name}")(cls)
 
 
-MirroredStrategy = _strategy_class("MirroredStrategy")
 MultiWorkerMirroredStrategy = _strategy_class("MultiWorkerMirroredStrategy")
-OneDeviceStrategy = _strategy_class("OneDeviceStrategy")
 ParameterServerStrategy = _strategy_class("ParameterServerStrategy")
 TPUStrategy = _strategy_class("TPUStrategy")

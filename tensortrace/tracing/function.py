@@ -45,9 +45,10 @@ _MAX_WARNINGS = 2
 #: graphs tf.summary.trace_on collects)
 trace_observers = []
 
-#: While tf.saved_model.save runs (registered from above): a function's stand-in that keeps the
-#: traces of the save context, or None. TF keys traces by the save options' variable policy, so
-#: a save traces each function again, once per signature.
+#: While tf.saved_model.save runs, or replicas of a tf.distribute strategy run eagerly
+#: (registered from above): a function's stand-in that keeps the traces of that context, or
+#: None. TF keys traces by the save options' variable policy, so a save traces each function
+#: again, once per signature; and by the device, so each replica traces its own.
 context_function = [None]
 
 
@@ -157,7 +158,8 @@ class PolymorphicFunction:
 
     # --- the call path ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._fast_arity == len(args) and not kwargs and not config._run_eagerly[0]:
+        if self._fast_arity == len(args) and not kwargs and not config._run_eagerly[0] and \
+                context_function[0] is None:
             # the cache-hit hot path: positional tensors, a key of dtypes and shapes, one lookup
             try:
                 key = tuple([(a._value.dtype, a._value.shape) for a in args])
@@ -391,7 +393,11 @@ class PolymorphicFunction:
         """The live traces, least recently used first (a snapshot)."""
         with self._lock:
             self._cache.drain()
-            return list(self._cache)
+            traces = list(self._cache)
+        # the traces tf.distribute's replicas made (TF keeps them in the one cache, by device)
+        for _, in_replica in list(self.__dict__.get("_tt_replicas", {}).values()):
+            traces += in_replica._traces()
+        return traces
 
     def pretty_printed_concrete_signatures(self, verbose=True):
         return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._traces())

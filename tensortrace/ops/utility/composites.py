@@ -118,7 +118,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
             weight = expand_dims(weight, -1)
         loss = cast(loss * weight, dtype)
     if global_batch_size is None:
-        global_batch_size = shape(loss)[0]
+        global_batch_size = shape(loss)[0] * _num_replicas("compute_average_loss")
     global_batch_size = convert_to_tensor(global_batch_size)
     if global_batch_size.shape.rank not in (None, 0):
         raise ValueError(f"global_batch_size must be scalar.  Expected shape () but got "
@@ -131,8 +131,17 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
 
 @tf_export("nn.scale_regularization_loss")
 def scale_regularization_loss(regularization_loss):
-    """The summed regularization loss divided by the number of replicas (one here)."""
-    return reduce_sum(regularization_loss) / 1
+    """The summed regularization loss divided by the number of replicas."""
+    return reduce_sum(regularization_loss) / _num_replicas("scale_regularization_loss")
+
+
+#: Set by tf.distribute: name -> the replicas in sync of the current strategy (TF's
+#: RuntimeError in its cross-replica context); one replica without it
+replicas_in_sync = [None]
+
+
+def _num_replicas(name):
+    return 1 if replicas_in_sync[0] is None else replicas_in_sync[0](name)
 
 
 # --- segment means, zero_fraction, crelu, normalize ----------------------------------------------

@@ -1,0 +1,349 @@
+"""Running a function once per replica (``strategy.run`` of a multi-replica strategy): one
+thread per replica, with ``merge_call`` as the meeting point where the replicas' arguments are
+grouped and the merge function runs once, in the calling thread, in cross-replica context.
+
+Eagerly the replicas run concurrently between meeting points (NumPy releases the GIL in its
+kernels, so compute-heavy replicas overlap); what they print is held per replica and written in
+replica order at each meeting point, so the output is TF's, whose replicas take turns. While a
+function is traced they take turns in replica order, as TF's replica threads always do, so the
+trace gets each replica's ops in order. A generator shared by the replicas (made outside the
+strategy) is drawn from in replica order in both modes, so each replica gets TF's numbers."""
+
+import io
+import sys
+import threading
+import weakref
+
+from .. import context
+from .._logging import logger
+from ..summary import writer as _summary
+from ..tracing import function as _function
+from ..tracing import trace as _trace
+from ..tracing.cache import TraceCache
+from ..tracing.function import PolymorphicFunction
+from .strategy import _CrossReplicaScope, _mode, _ReplicaScope
+from .values import Mirrored, regroup, select_replica
+
+
+class ReplicaScope(_ReplicaScope):
+    """The scope entry of a replica thread: its strategy, id and run."""
+
+    def __init__(self, strategy, replica_id, run):
+        super().__init__(strategy)
+        self.replica_id = replica_id
+        self.run = run
+
+
+class UpdateScope(_CrossReplicaScope):
+    """Cross-replica context while ``extended.update`` writes replica ``replica_id``'s copy:
+    reads of a mirrored variable there give that copy, as in TF's update context."""
+
+    def __init__(self, strategy, replica_id):
+        super().__init__(strategy)
+        self.replica_id = replica_id
+
+
+class _Stop(Exception):
+    """Raised in the replicas still waiting when another replica failed."""
+
+
+class _Replica(threading.Thread):
+    def __init__(self, run, index, fn, args, kwargs):
+        super().__init__(name=f"replica_{index}", daemon=True)
+        self.run_state, self.index = run, index
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.result = self.error = None
+        self.done = False
+        self.merge = None  # (merge_fn, args, kwargs) while waiting at a merge_call
+        self.merge_result = None
+        self.go = threading.Event()
+        self.paused = threading.Event()
+
+    def run(self):
+        run = self.run_state
+        context.state.graph = run.graph
+        _summary.state.writer, _summary.state.step, _summary.state.is_recording = run.summary
+        _mode.scopes[:] = run.scopes + [ReplicaScope(run.strategy, self.index, run)]
+        self.go.wait()
+        self.go.clear()
+        try:
+            self.result = self.fn(*self.args, **self.kwargs)
+        except _Stop:
+            pass
+        except BaseException as e:  # noqa: B902 - handed to the caller's thread
+            self.error = e
+        finally:
+            self.done = True
+            self.paused.set()
+
+    def merge_call(self, merge_fn, args, kwargs):
+        """Wait here until every replica has arrived; the merge runs in the caller's thread."""
+        self.merge = (merge_fn, args, kwargs)
+        self.paused.set()
+        self.go.wait()
+        self.go.clear()
+        if self.run_state.stopped:
+            raise _Stop()
+        result, self.merge_result, self.merge = self.merge_result, None, None
+        return result
+
+
+class _Streams:
+    """``sys.stdout``/``sys.stderr`` while replicas run concurrently: a replica's writes are
+    held in its buffer until ``flush_replicas`` writes them in replica order."""
+
+    def __init__(self, target, replicas):
+        self._target = target
+        self._buffers = {id(r): io.StringIO() for r in replicas}
+        self._order = [id(r) for r in replicas]
+
+    def write(self, text):
+        buffer = self._buffers.get(id(threading.current_thread()))
+        return (buffer or self._target).write(text)
+
+    def flush(self):
+        if id(threading.current_thread()) not in self._buffers:
+            self._target.flush()
+
+    def flush_replicas(self):
+        for key in self._order:
+            text = self._buffers[key].getvalue()
+            if text:
+                self._target.write(text)
+                self._buffers[key].seek(0)
+                self._buffers[key].truncate()
+
+    def __getattr__(self, name):
+        return getattr(self._target, name)
+
+
+class _Run:
+    """One ``strategy.run``: the replica threads and what they share."""
+
+    def __init__(self, strategy, concurrent):
+        self.strategy = strategy
+        self.concurrent = concurrent
+        self.graph = context.state.graph
+        self.summary = (_summary.state.writer, _summary.state.step, _summary.state.is_recording)
+        self.scopes = [s for s in _mode.scopes if not isinstance(s, _ReplicaScope)]
+        self.stopped = False
+        self.turns = {}  # generator id -> [replica whose turn it is]
+        self.created = []  # the variables replica 0 made, in order (the others share them)
+        self.creations = [0] * strategy.num_replicas_in_sync
+        self.turn_lock = threading.Condition()
+        self.replicas = []
+
+    def step(self):
+        """Let every replica run to its next meeting point (or its end)."""
+        if self.concurrent:
+            for r in self.replicas:
+                r.go.set()
+            for r in self.replicas:
+                r.paused.wait()
+                r.paused.clear()
+        else:
+            for r in self.replicas:
+                r.go.set()
+                r.paused.wait()
+                r.paused.clear()
+
+    def shared_variable(self, index, make):
+        """Replica ``index``'s next new variable: replica 0 makes it (``make()``), the others
+        get the one replica 0 made at the same point (TF's shared variable creator)."""
+        with self.turn_lock:
+            k = self.creations[index]
+            self.creations[index] += 1
+            if index == 0:
+                self.created.append(make())
+                self.turn_lock.notify_all()
+                return self.created[k]
+            while len(self.created) <= k:
+                first = self.replicas[0]
+                if first.done or first.merge or self.stopped:
+                    raise RuntimeError("Replica 0 did not create the variable replica "
+                                       f"{index} creates: replicas must create the same "
+                                       "variables in the same order.")
+                self.turn_lock.wait(0.05)
+            return self.created[k]
+
+    def shared_turn(self, key, index):
+        """A context in which replica ``index`` draws from the shared generator ``key``: the
+        replicas draw in replica order, round after round (TF's sequential replicas)."""
+        return _Turn(self, key, index)
+
+
+class _Turn:
+    def __init__(self, run, key, index):
+        self.run, self.key, self.index = run, key, index
+
+    def __enter__(self):
+        run = self.run
+        with run.turn_lock:
+            turn = run.turns.setdefault(self.key, [0])
+            while turn[0] != self.index and not run.stopped and not self._skippable(turn):
+                run.turn_lock.wait(0.05)
+
+    def _skippable(self, turn):
+        """Replicas before this one that have finished give up their turn."""
+        replicas = self.run.replicas
+        while turn[0] != self.index and (replicas[turn[0]].done or replicas[turn[0]].merge):
+            turn[0] = (turn[0] + 1) % len(replicas)
+        return turn[0] == self.index
+
+    def __exit__(self, *exc):
+        run = self.run
+        with run.turn_lock:
+            turn = run.turns[self.key]
+            turn[0] = (self.index + 1) % len(run.replicas)
+            run.turn_lock.notify_all()
+
+
+class _InReplica(PolymorphicFunction):
+    """A tf.function as one replica sees it: traces of its own (TF keys traces by the device,
+    so each replica's trace reads and writes that replica's copies of mirrored variables);
+    the Python function and tracing count of the function it stands for."""
+
+    _tracing_count = property(lambda self: self._main._tracing_count,
+                              lambda self, n: setattr(self._main, "_tracing_count", n))
+
+    def __repr__(self):
+        return repr(self._main)
+
+
+_hook = {"runs": 0, "previous": None, "lock": threading.Lock()}
+
+
+def _stand_in(pf):
+    """The tf.function a replica thread calls instead of ``pf`` (its replica's traces)."""
+    run, index = current_run()
+    if run is None:
+        previous = _hook["previous"]
+        return None if previous is None else previous(pf)
+    if isinstance(pf, _InReplica) or not pf._eager_python:
+        return None
+    key = (id(run.strategy), index)
+    with pf._lock:
+        table = pf.__dict__.setdefault("_tt_replicas", {})
+        entry = table.get(key)
+        if entry is None or entry[0]() is not run.strategy:
+            shadow = _InReplica.__new__(_InReplica)
+            vars(shadow).update({k: v for k, v in vars(pf).items()
+                                 if k not in ("_tracing_count", "_tt_replicas",
+                                              "_save_contexts")})
+            shadow._main = pf
+            shadow._cache = TraceCache(pf.max_traces)
+            shadow._keys = shadow._cache.keys
+            shadow._instances = {}
+            shadow._pending_initializer = shadow._after_initializer = None
+            shadow._last_explanation, shadow._hits_seen = None, 0
+            shadow._lock = threading.RLock()  # replicas trace side by side
+            entry = table[key] = (weakref.ref(run.strategy), shadow)
+    return entry[1]
+
+
+def _install_hook():
+    with _hook["lock"]:
+        _hook["runs"] += 1
+        if _hook["runs"] == 1:
+            _hook["previous"] = _function.context_function[0]
+            _function.context_function[0] = _stand_in
+
+
+def _remove_hook():
+    with _hook["lock"]:
+        _hook["runs"] -= 1
+        if _hook["runs"] == 0:
+            if _function.context_function[0] is _stand_in:
+                _function.context_function[0] = _hook["previous"]
+            _hook["previous"] = None
+
+
+_warned = [0]
+
+
+def call_for_each_replica(strategy, fn, args, kwargs):
+    """``fn`` once per replica of ``strategy`` with the replica's part of the arguments; the
+    results regrouped (PerReplica where they differ)."""
+    tracing = context.state.graph is not None
+    if not tracing and _warned[0] < 5:
+        _warned[0] += 1
+        logger.warning(f"Using {type(strategy).__name__} eagerly has significant overhead "
+                       "currently. We will be working on improving this in the future, but for "
+                       "now please wrap `call_for_each_replica` or `experimental_run` or `run` "
+                       "inside a tf.function to get the best performance.")
+    if tracing and _trace.converter is not None:
+        fn = _trace.converter(fn)
+    run = _Run(strategy, concurrent=not tracing)
+    n = strategy.num_replicas_in_sync
+    run.replicas = [_Replica(run, i, fn, select_replica(i, args), select_replica(i, kwargs))
+                    for i in range(n)]
+    streams = None
+    if run.concurrent:
+        streams = (_Streams(sys.stdout, run.replicas), _Streams(sys.stderr, run.replicas))
+        sys.stdout, sys.stderr = streams
+    _install_hook()
+    for r in run.replicas:
+        r.start()
+    try:
+        while True:
+            run.step()
+            if streams is not None:
+                for stream in streams:
+                    stream.flush_replicas()
+            failed = [r.error for r in run.replicas if r.error is not None]
+            if failed:
+                raise failed[0]
+            done = [r.done for r in run.replicas]
+            if all(done):
+                break
+            if any(done):
+                raise RuntimeError("Some replicas made a different number of "
+                                   "replica_context().merge_call() calls.")
+            _merge(run)
+    finally:
+        run.stopped = True
+        for r in run.replicas:
+            r.go.set()
+        for r in run.replicas:
+            r.join()
+        _remove_hook()
+        if streams is not None:
+            for stream in streams:
+                stream.flush_replicas()
+            if sys.stdout is streams[0]:
+                sys.stdout = streams[0]._target
+            if sys.stderr is streams[1]:
+                sys.stderr = streams[1]._target
+    return regroup(tuple(r.result for r in run.replicas))
+
+
+def _merge(run):
+    """Run the replicas' merge function once on their grouped arguments; each replica gets
+    its part of the result."""
+    replicas = run.replicas
+    merge_fn = replicas[0].merge[0]
+    args = regroup(tuple(r.merge[1] for r in replicas))
+    kwargs = regroup(tuple(r.merge[2] for r in replicas))
+    _mode.scopes.append(_CrossReplicaScope(run.strategy))
+    try:
+        result = merge_fn(run.strategy, *args, **kwargs)
+    finally:
+        _mode.scopes.pop()
+    for r in replicas:
+        r.merge_result = select_replica(r.index, result)
+
+
+def mirrored(strategy, values):
+    """A Mirrored of ``values`` that resolves to the running replica's value."""
+    m = Mirrored(values)
+    m._strategy = strategy
+    return m
+
+
+def current_run():
+    """The run and replica id of the calling replica thread, else (None, None)."""
+    for entry in reversed(_mode.scopes):
+        if isinstance(entry, ReplicaScope):
+            return entry.run, entry.replica_id
+        return None, None
+    return None, None
