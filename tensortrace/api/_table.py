@@ -249,6 +249,7 @@ EXPORTS = {
         'ops.utility.composites': ('compute_average_loss crelu depth_to_space in_top_k '
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
+        'sparse.embedding': 'embedding_lookup_sparse safe_embedding_lookup_sparse',
     },
     'nn.experimental': {
         'ops.nn.dropout': 'stateless_dropout',
