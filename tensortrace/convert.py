@@ -101,6 +101,10 @@ def to_array(value, dtype=None):
         if walked is None:
             return _pack_array(value, dtype)
         return _from_python(value, shape, *walked, dtype)
+    if hasattr(type(value), "__array__"):  # NumPy's array protocol (JAX arrays ...), as TF
+        arr = np.asarray(value)
+        if isinstance(arr, np.ndarray):
+            return to_array(arr, dtype)
     raise _unsupported(value)
 
 

@@ -1,0 +1,22 @@
+"""What Keras' own test suite (layers, trainers, saving ...) found missing or different in TF's
+behaviour, pinned on its own (no Keras imported). Expected values are TF 2.21's."""
+
+import numpy as np
+
+import tensortrace as tf
+
+
+class _ArrayLike:
+    """An object offering NumPy's array protocol only (as JAX arrays do)."""
+
+    def __array__(self, dtype=None, copy=None):
+        return np.arange(3)
+
+
+def test_values_with_the_array_protocol_convert():
+    t = tf.constant(_ArrayLike())
+    assert t.dtype == tf.int64 and t.numpy().tolist() == [0, 1, 2]
+    t = tf.convert_to_tensor(_ArrayLike(), tf.float32)
+    assert t.dtype == tf.float32 and t.numpy().tolist() == [0.0, 1.0, 2.0]
+    st = tf.SparseTensor([[0], [1], [2]], _ArrayLike(), [3])
+    assert st.values.dtype == tf.int64 and st.values.numpy().tolist() == [0, 1, 2]
