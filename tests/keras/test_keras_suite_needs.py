@@ -20,3 +20,13 @@ def test_values_with_the_array_protocol_convert():
     assert t.dtype == tf.float32 and t.numpy().tolist() == [0.0, 1.0, 2.0]
     st = tf.SparseTensor([[0], [1], [2]], _ArrayLike(), [3])
     assert st.values.dtype == tf.int64 and st.values.numpy().tolist() == [0, 1, 2]
+
+
+def test_trackable_dependency_store_is_listed_by_every_instance():
+    """Keras' saving skips the attributes a fresh Layer has; the store of a Trackable's
+    dependencies must be among them, or a saved model gains a second copy of its layers."""
+    fresh, used = tf.__internal__.tracking.AutoTrackable(), tf.__internal__.tracking.AutoTrackable()
+    used.child = tf.__internal__.tracking.AutoTrackable()
+    extra = set(dir(used)) - set(dir(fresh))
+    assert extra == {"child"}
+    assert used._trackable_children() == {"child": used.child}
