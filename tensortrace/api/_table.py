@@ -95,8 +95,9 @@ EXPORTS = {
                    'set_soft_device_placement'),
     },
     'config.experimental': {
-        'config': ('VirtualDeviceConfiguration get_virtual_device_configuration '
-                   'list_logical_devices list_physical_devices set_virtual_device_configuration'),
+        'config': ('VirtualDeviceConfiguration enable_op_determinism '
+                   'get_virtual_device_configuration list_logical_devices list_physical_devices '
+                   'set_virtual_device_configuration'),
     },
     'config.optimizer': {
         'config': 'get_jit set_jit',

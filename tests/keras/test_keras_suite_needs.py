@@ -4,6 +4,7 @@ behaviour, pinned on its own (no Keras imported). Expected values are TF 2.21's.
 import numpy as np
 
 import tensortrace as tf
+from tensortrace._tf_internal import modules
 
 
 class _ArrayLike:
@@ -30,3 +31,17 @@ def test_trackable_dependency_store_is_listed_by_every_instance():
     extra = set(dir(used)) - set(dir(fresh))
     assert extra == {"child"}
     assert used._trackable_children() == {"child": used.child}
+
+
+def test_op_determinism_switch_reads_back():
+    """tf.config.experimental.enable_op_determinism and TF's internal disable/is_enabled (Keras
+    reads it to turn jit_compile off)."""
+    members = modules.framework_config()
+    assert members["is_op_determinism_enabled"]() is False
+    tf.config.experimental.enable_op_determinism()
+    try:
+        assert members["is_op_determinism_enabled"]() is True
+    finally:
+        members["disable_op_determinism"]()
+    assert members["is_op_determinism_enabled"]() is False
+    assert not hasattr(tf.config, "enable_op_determinism")
