@@ -45,3 +45,27 @@ def test_op_determinism_switch_reads_back():
         members["disable_op_determinism"]()
     assert members["is_op_determinism_enabled"]() is False
     assert not hasattr(tf.config, "enable_op_determinism")
+
+
+def _ncdhw_inputs():
+    x = np.arange(2 * 4 * 5 * 4 * 3, dtype=np.float32).reshape(2, 4, 5, 4, 3) / 100
+    k = (np.arange(2 * 2 * 3 * 2 * 4, dtype=np.float32).reshape(2, 2, 3, 2, 4) - 20) / 50
+    return x, k
+
+
+def test_convolution_ncdhw_puts_strides_in_the_format_order():
+    """tf.nn.convolution of a channels-first 5-D input: the Conv3D's strides and dilations are
+    in NCDHW order (TF runs it under XLA only: its CPU kernel is NDHWC-only)."""
+    x, k = _ncdhw_inputs()
+    fn = tf.function(lambda v: tf.nn.convolution(v, k, [2, 1, 2], "VALID", data_format="NCDHW"))
+    graph = fn.get_concrete_function(tf.TensorSpec(x.shape)).graph
+    conv, = [op for op in graph.get_operations() if op.type == "Conv3D"]
+    assert conv.get_attr("strides") == (1, 1, 2, 1, 2)
+    assert conv.get_attr("dilations") == (1, 1, 1, 1, 1)
+    assert conv.outputs[0].shape == (2, 4, 2, 3, 1)
+    fn = tf.function(lambda v: tf.nn.convolution(v, k, [1, 1, 1], "SAME", data_format="NCDHW",
+                                                 dilations=[1, 2, 1]))
+    graph = fn.get_concrete_function(tf.TensorSpec(x.shape)).graph
+    conv, = [op for op in graph.get_operations() if op.type == "Conv3D"]
+    assert conv.get_attr("dilations") == (1, 1, 1, 2, 1)
+    assert conv.outputs[0].shape == (2, 4, 5, 4, 3)
