@@ -277,6 +277,9 @@ EXPORTS = {
                    'contains_saved_model load save'),
         'saving.assets': 'Asset',
     },
+    'sets': {
+        'sparse.sets': 'difference intersection size union',
+    },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
                              'map_values mask maximum minimum reduce_max reduce_sum reorder '
@@ -457,6 +460,8 @@ OPS = {
     'ops.sparse.segments': ('SparseSegmentMean SparseSegmentMeanWithNumSegments '
                             'SparseSegmentSqrtN SparseSegmentSqrtNWithNumSegments '
                             'SparseSegmentSum SparseSegmentSumWithNumSegments'),
+    'ops.sparse.sets': ('DenseToDenseSetOperation DenseToSparseSetOperation SetSize '
+                        'SparseToSparseSetOperation'),
     'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
                   'InitializeVariableOnce ReadVariableOp ResourceScatterNdAdd '
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
@@ -531,16 +536,18 @@ GRADS = {
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),
-    'autodiff.rules.sparse': ('DenseCountSparseOutput SparseAdd SparseAddGrad SparseConcat '
-                              'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
-                              'SparseDenseCwiseMul SparseFillEmptyRows SparseReduceMax '
-                              'SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse '
-                              'SparseReorder SparseReshape SparseSegmentMean '
-                              'SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
-                              'SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
-                              'SparseSegmentSumWithNumSegments SparseSlice SparseSliceGrad '
-                              'SparseSoftmax SparseSparseMaximum SparseSparseMinimum SparseSplit '
-                              'SparseTensorDenseAdd SparseTensorDenseMatMul SparseToDense'),
+    'autodiff.rules.sparse': ('DenseCountSparseOutput DenseToDenseSetOperation '
+                              'DenseToSparseSetOperation SetSize SparseAdd SparseAddGrad '
+                              'SparseConcat SparseCountSparseOutput SparseDenseCwiseAdd '
+                              'SparseDenseCwiseDiv SparseDenseCwiseMul SparseFillEmptyRows '
+                              'SparseReduceMax SparseReduceMaxSparse SparseReduceSum '
+                              'SparseReduceSumSparse SparseReorder SparseReshape '
+                              'SparseSegmentMean SparseSegmentMeanWithNumSegments '
+                              'SparseSegmentSqrtN SparseSegmentSqrtNWithNumSegments '
+                              'SparseSegmentSum SparseSegmentSumWithNumSegments SparseSlice '
+                              'SparseSliceGrad SparseSoftmax SparseSparseMaximum '
+                              'SparseSparseMinimum SparseSplit SparseTensorDenseAdd '
+                              'SparseTensorDenseMatMul SparseToDense SparseToSparseSetOperation'),
     'autodiff.rules.tensor_array': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
                                     'TensorListGetItem TensorListLength TensorListReserve '
                                     'TensorListScatterIntoExistingList TensorListSetItem '
