@@ -2,6 +2,7 @@
 behaviour, pinned on its own (no Keras imported). Expected values are TF 2.21's."""
 
 import numpy as np
+import pytest
 
 import tensortrace as tf
 from tensortrace._tf_internal import modules
@@ -69,3 +70,20 @@ def test_convolution_ncdhw_puts_strides_in_the_format_order():
     conv, = [op for op in graph.get_operations() if op.type == "Conv3D"]
     assert conv.get_attr("dilations") == (1, 1, 1, 2, 1)
     assert conv.outputs[0].shape == (2, 4, 5, 4, 3)
+
+
+def test_raw_ops_image_projective_transform_takes_keywords():
+    """tf.raw_ops.ImageProjectiveTransformV3/V2 (Keras' affine_transform calls them): keyword
+    arguments only, as TF's raw op functions; a shift by one column, filled with zeros."""
+    img = tf.reshape(tf.range(16.0), [1, 4, 4, 1])
+    shift = [[1.0, 0, 1, 0, 1, 0, 0, 0]]
+    out = tf.raw_ops.ImageProjectiveTransformV3(
+        images=img, transforms=shift, output_shape=[4, 4], fill_value=0.0,
+        interpolation="NEAREST", fill_mode="CONSTANT")
+    expected = [[1, 2, 3, 0], [5, 6, 7, 0], [9, 10, 11, 0], [13, 14, 15, 0]]
+    assert out[0, :, :, 0].numpy().tolist() == expected
+    out = tf.raw_ops.ImageProjectiveTransformV2(images=img, transforms=shift, output_shape=[4, 4],
+                                                interpolation="NEAREST")
+    assert out[0, :, :, 0].numpy().tolist() == expected
+    with pytest.raises(TypeError):
+        tf.raw_ops.ImageProjectiveTransformV3(img, shift, [4, 4], 0.0, "NEAREST")
