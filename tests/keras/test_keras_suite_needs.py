@@ -87,3 +87,19 @@ def test_raw_ops_image_projective_transform_takes_keywords():
     assert out[0, :, :, 0].numpy().tolist() == expected
     with pytest.raises(TypeError):
         tf.raw_ops.ImageProjectiveTransformV3(img, shift, [4, 4], 0.0, "NEAREST")
+
+
+def test_shape_lists_of_float_scalars_cast_to_int32():
+    """TF converts a shape list with its preferred int32 first, casting the list's tensors:
+    ``tf.reshape(x, (k[0], k[1], 1, 1))`` with float ``k`` works, truncating (Keras' gaussian
+    blur kernel); a float shape tensor itself is still refused."""
+    k = tf.constant([3.5, 2.0])
+    assert tf.reshape(tf.ones([6]), (k[0], k[1])).shape == (3, 2)
+    fn = tf.function(lambda v: tf.reshape(tf.ones([9]), (v[0], v[1], 1, 1)))
+    assert fn(tf.constant([3.0, 3.0])).shape == (3, 3, 1, 1)
+    graph = fn.get_concrete_function(tf.TensorSpec([2])).graph
+    assert [op.type for op in graph.get_operations()].count("Cast") == 2
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'Tshape' of float "
+                                                             "is not in the list of allowed "
+                                                             "values: int32, int64"):
+        tf.reshape(tf.ones([9]), tf.constant([3.0, 3.0]))
