@@ -103,3 +103,13 @@ def test_shape_lists_of_float_scalars_cast_to_int32():
                                                              "is not in the list of allowed "
                                                              "values: int32, int64"):
         tf.reshape(tf.ones([9]), tf.constant([3.0, 3.0]))
+
+
+def test_lists_of_tensors_cast_to_a_requested_dtype():
+    """convert_to_tensor(list, dtype): TF casts the list's tensors of another dtype (Keras'
+    convert_to_tensor of a kernel size holding an int tensor, as float32)."""
+    fn = tf.function(lambda n: tf.convert_to_tensor([n | 1, n], dtype=tf.float32))
+    out = fn(tf.constant(4))
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [5.0, 4.0]
+    out = tf.convert_to_tensor([tf.constant(3), 2.5], dtype=tf.float32)
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [3.0, 2.5]
