@@ -383,3 +383,34 @@ def fallback_call(fn, args, kwargs):
         raise TypeError(f"{getattr(fn, '__name__', fn)} does not support "
                         f"{', '.join(type(a).__name__ for a in args)}")
     return handler(*args, **kwargs)
+
+
+@tf_export("NoneTensorSpec")
+class NoneTensorSpec(TypeSpec):
+    """The type of None where tf.data takes it as an element's component (TF's
+    ``NoneTensorSpec``): no component tensors; the value rebuilt is None."""
+
+    __slots__ = ()
+
+    @property
+    def value_type(self):
+        return type(None)
+
+    @property
+    def _component_specs(self):
+        return []
+
+    def _to_components(self, value):
+        return []
+
+    def _from_components(self, components):
+        return None
+
+    def _serialize(self):
+        return ()
+
+    def _batch(self, batch_size):
+        return self
+
+    def _unbatch(self):
+        return self

@@ -10,7 +10,7 @@ EXPORTS = {
         'autodiff.custom_gradient': 'custom_gradient',
         'autodiff.gradients': 'gradients hessians recompute_grad',
         'autodiff.tape': 'GradientTape UnconnectedGradients',
-        'composite': 'TypeSpec',
+        'composite': 'NoneTensorSpec TypeSpec',
         'data.optional': 'OptionalSpec',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),

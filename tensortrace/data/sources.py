@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .. import errors
-from ..composite import CompositeTensor, flat_components
+from ..composite import CompositeTensor, NoneTensorSpec, flat_components
 from ..convert import convert_to_tensor
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -40,8 +40,8 @@ class _TensorSliceDataset(Dataset):
         self._rows = None if rows.rank is None else rows.dims[0]
         self._tensors = flat
         spec = structure.map_structure(
-            lambda t: TensorSpec(t.shape[1:] if t.shape.rank is not None else None, t.dtype),
-            tensors)
+            lambda t: NoneTensorSpec() if t is None else
+            TensorSpec(t.shape[1:] if t.shape.rank is not None else None, t.dtype), tensors)
         super().__init__(spec)
 
     def _init_composite(self, tensors):
