@@ -1,5 +1,6 @@
 """tf.sets: intersection, union, difference and size over dense tensors and SparseTensors, with
-TF 2.21's results, shapes and errors (recorded from TF on the same inputs)."""
+TF 2.21's results, shapes and errors (recorded from TF on the same inputs); and tf.shape, tf.size
+and tf.rank of a SparseTensor."""
 
 import numpy as np
 import pytest
@@ -94,3 +95,15 @@ def test_set_errors():
     np.testing.assert_array_equal(  # unvalidated order is taken as it comes
         tf.sets.size(tf.SparseTensor([[0, 1], [0, 0]], [1, 2], [1, 3]),
                      validate_indices=False).numpy(), [2])
+
+
+def test_shape_size_rank_of_sparse_tensors():
+    """tf.shape/size/rank of a SparseTensor come from its dense_shape (TF's array_ops)."""
+    st = tf.SparseTensor([[0, 1]], [1.0], [2, 4])
+    shape = tf.shape(st, out_type=tf.int64)
+    assert shape.dtype == tf.int64 and shape.numpy().tolist() == [2, 4]
+    size = tf.size(st, out_type=tf.int64)
+    assert size.dtype == tf.int64 and int(size) == 8
+    traced = tf.function(lambda s: (tf.shape(s), tf.size(s), tf.rank(s)))(st)
+    assert [t.dtype for t in traced] == [tf.int32] * 3
+    assert [t.numpy().tolist() for t in traced] == [[2, 4], 8, 2]
