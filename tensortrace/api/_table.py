@@ -250,6 +250,7 @@ EXPORTS = {
         'ops.utility.composites': ('compute_average_loss crelu depth_to_space in_top_k '
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
+        'sparse.ctc': 'ctc_loss',
         'sparse.embedding': 'embedding_lookup_sparse safe_embedding_lookup_sparse',
     },
     'nn.experimental': {
@@ -435,6 +436,7 @@ OPS = {
                          'Conv3DBackpropInputV2 DepthwiseConv2dNativeBackpropFilter '
                          'DepthwiseConv2dNativeBackpropInput'),
     'ops.nn.convolution': 'Conv2D Conv3D DepthwiseConv2dNative',
+    'ops.nn.ctc': 'CTCLoss',
     'ops.nn.dropout': 'Dropout',
     'ops.nn.normalization': 'BatchNormalization BiasAdd FusedBatchNormV3 L2Loss Moments',
     'ops.nn.pool_grad': ('AvgPool3DGrad AvgPoolGrad MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad '
@@ -530,7 +532,7 @@ GRADS = {
                             'SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod Where Xdivy '
                             'Xlog1py Xlogy Zeta'),
     'autodiff.rules.nn': ('AvgPool AvgPool3D AvgPool3DGrad AvgPoolGrad BatchNormalization BiasAdd '
-                          'Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
+                          'CTCLoss Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
                           'Conv3DBackpropFilterV2 Conv3DBackpropInputV2 DepthwiseConv2dNative '
                           'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput '
                           'Dropout Elu FusedBatchNormV3 Gelu L2Loss LeakyRelu LogSoftmax MaxPool '
