@@ -2,19 +2,21 @@
 sparse label sequences, through TF's CTCLoss op (its blank is the last class: another blank
 index moves that class last and shifts the labels, as TF's sparse-label path does). Dense
 labels give TF's values wherever an alignment exists; a label sequence too long for its frames
-raises the op's InvalidArgumentError, where TF's dense path returns a large finite loss."""
+raises the op's InvalidArgumentError, where TF's dense path returns a large finite loss; and a
+dense label equal to the blank gets TF's loss, but its gradient on the blank class differs."""
 
 from .. import dtypes as D
 from .._export import tf_export
 from ..context import bind
 from ..convert import convert_to_tensor
+from ..ops.array.creation import fill
 from ..ops.array.joining import concat
 from ..ops.array.ranges import range as tf_range
 from ..ops.array.reshaping import transpose
 from ..ops.array.shapes import shape as tf_shape
 from ..ops.indexing.gathering import boolean_mask
 from ..ops.math.casting import cast
-from ..ops.math.compare import less
+from ..ops.math.compare import equal, less
 from ..ops.math.select import where
 from ..ops.nn.ctc import CTCLoss
 from .sparse_tensor import SparseTensor
@@ -57,6 +59,9 @@ def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
         logits = concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
                          logits[:, :, blank_index:blank_index + 1]], axis=2)
         values = where(less(sparse.values, blank_index), sparse.values, sparse.values - 1)
+        if not isinstance(labels, SparseTensor):  # a dense label equal to the blank stays it
+            values = where(equal(sparse.values, blank_index),
+                           fill(tf_shape(values), cast(classes - 1, values.dtype)), values)
         sparse = SparseTensor(sparse.indices, values, sparse.dense_shape)
     loss, _ = bind(CTCLoss, logits, cast(sparse.indices, D.int64), cast(sparse.values, D.int32),
                    cast(convert_to_tensor(logit_length), D.int32),

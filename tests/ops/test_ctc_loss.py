@@ -59,3 +59,13 @@ def test_sparse_labels_time_major():
     traced = tf.function(lambda v: tf.nn.ctc_loss(labels=labels, logits=v, label_length=None,
                                                   logit_length=[5, 3], blank_index=1))
     np.testing.assert_allclose(traced(tf.constant(x)).numpy(), loss.numpy(), rtol=1e-6)
+
+
+def test_dense_label_equal_to_the_blank():
+    """A dense label equal to the blank (Keras' padding inside a label length) stays the blank
+    class: TF 2.21's losses."""
+    x = tf.constant(LOGITS)
+    loss = tf.nn.ctc_loss(labels=np.array([[1, 2, 1, 0], [1, 2, 0, 2]]), logits=x,
+                          label_length=[3, 3], logit_length=[4, 4], blank_index=0,
+                          logits_time_major=False)
+    np.testing.assert_allclose(loss.numpy(), [2.4429311752319336, 2.454359531402588], rtol=1e-5)
