@@ -50,12 +50,13 @@ def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
         sparse = _dense_to_sparse(labels, label_length)
         if blank_index is None:
             blank_index = 0
-    classes = logits.shape.dims[2]
-    if blank_index < 0:
-        blank_index += classes
     if not logits_time_major:
         logits = transpose(logits, [1, 0, 2])
-    if blank_index != classes - 1:
+    known = logits.shape.dims[2] if logits.shape.rank == 3 else None
+    classes = known if known is not None else tf_shape(logits)[2]
+    if blank_index < 0:
+        blank_index += classes
+    if known is None or blank_index != known - 1:  # the op's blank is the last class
         logits = concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
                          logits[:, :, blank_index:blank_index + 1]], axis=2)
         values = where(less(sparse.values, blank_index), sparse.values, sparse.values - 1)
