@@ -315,7 +315,8 @@ def fallback(fn, args, kwargs, elementwise=False):
     op function whose argument conversion failed: the plain-tensor path pays nothing. Without a
     composite argument or a handler, the conversion error being handled propagates."""
     if _has_composite(args, kwargs):
-        handler = OVERRIDES.get(fn)
+        first = args[0] if args else None  # its class's own table first (SparseTensor's)
+        handler = getattr(type(first), "_op_overrides", {}).get(fn) or OVERRIDES.get(fn)
         if handler is not None:
             return handler(*args, **kwargs)
         if elementwise:
@@ -383,3 +384,34 @@ def fallback_call(fn, args, kwargs):
         raise TypeError(f"{getattr(fn, '__name__', fn)} does not support "
                         f"{', '.join(type(a).__name__ for a in args)}")
     return handler(*args, **kwargs)
+
+
+@tf_export("NoneTensorSpec")
+class NoneTensorSpec(TypeSpec):
+    """The type of None where tf.data takes it as an element's component (TF's
+    ``NoneTensorSpec``): no component tensors; the value rebuilt is None."""
+
+    __slots__ = ()
+
+    @property
+    def value_type(self):
+        return type(None)
+
+    @property
+    def _component_specs(self):
+        return []
+
+    def _to_components(self, value):
+        return []
+
+    def _from_components(self, components):
+        return None
+
+    def _serialize(self):
+        return ()
+
+    def _batch(self, batch_size):
+        return self
+
+    def _unbatch(self):
+        return self

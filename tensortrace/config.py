@@ -45,6 +45,29 @@ tf_export("config.optimizer.set_jit")(_set_jit)
 tf_export("config.optimizer.get_jit")(_get_jit)
 
 
+# --- op determinism: every kernel here is deterministic already; the switch is kept so that
+# what reads it back (Keras turns jit_compile off under it) sees what the program set ---------
+_determinism = [False]
+
+
+def _set_op_determinism(enabled):
+    """TF's internal switch (``tensorflow.python.framework.config``'s enable and disable)."""
+    _determinism[0] = bool(enabled)
+
+
+def _op_determinism_enabled():
+    return _determinism[0]
+
+
+def _enable_op_determinism():
+    """Make ops deterministic (they already are here: recorded only)."""
+    _set_op_determinism(True)
+
+
+_enable_op_determinism.__name__ = _enable_op_determinism.__qualname__ = "enable_op_determinism"
+tf_export("config.experimental.enable_op_determinism")(_enable_op_determinism)
+
+
 # --- switches recorded only: every op runs on the CPU, in the calling thread ------------------
 _SWITCHES = {}
 

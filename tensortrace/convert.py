@@ -101,6 +101,10 @@ def to_array(value, dtype=None):
         if walked is None:
             return _pack_array(value, dtype)
         return _from_python(value, shape, *walked, dtype)
+    if hasattr(type(value), "__array__"):  # NumPy's array protocol (JAX arrays ...), as TF
+        arr = np.asarray(value)
+        if isinstance(arr, np.ndarray):
+            return to_array(arr, dtype)
     raise _unsupported(value)
 
 
@@ -418,7 +422,9 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if isinstance(value, TensorShape):
         return _shape_tensor(value, dtype)
     if isinstance(value, (list, tuple)) and _needs_packing(value):
-        return _autopack(value, dtype if dtype is not None else _first_dtype(value))
+        if dtype is not None:  # TF casts the list's tensors to a requested dtype
+            return _autopack(value, _dtypes.as_dtype(dtype), cast=True)
+        return _autopack(value, _first_dtype(value))
     if dtype is not None:
         return _make(to_array(value, _dtypes.as_dtype(dtype)))
     if dtype_hint is not None:
@@ -476,11 +482,17 @@ def _first_dtype(value):
 _END = object()
 
 
-def _autopack(value, dtype):
-    """``[tf.shape(x)[0], 3]`` in a graph: convert each element, then stack them (TF packs)."""
-    parts = [_autopack(v, dtype) if isinstance(v, (list, tuple)) else convert_to_tensor(v, dtype)
-             for v in value]
+def _autopack(value, dtype, cast=False):
+    """``[tf.shape(x)[0], 3]`` in a graph: convert each element, then stack them (TF packs);
+    with ``cast``, tensors of another dtype are cast to ``dtype`` first."""
+    parts = [_autopack(v, dtype, cast) if isinstance(v, (list, tuple)) else
+             _cast(v, dtype) if cast and isinstance(v, Tensor) and v.dtype != dtype else
+             convert_to_tensor(v, dtype) for v in value]
     return bind(get_op("Pack"), *parts, axis=0)
+
+
+def _cast(t, dtype):
+    return bind(get_op("Cast"), t, SrcT=t.dtype, DstT=dtype, Truncate=False)
 
 
 def operand(value, like):

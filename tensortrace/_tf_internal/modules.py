@@ -1,6 +1,7 @@
 """The members of each internal module: tensortrace's objects under TF's internal names, and the
 few functions TF defines only there."""
 
+from .. import config
 from ..checkpoint import checkpoint
 from ..composite import CompositeTensor
 from ..context import state
@@ -48,8 +49,9 @@ def math_ops():
 
 
 def framework_config():
-    # tensortrace's kernels are deterministic and offer no switch: it is never turned on
-    return {"is_op_determinism_enabled": lambda: False}
+    return {"is_op_determinism_enabled": config._op_determinism_enabled,
+            "enable_op_determinism": config._enable_op_determinism,
+            "disable_op_determinism": lambda: config._set_op_determinism(False)}
 
 
 def _is_tf_type(x):

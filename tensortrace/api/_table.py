@@ -10,7 +10,7 @@ EXPORTS = {
         'autodiff.custom_gradient': 'custom_gradient',
         'autodiff.gradients': 'gradients hessians recompute_grad',
         'autodiff.tape': 'GradientTape UnconnectedGradients',
-        'composite': 'TypeSpec',
+        'composite': 'NoneTensorSpec TypeSpec',
         'data.optional': 'OptionalSpec',
         'initializers': ('constant_initializer ones_initializer random_normal_initializer '
                          'random_uniform_initializer zeros_initializer'),
@@ -98,8 +98,9 @@ EXPORTS = {
                    'set_soft_device_placement'),
     },
     'config.experimental': {
-        'config': ('VirtualDeviceConfiguration get_virtual_device_configuration '
-                   'list_logical_devices list_physical_devices set_virtual_device_configuration'),
+        'config': ('VirtualDeviceConfiguration enable_op_determinism '
+                   'get_virtual_device_configuration list_logical_devices list_physical_devices '
+                   'set_virtual_device_configuration'),
     },
     'config.optimizer': {
         'config': 'get_jit set_jit',
@@ -267,6 +268,8 @@ EXPORTS = {
         'ops.utility.composites': ('compute_average_loss crelu depth_to_space in_top_k '
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
+        'sparse.ctc': 'ctc_loss',
+        'sparse.embedding': 'embedding_lookup_sparse safe_embedding_lookup_sparse',
     },
     'nn.experimental': {
         'ops.nn.dropout': 'stateless_dropout',
@@ -291,6 +294,9 @@ EXPORTS = {
         'random_generator': ('Algorithm Generator create_rng_state get_global_generator '
                              'set_global_generator'),
     },
+    'raw_ops': {
+        'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
+    },
     'saved_model': {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
                    'contains_saved_model load save'),
@@ -298,6 +304,9 @@ EXPORTS = {
     },
     'saved_model.experimental': {
         'lookup.resource': 'TrackableResource',
+    },
+    'sets': {
+        'sparse.sets': 'difference intersection size union',
     },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
@@ -459,6 +468,7 @@ OPS = {
                          'Conv3DBackpropInputV2 DepthwiseConv2dNativeBackpropFilter '
                          'DepthwiseConv2dNativeBackpropInput'),
     'ops.nn.convolution': 'Conv2D Conv3D DepthwiseConv2dNative',
+    'ops.nn.ctc': 'CTCLoss',
     'ops.nn.dropout': 'Dropout',
     'ops.nn.normalization': 'BatchNormalization BiasAdd FusedBatchNormV3 L2Loss Moments',
     'ops.nn.pool_grad': ('AvgPool3DGrad AvgPoolGrad MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad '
@@ -487,6 +497,8 @@ OPS = {
     'ops.sparse.segments': ('SparseSegmentMean SparseSegmentMeanWithNumSegments '
                             'SparseSegmentSqrtN SparseSegmentSqrtNWithNumSegments '
                             'SparseSegmentSum SparseSegmentSumWithNumSegments'),
+    'ops.sparse.sets': ('DenseToDenseSetOperation DenseToSparseSetOperation SetSize '
+                        'SparseToSparseSetOperation'),
     'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
                   'InitializeVariableOnce ReadVariableOp ResourceScatterNdAdd '
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
@@ -552,7 +564,7 @@ GRADS = {
                             'SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod Where Xdivy '
                             'Xlog1py Xlogy Zeta'),
     'autodiff.rules.nn': ('AvgPool AvgPool3D AvgPool3DGrad AvgPoolGrad BatchNormalization BiasAdd '
-                          'Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
+                          'CTCLoss Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
                           'Conv3DBackpropFilterV2 Conv3DBackpropInputV2 DepthwiseConv2dNative '
                           'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput '
                           'Dropout Elu FusedBatchNormV3 Gelu L2Loss LeakyRelu LogSoftmax MaxPool '
@@ -561,16 +573,18 @@ GRADS = {
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),
-    'autodiff.rules.sparse': ('DenseCountSparseOutput SparseAdd SparseAddGrad SparseConcat '
-                              'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
-                              'SparseDenseCwiseMul SparseFillEmptyRows SparseReduceMax '
-                              'SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse '
-                              'SparseReorder SparseReshape SparseSegmentMean '
-                              'SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
-                              'SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
-                              'SparseSegmentSumWithNumSegments SparseSlice SparseSliceGrad '
-                              'SparseSoftmax SparseSparseMaximum SparseSparseMinimum SparseSplit '
-                              'SparseTensorDenseAdd SparseTensorDenseMatMul SparseToDense'),
+    'autodiff.rules.sparse': ('DenseCountSparseOutput DenseToDenseSetOperation '
+                              'DenseToSparseSetOperation SetSize SparseAdd SparseAddGrad '
+                              'SparseConcat SparseCountSparseOutput SparseDenseCwiseAdd '
+                              'SparseDenseCwiseDiv SparseDenseCwiseMul SparseFillEmptyRows '
+                              'SparseReduceMax SparseReduceMaxSparse SparseReduceSum '
+                              'SparseReduceSumSparse SparseReorder SparseReshape '
+                              'SparseSegmentMean SparseSegmentMeanWithNumSegments '
+                              'SparseSegmentSqrtN SparseSegmentSqrtNWithNumSegments '
+                              'SparseSegmentSum SparseSegmentSumWithNumSegments SparseSlice '
+                              'SparseSliceGrad SparseSoftmax SparseSparseMaximum '
+                              'SparseSparseMinimum SparseSplit SparseTensorDenseAdd '
+                              'SparseTensorDenseMatMul SparseToDense SparseToSparseSetOperation'),
     'autodiff.rules.tensor_array': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
                                     'TensorListGetItem TensorListLength TensorListReserve '
                                     'TensorListScatterIntoExistingList TensorListSetItem '

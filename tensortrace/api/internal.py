@@ -33,6 +33,11 @@ class Trackable(metaclass=abc.ABCMeta):
     """An object with named dependencies (TF's ``Trackable``): ``_track_trackable`` adds one,
     ``_trackable_children`` lists them, as checkpoints walk them."""
 
+    # Each instance's dict of dependencies, made on first use; declared on the class so that
+    # every instance lists it in dir(), as TF's Trackable does its own attributes (Keras' saving
+    # walks the attributes an instance has beyond those of a fresh Layer).
+    _tt_dependencies = None
+
     @property
     def _self_unconditional_dependency_names(self):
         deps = self.__dict__.get("_tt_dependencies")

@@ -17,6 +17,8 @@ _uid = itertools.count(1)
 
 
 def _output(graph, x):
+    if x is None:  # a None component (NoneTensorSpec): no tensor
+        return None
     if isinstance(x, CompositeTensor):  # a ragged result: its components are the outputs
         return nest.map_structure(lambda c: _output(graph, c), x, expand_composites=True)
     if isinstance(x, Tensor):

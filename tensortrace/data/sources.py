@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .. import errors
-from ..composite import CompositeTensor
+from ..composite import CompositeTensor, NoneTensorSpec, flat_components
 from ..convert import convert_to_tensor
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -40,8 +40,8 @@ class _TensorSliceDataset(Dataset):
         self._rows = None if rows.rank is None else rows.dims[0]
         self._tensors = flat
         spec = structure.map_structure(
-            lambda t: TensorSpec(t.shape[1:] if t.shape.rank is not None else None, t.dtype),
-            tensors)
+            lambda t: NoneTensorSpec() if t is None else
+            TensorSpec(t.shape[1:] if t.shape.rank is not None else None, t.dtype), tensors)
         super().__init__(spec)
 
     def _init_composite(self, tensors):
@@ -192,14 +192,14 @@ class _FlatMapDataset(Dataset):
                                     f"subclass of `tf.TypeSpec` but found {type(spec)} which "
                                     "is not.")
             spec = output_signature
-            self._types = structure.map_structure(lambda s: s.dtype, spec)
+            self._expected = structure.structure_text(spec)  # TF names the specs
         else:
             if output_types is None:
                 raise TypeError("To specify the output signature you need to provide either "
                                 "the `output_signature` argument or the `output_types` "
                                 "argument.")
             spec = _spec_from_types(output_types, output_shapes)
-            self._types = structure.map_structure(lambda s: s.dtype, spec)
+            self._expected = _types_text(structure.map_structure(lambda s: s.dtype, spec))
         self._generator = generator
         self._args = [convert_to_tensor(a) for a in (args or ())]
         self._tensors = list(self._args)
@@ -214,10 +214,27 @@ class _FlatMapDataset(Dataset):
 
     def _convert(self, value):
         leaves = _flatten_up_to(self._element_spec, value)
-        if leaves is None:  # TF names the expected dtypes here, and the specs below
-            raise self._mismatch(_types_text(self._types), value)
+        if leaves is None:  # TF names output_types here (or the signature), the specs below
+            raise self._mismatch(self._expected, value)
+        flat = []
+        for spec, leaf in zip(structure.leaves(self._element_spec), leaves):
+            if not structure.is_composite_spec(spec):
+                flat.append(leaf)
+            elif not isinstance(leaf, CompositeTensor) and type(spec).__name__ == \
+                    "SparseTensorSpec":  # TF's normalize_element fails: not a SparseTensor
+                raise self._mismatch(structure.structure_text(self._element_spec), value)
+            elif not isinstance(leaf, CompositeTensor) or \
+                    type(leaf._type_spec) is not type(spec) or \
+                    getattr(spec, "dtype", None) != getattr(leaf._type_spec, "dtype", None):
+                given = structure.spec_of(structure.normalize(value))
+                raise _generator_error(
+                    f"`generator` yielded an element of {structure.structure_text(given)} "
+                    f"where an element of {structure.structure_text(self._element_spec)} was "
+                    f"expected.")
+            else:
+                flat.extend(flat_components(leaf))
         out = []
-        for spec, leaf in zip(self._flat_specs, leaves):
+        for spec, leaf in zip(self._flat_specs, flat):
             arr = _converted(leaf, spec.dtype)
             if arr is None:
                 raise self._mismatch(structure.structure_text(self._element_spec), value)
@@ -242,6 +259,8 @@ def _converted(leaf, dtype):
     """``leaf`` as a NumPy value of ``dtype`` (TF's conversion rules), or None if it cannot."""
     if type(leaf) is np.ndarray and leaf.dtype == dtype._np:
         return leaf
+    if isinstance(leaf, EagerTensor) and leaf.dtype == dtype:  # a composite's component
+        return leaf._value
     try:
         t = convert_to_tensor(leaf, dtype=dtype)
     except (TypeError, ValueError):
@@ -255,7 +274,7 @@ def _generator_error(message):
 
 def _flatten_up_to(spec, value):
     """The leaves of ``value`` matching the structure ``spec`` (tf.data's rules), or None."""
-    if isinstance(spec, TensorSpec):
+    if isinstance(spec, TensorSpec) or structure.is_composite_spec(spec):
         return [value]
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes as D
 from .. import nest
-from ..composite import CompositeTensor, TypeSpec, flat_components
+from ..composite import CompositeTensor, NoneTensorSpec, TypeSpec, flat_components
 from ..convert import convert_to_tensor
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -46,6 +46,8 @@ def _leaves(structure, components):
                 walk(c)
         elif components and isinstance(x, CompositeTensor):
             out.extend(flat_components(x))
+        elif components and x is None:  # a None component: no tensors (NoneTensorSpec)
+            pass
         elif components and is_composite_spec(x):
             out.extend(x._flat_tensor_specs)
         else:
@@ -77,6 +79,8 @@ def _pack(structure, flat, components):
             return type(x)(*[build(c) for c in x])
         if isinstance(x, tuple):
             return tuple(build(c) for c in x)
+        if components and x is None:
+            return None
         if components and (is_composite_spec(x) or isinstance(x, CompositeTensor)):
             spec = x if is_composite_spec(x) else x._type_spec
             return spec._from_flat([next(it) for _ in spec._flat_tensor_specs])
@@ -114,7 +118,9 @@ def normalize(value, name="component"):
             return x
         if hasattr(x, "_as_graph_or_eager_tensor") or hasattr(x, "read_value"):
             return convert_to_tensor(x)
-        if isinstance(x, TensorSpec) or x is None:
+        if x is None:  # TF keeps it, of NoneTensorSpec
+            return None
+        if isinstance(x, TensorSpec):
             raise TypeError(f"Unsupported element of type {type(x).__name__}: {x!r}")
         return convert_to_tensor(x)
 
@@ -124,6 +130,7 @@ def normalize(value, name="component"):
 def spec_of(structure):
     """The spec structure describing a structure of tensors (and composites)."""
     return map_structure(lambda t: t._type_spec if isinstance(t, CompositeTensor)
+                         else NoneTensorSpec() if t is None
                          else TensorSpec(t.shape, t.dtype), structure)
 
 
@@ -198,8 +205,8 @@ def composite_groups(spec):
     """``[(leaf spec, number of components)]`` for an element spec holding a composite leaf,
     else None (the plain path)."""
     found = leaves(spec)
-    if not any(is_composite_spec(x) for x in found):
-        return None
+    if not any(is_composite_spec(x) and type(x) is not NoneTensorSpec for x in found):
+        return None  # (a None component has no tensors: the plain path skips it)
     return [(x, len(x._flat_tensor_specs) if is_composite_spec(x) else 1) for x in found]
 
 

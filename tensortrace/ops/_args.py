@@ -63,13 +63,20 @@ def shown(value):
     return _REPR.repr(value)
 
 
-def auto_pack(values, dtype=None):
-    """A list mixing Python numbers and scalar tensors as one tensor (a Pack op), as TF packs."""
-    elems = [auto_pack(v, dtype) if isinstance(v, (list, tuple)) and holds_tensor(v)
+def auto_pack(values, dtype=None, int_hint=None):
+    """A list mixing Python numbers and scalar tensors as one tensor (a Pack op), as TF packs.
+    With ``int_hint`` (the op's preferred int dtype), a list whose tensors are not integers
+    packs as that dtype, each tensor cast (TF converts with the preferred dtype first, which
+    casts the tensors of a list: ``tf.reshape(x, (n, m))`` with float scalars ``n``, ``m``)."""
+    elems = [auto_pack(v, dtype, int_hint) if isinstance(v, (list, tuple)) and holds_tensor(v)
              else convert_to_tensor(v) if hasattr(v, "_as_graph_or_eager_tensor") else v
              for v in values]
     if dtype is None:
         dtype = next((e.dtype for e in elems if isinstance(e, Tensor)), None)
+        if int_hint is not None and dtype is not None and not dtype.is_integer:
+            dtype = int_hint
+            elems = [bind(get_op("Cast"), e, SrcT=e.dtype, DstT=dtype, Truncate=False)
+                     if isinstance(e, Tensor) and e.dtype != dtype else e for e in elems]
     tensors = [e if isinstance(e, Tensor) else convert_to_tensor(e, dtype) for e in elems]
     return bind(get_op("Pack"), *tensors, axis=0)
 
@@ -88,7 +95,7 @@ def int_input(value, dtype=None, hint=None):
             if arr is not None:
                 return const(arr)
         if holds_tensor(value):
-            return auto_pack(value)
+            return auto_pack(value, int_hint=hint if dtype is None else None)
         if not value and dtype is None:  # [] is a float32 list to TF, but an int32 shape
             dtype = hint
     return convert_to_tensor(value, dtype)

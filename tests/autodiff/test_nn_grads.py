@@ -177,6 +177,10 @@ GRAD_OPS = [  # TF's gradient ops, differentiated in turn (second order of the f
       rand(1, 2, 1, 1, 1), id="avg_pool3d_grad"),
 ]
 CASES += CONV + GRAD_OPS
+CASES.append(C(lambda x: tf.nn.ctc_loss(labels=np.array([[1, 2], [2, 2]]), logits=x,
+                                        label_length=[2, 2], logit_length=[5, 4],
+                                        blank_index=0),
+               rand(5, 2, 3), order=1, id="ctc_loss"))
 
 
 def _modes():

@@ -291,6 +291,14 @@ def test_op_table(case):
     run_case(case)
 
 
+CASES.append(Case(  # TF 2.21's losses (tests/ops/test_ctc_loss.py has the gradients)
+    lambda x: tf.nn.ctc_loss(labels=np.array([[0, 1], [1, 1]]), logits=x, label_length=[2, 2],
+                             logit_length=[4, 4], blank_index=2, logits_time_major=False),
+    ((np.arange(24).reshape((2, 4, 3)).astype("float32") - 12) / 100,),
+    ref=lambda x: np.array([1.6884574890136719, 2.769132137298584], np.float32), rtol=1e-5,
+    id="CTCLoss"))
+
+
 def test_every_nn_op_is_in_the_table():
     mine = {name for name, op in registry.all_ops().items()
             if op.infer.__module__.startswith("tensortrace.ops.nn.")}

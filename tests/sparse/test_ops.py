@@ -292,3 +292,21 @@ for _kind, _fn in (("sum", tf.sparse.segment_sum), ("mean", tf.sparse.segment_me
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_case(case):
     run_case(case)
+
+_I = np.int32
+CASES += [  # the set ops (tf.sets; values checked in tests/sparse/test_sets.py against TF)
+    Case(lambda a, b: tf.sets.intersection(a, b).values,
+         (np.array([[1, 2, 3], [4, 5, 6]], _I), np.array([[2, 3, 9], [6, 6, 4]], _I)),
+         ref=lambda a, b: np.array([2, 3, 4, 6], _I), dynamic_shape=True,
+         id="DenseToDenseSetOperation"),
+    Case(lambda a, b: tf.sets.union(a, tf.sparse.from_dense(b)).values,
+         (np.array([[1, 2], [3, 3]], _I), np.array([[2, 0], [5, 0]], _I)),
+         ref=lambda a, b: np.array([1, 2, 3, 5], _I), dynamic_shape=True,
+         id="DenseToSparseSetOperation"),
+    Case(lambda a, b: tf.sets.difference(tf.sparse.from_dense(a), tf.sparse.from_dense(b)).values,
+         (np.array([[1, 2], [3, 0]], _I), np.array([[2, 0], [0, 0]], _I)),
+         ref=lambda a, b: np.array([1, 3], _I), dynamic_shape=True,
+         id="SparseToSparseSetOperation"),
+    Case(lambda a: tf.sets.size(tf.sparse.from_dense(a)), (np.array([[1, 2, 2], [3, 0, 0]], _I),),
+         ref=lambda a: np.array([2, 1], np.int32), dynamic_shape=True, id="SetSize"),
+]

@@ -308,3 +308,23 @@ def test_variable_updates_from_threads_lose_nothing():
     finally:
         sys.setswitchinterval(old)
     assert v.numpy() == 1 + 8 * 200
+
+
+def test_channels_first_conv3d_gives_tfs_values():
+    """NCDHW Conv3D runs only under XLA in TF (its CPU kernel is NDHWC-only); TF 2.21's values."""
+    x = np.arange(2 * 4 * 5 * 4 * 3, dtype=np.float32).reshape(2, 4, 5, 4, 3) / 100
+    k = (np.arange(2 * 2 * 3 * 2 * 4, dtype=np.float32).reshape(2, 2, 3, 2, 4) - 20) / 50
+    fn = tf.function(lambda v: tf.nn.convolution(v, k, [2, 1, 2], "VALID", data_format="NCDHW"),
+                     jit_compile=True)
+    y = fn(x).numpy()
+    assert y.shape == (2, 4, 2, 3, 1)
+    np.testing.assert_allclose(y.sum(), 1545.6577, rtol=1e-5)
+    np.testing.assert_allclose(y.reshape(-1)[:6], [5.896, 6.2704, 6.6448, 8.8912, 9.2656, 9.64],
+                               rtol=1e-5)
+    fn = tf.function(lambda v: tf.nn.convolution(v, k, [1, 1, 1], "SAME", data_format="NCDHW",
+                                                 dilations=[1, 2, 1]), jit_compile=True)
+    y = fn(x).numpy()
+    assert y.shape == (2, 4, 5, 4, 3)
+    np.testing.assert_allclose(y.sum(), 7530.005, rtol=1e-5)
+    np.testing.assert_allclose(y.reshape(-1)[:6], [2.984, 4.1504, 2.5328, 4.5664, 6.1696, 3.6256],
+                               rtol=1e-5)

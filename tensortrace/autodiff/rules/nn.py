@@ -259,8 +259,15 @@ def _avg_pool_grad(forward):
     return lambda op, g: (None, bind(forward, g, **op.attrs))
 
 
+def _ctc_loss(op, dy_loss, dy_grad):
+    """TF's rule: the op's gradient output times the loss gradient (broadcast over frames and
+    classes); the labels and lengths get none."""
+    return (reshape(dy_loss, [1, -1, 1]) * op.outputs[1], None, None, None)
+
+
 register_gradients({
     **{name: _activation(vjp) for name, vjp in _ACTIVATIONS.items()},
+    "CTCLoss":                             _ctc_loss,
     "Softmax":                             _softmax,
     "LogSoftmax":                          _log_softmax,
     "SoftmaxCrossEntropyWithLogits":       _softmax_xent,

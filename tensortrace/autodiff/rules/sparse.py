@@ -183,4 +183,6 @@ register_gradients({
 })
 
 not_differentiable("SparseAddGrad", "SparseConcat", "SparseSliceGrad",
-                   "DenseCountSparseOutput", "SparseCountSparseOutput")
+                   "DenseCountSparseOutput", "SparseCountSparseOutput", "SetSize",
+                   "DenseToDenseSetOperation", "DenseToSparseSetOperation",
+                   "SparseToSparseSetOperation")

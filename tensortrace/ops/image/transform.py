@@ -6,6 +6,7 @@ ProjectiveGenerator."""
 import numpy as np
 
 from ... import dtypes as D
+from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -175,3 +176,24 @@ def image_projective_transform_v3(images, transforms, output_shape, fill_value, 
                 convert_to_tensor(output_shape, D.int32), convert_to_tensor(fill_value,
                                                                             D.float32),
                 interpolation=str(interpolation), fill_mode=str(fill_mode))
+
+
+# --- tf.raw_ops: keyword arguments only, as TF's raw op functions take them -----------------------
+@tf_export("raw_ops.ImageProjectiveTransformV3")
+def _raw_v3(*, images, transforms, output_shape, fill_value, interpolation,
+            fill_mode="CONSTANT", name=None):
+    return image_projective_transform_v3(images, transforms, output_shape, fill_value,
+                                         interpolation, fill_mode)
+
+
+@tf_export("raw_ops.ImageProjectiveTransformV2")
+def _raw_v2(*, images, transforms, output_shape, interpolation, fill_mode="CONSTANT",
+            name=None):
+    images = convert_to_tensor(images)
+    return bind(ImageProjectiveTransformV2, images, convert_to_tensor(transforms, D.float32),
+                convert_to_tensor(output_shape, D.int32), interpolation=str(interpolation),
+                fill_mode=str(fill_mode))
+
+
+_raw_v3.__name__ = _raw_v3.__qualname__ = "ImageProjectiveTransformV3"
+_raw_v2.__name__ = _raw_v2.__qualname__ = "ImageProjectiveTransformV2"

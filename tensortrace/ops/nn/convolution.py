@@ -197,8 +197,10 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
         return conv1d(x, w, sv, padding, data_format or "NWC", dv)
     if n == 2:
         return conv2d(x, w, sv, padding, data_format or "NHWC", dv)
-    if n == 3:
-        return conv3d(x, w, [1, *sv, 1], padding, data_format or "NDHWC", [1, *dv, 1])
+    if n == 3:  # the 5-D strides and dilations are in the data format's order
+        first = data_format is not None and data_format.startswith("NC")
+        return conv3d(x, w, [1, 1, *sv] if first else [1, *sv, 1], padding,
+                      data_format or "NDHWC", [1, 1, *dv] if first else [1, *dv, 1])
     raise ValueError(f"`filters` must be of rank 3, 4 or 5 (1 to 3 spatial dimensions). "
                      f"Received: filters.shape={w.shape}")
 
