@@ -216,7 +216,7 @@ EXPORTS = {
         'ops.math.compare': ('equal greater greater_equal is_finite is_inf is_nan less less_equal '
                              'logical_and logical_not logical_or logical_xor not_equal'),
         'ops.math.complex_numbers': 'angle conj imag real',
-        'ops.math.special': 'digamma erf erfc lgamma polygamma zeta',
+        'ops.math.special': 'bessel_i0e digamma erf erfc erfinv lgamma ndtri polygamma zeta',
         'ops.math.transcendental': ('acos acosh asin asinh atan atan2 atanh cos cosh exp expm1 '
                                     'log log1p log_sigmoid rsqrt sigmoid sin sinh softplus '
                                     'softsign sqrt tan tanh'),
@@ -227,6 +227,9 @@ EXPORTS = {
         'ops.utility.composites': ('in_top_k polyval unsorted_segment_mean '
                                    'unsorted_segment_sqrt_n zero_fraction'),
         'ops.utility.counting': 'bincount',
+    },
+    'math.special': {
+        'ops.math.special': 'bessel_i0e',
     },
     'nn': {
         'ops.indexing.sorting': 'top_k',
@@ -274,6 +277,13 @@ EXPORTS = {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
                    'contains_saved_model load save'),
         'saving.assets': 'Asset',
+    },
+    'signal': {
+        'ops.signal.fft': ('fft fft2d fft3d fftshift ifft ifft2d ifft3d ifftshift irfft irfft2d '
+                           'irfft3d rfft rfft2d rfft3d'),
+        'ops.signal.spectral': ('frame hamming_window hann_window inverse_stft '
+                                'inverse_stft_window_fn kaiser_bessel_derived_window '
+                                'kaiser_window overlap_and_add stft vorbis_window'),
     },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
@@ -331,8 +341,9 @@ EXPORTS = {
 # public names (tf.data is tensortrace.data).
 COPIES = {
     'dtypes': ('ALL DType QUANTIZED_DTYPES as_dtype bfloat16 bool complex128 complex64 double '
-               'float16 float32 float64 from_numpy half int16 int32 int64 int8 resource string '
-               'uint16 uint32 uint64 uint8 variant'),
+               'float16 float32 float4_e2m1fn float64 float8_e4m3b11fnuz float8_e4m3fn '
+               'float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz from_numpy half int16 int2 int32 int4 '
+               'int64 int8 resource string uint16 uint2 uint32 uint4 uint64 uint8 variant'),
     'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice functions_run_eagerly '
                'get_logical_device_configuration get_soft_device_placement list_logical_devices '
                'list_physical_devices run_functions_eagerly set_logical_device_configuration '
@@ -419,7 +430,7 @@ OPS = {
                          'LogicalOr NotEqual RightShift'),
     'ops.math.complex_numbers': 'Angle Complex ComplexAbs Conj Imag Real',
     'ops.math.select': 'SelectV2 Where',
-    'ops.math.special': 'Digamma Erf Erfc Lgamma Polygamma Zeta',
+    'ops.math.special': 'BesselI0e Digamma Erf Erfc Erfinv Lgamma Ndtri Polygamma Zeta',
     'ops.math.transcendental': ('Acos Acosh Asin Asinh Atan Atan2 Atanh Cos Cosh Exp Expm1 Log '
                                 'Log1p Rsqrt Sigmoid Sin Sinh Softplus Softsign Sqrt Tan Tanh'),
     'ops.nn.activations': 'Elu Gelu LeakyRelu Relu Relu6 Selu Silu',
@@ -444,6 +455,8 @@ OPS = {
                              'StatelessTruncatedNormal StatelessTruncatedNormalV2'),
     'ops.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp EuclideanNorm Max '
                    'Mean Min Prod Sum'),
+    'ops.signal.fft': ('FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D '
+                       'RFFT3D'),
     'ops.sparse.arithmetic': ('DenseCountSparseOutput SparseAdd SparseAddGrad '
                               'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
                               'SparseDenseCwiseMul SparseReduceMax SparseReduceMaxSparse '

@@ -62,11 +62,16 @@ def shown(value):
     return _REPR.repr(value)
 
 
-def auto_pack(values, dtype=None):
-    """A list mixing Python numbers and scalar tensors as one tensor (a Pack op), as TF packs."""
-    elems = [auto_pack(v, dtype) if isinstance(v, (list, tuple)) and holds_tensor(v)
+def auto_pack(values, dtype=None, cast=False):
+    """A list mixing Python numbers and scalar tensors as one tensor (a Pack op), as TF packs;
+    ``cast``: tensors of another dtype are cast to ``dtype`` first (TF's packing for an op input
+    whose type attr defaults to ``dtype``, e.g. ``tf.reshape(x, (n, m))`` of float scalars)."""
+    elems = [auto_pack(v, dtype, cast) if isinstance(v, (list, tuple)) and holds_tensor(v)
              else convert_to_tensor(v) if hasattr(v, "_as_graph_or_eager_tensor") else v
              for v in values]
+    if cast:
+        elems = [bind(get_op("Cast"), e, SrcT=e.dtype, DstT=dtype, Truncate=False)
+                 if isinstance(e, Tensor) and e.dtype != dtype else e for e in elems]
     if dtype is None:
         dtype = next((e.dtype for e in elems if isinstance(e, Tensor)), None)
     tensors = [e if isinstance(e, Tensor) else convert_to_tensor(e, dtype) for e in elems]
@@ -76,7 +81,8 @@ def auto_pack(values, dtype=None):
 def int_input(value, dtype=None, hint=None):
     """A shape-like argument as a tensor: tensors pass, ``TensorShape``s and lists (possibly
     holding scalar tensors) are converted; ``dtype`` None keeps TF's natural inference, and
-    ``hint`` is the dtype of an empty list."""
+    ``hint`` is the dtype of an empty list and the one scalar tensors in a list are cast to (the
+    default of the op's type attr, which TF's conversion prefers)."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, TensorShape):
@@ -86,8 +92,9 @@ def int_input(value, dtype=None, hint=None):
             arr = _int_list(value)  # the common case, kept fast
             if arr is not None:
                 return const(arr)
-        if holds_tensor(value):
-            return auto_pack(value)
+        if holds_tensor(value):  # TF's packing casts the tensors to the dtype asked or preferred
+            target = dtype or hint
+            return auto_pack(value, target, cast=target is not None)
         if not value and dtype is None:  # [] is a float32 list to TF, but an int32 shape
             dtype = hint
     return convert_to_tensor(value, dtype)
