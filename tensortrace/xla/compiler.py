@@ -93,8 +93,11 @@ def unsupported_error(graph_name, ops):
 
 
 def _no_variant_io(op, opdef):
+    # channels-first convolutions and pooling lower to XLA, whose kernels take that layout
+    # (TF's CPU kernels, which NumPy folding follows, refuse it)
     return not opdef.stateful and not op.attrs.get("_no_fold") and all(
-        t.dtype not in (D.variant, D.resource) for t in op.outputs + op.inputs)
+        t.dtype not in (D.variant, D.resource) for t in op.outputs + op.inputs) and \
+        not str(op.attrs.get("data_format", "")).startswith("NC")
 
 
 def lower_graph(graph, feeds):

@@ -198,7 +198,9 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
     if n == 2:
         return conv2d(x, w, sv, padding, data_format or "NHWC", dv)
     if n == 3:
-        return conv3d(x, w, [1, *sv, 1], padding, data_format or "NDHWC", [1, *dv, 1])
+        full = (lambda v: [1, 1, *v]) if str(data_format).startswith("NC") else (
+            lambda v: [1, *v, 1])  # conv3d takes 5 values in the data's own layout
+        return conv3d(x, w, full(sv), padding, data_format or "NDHWC", full(dv))
     raise ValueError(f"`filters` must be of rank 3, 4 or 5 (1 to 3 spatial dimensions). "
                      f"Received: filters.shape={w.shape}")
 
