@@ -138,8 +138,14 @@ EXPORTS = {
         'ops.math.clip': 'saturate_cast',
         'ops.math.complex_numbers': 'complex',
     },
+    'dtypes.experimental': {
+        'ops.math.casting': ('float4_e2m1fn float8_e4m3b11fnuz float8_e4m3fn float8_e4m3fnuz '
+                             'float8_e5m2 float8_e5m2fnuz int2 int4 uint2 uint4'),
+    },
     'experimental': {
         'data.optional': 'Optional',
+        'ops.math.casting': ('float4_e2m1fn float8_e4m3b11fnuz float8_e4m3fn float8_e4m3fnuz '
+                             'float8_e5m2 float8_e5m2fnuz int2 int4 uint2 uint4'),
         'ragged.shape': 'DynamicRaggedShape RowPartition',
     },
     'graph_util': {

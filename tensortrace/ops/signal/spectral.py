@@ -49,7 +49,7 @@ def _raised_cosine(window_length, periodic, dtype, a, b):
     even = 1 - n % 2
     denom = cast(n + cast(bool(periodic), D.int32) * even - 1, dtype)
     count = cast(tf_range(n), dtype)
-    return cast(a - b * cos(cast(2 * np.pi, dtype) * count / denom), dtype)
+    return cast(a - b * cos(convert_to_tensor(2 * np.pi, dtype) * count / denom), dtype)
 
 
 @tf_export("signal.hann_window")
@@ -69,8 +69,7 @@ def vorbis_window(window_length, dtype=D.float32, name=None):
     """The Vorbis power-complementary window ``sin(pi/2 sin(pi (k + 0.5) / n) ** 2)``."""
     n, dtype = _window_length(window_length, dtype)
     arg = cast(tf_range(n), dtype)
-    inner = sin(cast(np.pi, dtype) / cast(n, dtype) * (arg + cast(0.5, dtype)))
-    return sin(cast(np.pi / 2.0, dtype) * inner * inner)
+    return sin(np.pi / 2.0 * sin(np.pi / cast(n, dtype) * (arg + 0.5)) ** 2.0)
 
 
 @tf_export("signal.kaiser_window")
