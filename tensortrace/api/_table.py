@@ -39,7 +39,7 @@ EXPORTS = {
         'ops.indexing.slicing': 'roll slice strided_slice',
         'ops.indexing.sorting': 'argsort searchsorted sort unique unique_with_counts',
         'ops.io': 'numpy_function print py_function',
-        'ops.linalg.decompositions': 'qr',
+        'ops.linalg.decompositions': 'eig eigvals qr',
         'ops.linalg.norms': 'norm',
         'ops.linalg.products': 'matmul tensordot',
         'ops.math.arithmetic': ('abs add divide floor maximum minimum multiply negative pow '
@@ -198,8 +198,10 @@ EXPORTS = {
     'linalg': {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
-        'ops.linalg.composites': 'cross logdet lstsq matrix_set_diag set_diag triangular_solve',
-        'ops.linalg.decompositions': 'cholesky det eigh eigvalsh inv qr slogdet solve svd',
+        'ops.linalg.composites': ('cross logdet lstsq matrix_rank matrix_set_diag pinv set_diag '
+                                  'triangular_solve'),
+        'ops.linalg.decompositions': ('cholesky det eig eigh eigvals eigvalsh inv lu qr slogdet '
+                                      'solve svd'),
         'ops.linalg.diagonals': ('adjoint band_part diag diag_part matrix_transpose tensor_diag '
                                  'tensor_diag_part trace'),
         'ops.linalg.norms': 'l2_normalize norm',
@@ -208,6 +210,7 @@ EXPORTS = {
         'ops.utility.composites': 'matvec normalize',
     },
     'math': {
+        'ops.array.sequences': 'invert_permutation',
         'ops.debugging': 'confusion_matrix',
         'ops.indexing.segment': ('segment_max segment_mean segment_min segment_prod segment_sum '
                                  'unsorted_segment_max unsorted_segment_min unsorted_segment_prod '
@@ -390,7 +393,7 @@ OPS = {
     'ops.array.passthrough': 'Identity StopGradient',
     'ops.array.ranges': 'LinSpace OneHot Range',
     'ops.array.reshaping': 'ConjugateTranspose ExpandDims Reshape Squeeze Transpose',
-    'ops.array.sequences': 'ReverseV2',
+    'ops.array.sequences': 'InvertPermutation ReverseV2',
     'ops.array.shapes': 'Rank Shape ShapeN Size',
     'ops.control_flow.records': 'Assert Case If StatelessCase StatelessIf StatelessWhile While',
     'ops.core': 'Const NoOp Placeholder',
@@ -422,8 +425,8 @@ OPS = {
     'ops.io_bytes': ('DecodeBase64 DecodeCSV DecodePaddedRaw DecodeRaw EncodeBase64 ParseTensor '
                      'SerializeTensor'),
     'ops.io_files': 'ReadFile WriteFile',
-    'ops.linalg.decompositions': ('Cholesky LogMatrixDeterminant MatrixDeterminant MatrixInverse '
-                                  'MatrixSolve Qr SelfAdjointEigV2 Svd'),
+    'ops.linalg.decompositions': ('Cholesky Eig LogMatrixDeterminant Lu MatrixDeterminant '
+                                  'MatrixInverse MatrixSolve Qr SelfAdjointEigV2 Svd'),
     'ops.linalg.diagonals': ('Diag DiagPart MatrixBandPart MatrixDiagPartV3 MatrixDiagV3 '
                              'MatrixTranspose Trace'),
     'ops.linalg.norms': 'L2Normalize Norm',

@@ -1,6 +1,8 @@
 """Shape and array ops: kernels against NumPy, infer against kernels, shapes while tracing
 (including shape arguments computed in the graph) and TF's errors, pinned against TF 2.21."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -624,3 +626,16 @@ def test_shape_lists_of_float_scalar_tensors_are_cast_to_int32():
     assert tf.function(lambda k: tf.reshape(x, (k[0], k[1])))(ks).shape == (3, 5)
     with pytest.raises(tf.errors.InvalidArgumentError, match="attr 'Tshape' of float"):
         tf.reshape(x, ks)
+
+
+def test_invert_permutation_matches_tf():
+    got = tf.math.invert_permutation([3, 4, 0, 2, 1])
+    assert got.dtype == tf.int32 and got.numpy().tolist() == [2, 4, 3, 0, 1]
+    assert tf.math.invert_permutation(tf.constant([1, 0], tf.int64)).dtype == tf.int64
+    for bad, message in (([0, 5], "5 is not between 0 and 2"),
+                         ([0, 0], "0 is duplicated in the input."),
+                         ([[0]], "invert_permutation expects a 1D vector."),
+                         ([0.0], "Value for attr 'T' of float is not in the list of allowed "
+                                 "values: int32, int64")):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+            tf.math.invert_permutation(bad)
