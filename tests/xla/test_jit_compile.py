@@ -308,3 +308,17 @@ def test_variable_updates_from_threads_lose_nothing():
     finally:
         sys.setswitchinterval(old)
     assert v.numpy() == 1 + 8 * 200
+
+
+def test_jit_compile_keeps_the_process_jax_precision_setting():
+    # 64-bit mode is scoped to our compiles and calls: the user's own JAX code (Keras' dtype
+    # tests compare against it) keeps float32 defaults
+    import jax
+    import jax.numpy as jnp
+
+    before = jax.config.jax_enable_x64
+    f = tf.function(lambda x: x * 2.0, jit_compile=True)
+    assert f(tf.constant([1.0], tf.float64)).dtype == tf.float64
+    assert jax.config.jax_enable_x64 == before
+    if not before:
+        assert jnp.add(jnp.ones(1, "int8"), 1.0).dtype == jnp.float32
