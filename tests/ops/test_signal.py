@@ -126,3 +126,53 @@ def test_fft_rank_errors():
         tf.signal.fft(tf.complex(1.0, 2.0))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"at least 2 but got: \[5\]"):
         tf.signal.fft2d(C[0])
+
+
+def _numeric_grad(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (f(tf.constant(up)).numpy() - f(tf.constant(down)).numpy()) / (2 * eps)
+    return g
+
+
+RNG = np.random.RandomState(0)
+W = RNG.rand(4, 6)
+SQUARE = RNG.rand(4, 4) + np.eye(4)
+
+
+@pytest.mark.parametrize("name, f, x", [
+    ("rfft_pad", lambda x: tf.reduce_sum(tf.math.real(
+        tf.signal.rfft(x, [8]) * tf.cast(tf.complex(W[:, :5], W[:, 1:]), tf.complex128))),
+     RNG.rand(4, 6)),
+    ("rfft_crop", lambda x: tf.reduce_sum(tf.math.imag(tf.signal.rfft(x, [4])) * W[:, :3]),
+     RNG.rand(4, 6)),
+    ("rfft2d", lambda x: tf.reduce_sum(tf.math.imag(tf.signal.rfft2d(x)) * W[:, :4]),
+     RNG.rand(4, 6)),
+    ("irfft", lambda x: tf.reduce_sum(tf.signal.irfft(tf.complex(x, x * 0.5)) * W),
+     RNG.rand(4, 4)),
+    ("irfft_odd", lambda x: tf.reduce_sum(tf.signal.irfft(tf.complex(x, x * 0.3), [5])
+                                          * W[:, :5]), RNG.rand(4, 4)),
+    ("irfft2d", lambda x: tf.reduce_sum(tf.signal.irfft2d(tf.complex(x, x * 0.5)) * W),
+     RNG.rand(4, 4)),
+    ("fft", lambda x: tf.reduce_sum(tf.math.real(tf.signal.fft(tf.complex(x, x * 0.2)))
+                                    * W[:, :4]), RNG.rand(4, 4)),
+    ("ifft2d", lambda x: tf.reduce_sum(tf.math.imag(tf.signal.ifft2d(tf.complex(x, x * 0.2)))
+                                       * W[:, :4]), RNG.rand(4, 4)),
+    ("erfinv", lambda x: tf.reduce_sum(tf.math.erfinv(x)), RNG.rand(5) * 0.9),
+    ("ndtri", lambda x: tf.reduce_sum(tf.math.ndtri(x)), RNG.rand(5) * 0.9 + 0.05),
+    ("bessel_i0e", lambda x: tf.reduce_sum(tf.math.bessel_i0e(x)), RNG.randn(5) * 3),
+    ("bessel_i1e", lambda x: tf.reduce_sum(tf.math.bessel_i1e(x)), RNG.randn(5) * 3),
+    ("lu", lambda x: tf.reduce_sum(tf.linalg.lu(x)[0] * W[:, :4]), SQUARE),
+    ("eigvals", lambda x: tf.reduce_sum(tf.math.real(tf.linalg.eigvals(x)) ** 2), SQUARE[:3, :3]),
+    ("eig", lambda x: tf.reduce_sum(tf.math.real(tf.linalg.eig(x)[1] * tf.math.conj(
+        tf.linalg.eig(x)[1])) * np.arange(9.).reshape(3, 3)), SQUARE[:3, :3]),
+])
+def test_gradients_match_finite_differences(name, f, x):
+    v = tf.Variable(x)
+    with tf.GradientTape() as tape:
+        y = f(v)
+    got = tf.convert_to_tensor(tape.gradient(y, v)).numpy()
+    np.testing.assert_allclose(got, _numeric_grad(f, x), atol=1e-6)

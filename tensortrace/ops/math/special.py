@@ -266,3 +266,31 @@ def _bessel_i0e(x):
 BESSEL_I0E, bessel_i0e = unary_op("BesselI0e", quiet(_bessel_i0e), FLOATING, "math.bessel_i0e",
                                   "math.special.bessel_i0e",
                                   doc="exp(-|x|) I0(x), the scaled modified Bessel function.")
+
+
+def _bessel_i1e64(x):
+    """exp(-|x|) I1(x) in float64: the power series below 30, the asymptotic series above."""
+    a = np.abs(x)
+    small = a < 30.0
+    s = np.where(small, a, 0.0)
+    term = s / 2.0
+    total = term.copy()
+    for k in range(1, 60):
+        term = term * (s * s / 4.0) / (k * (k + 1))
+        total = total + term
+    direct = total * np.exp(-s)
+    big = np.where(small, 30.0, a)
+    term, series = np.ones_like(big), np.ones_like(big)
+    for k in range(1, 12):
+        term = term * -(4.0 - (2 * k - 1) ** 2) / (8.0 * k * big)
+        series = series + term
+    return np.copysign(np.where(small, direct, series / np.sqrt(2.0 * _pymath.pi * big)), x)
+
+
+def _bessel_i1e(x):
+    return _bessel_i1e64(np.asarray(x, np.float64)).astype(x.dtype)[()]
+
+
+BESSEL_I1E, bessel_i1e = unary_op("BesselI1e", quiet(_bessel_i1e), FLOATING, "math.bessel_i1e",
+                                  "math.special.bessel_i1e",
+                                  doc="exp(-|x|) I1(x), the scaled modified Bessel function.")
