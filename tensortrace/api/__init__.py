@@ -31,7 +31,7 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "autograph.experimental", "saved_model", "data", "summary", "summary.experimental",
               "train", "train.experimental", "ragged", "io", "io.gfile",
               "types", "types.experimental", "version", "sparse", "graph_util", "distribute",
-              "nn.experimental", "compat.v1", "raw_ops", "dtypes.experimental")
+              "nn.experimental", "compat.v1", "dtypes.experimental")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {

@@ -283,9 +283,6 @@ EXPORTS = {
         'random_generator': ('Algorithm Generator create_rng_state get_global_generator '
                              'set_global_generator'),
     },
-    'raw_ops': {
-        'ops.image.transform': 'ImageProjectiveTransformV3',
-    },
     'saved_model': {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
                    'contains_saved_model load save'),

@@ -364,9 +364,3 @@ def test_hsv_conversions_take_bfloat16():
                        match="allowed values: half, bfloat16, float, double"):
         tf.image.rgb_to_hsv(tf.zeros([1, 3], tf.int32))
 
-
-def test_raw_ops_image_projective_transform_v3():
-    got = tf.raw_ops.ImageProjectiveTransformV3(
-        images=tf.reshape(tf.range(9.0), [1, 3, 3, 1]), transforms=[[1., 0, 1, 0, 1, 0, 0, 0]],
-        output_shape=[3, 3], fill_value=-1.0, interpolation="NEAREST")
-    np.testing.assert_array_equal(got.numpy()[0, :, :, 0], [[1, 2, -1], [4, 5, -1], [7, 8, -1]])

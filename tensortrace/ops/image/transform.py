@@ -6,7 +6,6 @@ ProjectiveGenerator."""
 import numpy as np
 
 from ... import dtypes as D
-from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
@@ -168,7 +167,6 @@ class ImageProjectiveTransformV2:
         return _transform(images, transforms, h, w, interpolation, fill_mode, _F(0))
 
 
-@tf_export("raw_ops.ImageProjectiveTransformV3")
 def image_projective_transform_v3(images, transforms, output_shape, fill_value, interpolation,
                                   fill_mode="CONSTANT", name=None):
     """The op on converted arguments, as ``tf.raw_ops.ImageProjectiveTransformV3`` takes them."""
