@@ -6,7 +6,8 @@
 
 import numpy as np
 
-try:  # bfloat16 comes from ml_dtypes when it is installed (the "bfloat16" extra)
+try:  # bfloat16, float8, int4 ... come from ml_dtypes when installed (the "bfloat16" and
+    # "float8" extras)
     import ml_dtypes as _ml_dtypes
 except ImportError:  # pragma: no cover - depends on the environment
     _ml_dtypes = None
@@ -51,19 +52,20 @@ class DType:
 
     @property
     def is_floating(self):
-        return self._name in ("float16", "float32", "float64", "bfloat16")
+        return self._name in _FLOATING
 
     @property
     def is_integer(self):
-        return self._np is not None and self._np.kind in "iu"
+        return self._np is not None and self._np.kind in "iu" or self._name in _NARROW_INTS
 
     @property
     def is_unsigned(self):
-        return self._np is not None and self._np.kind == "u"
+        return self._np is not None and self._np.kind == "u" or self._name in ("uint4", "uint2")
 
     @property
-    def is_numeric(self):
-        return self.is_floating or self.is_integer or self.is_complex
+    def is_numeric(self):  # TF's narrow ml_dtypes types (float8, int4, ...) are not numeric
+        return ((self.is_floating or self.is_integer or self.is_complex)
+                and self._name not in _NARROW)
 
     @property
     def is_complex(self):
@@ -82,7 +84,7 @@ class DType:
     @property
     def min(self):
         if self.is_integer:
-            return int(np.iinfo(self._np).min)
+            return int(_iinfo(self._np).min)
         if self.is_floating:
             return _finfo(self._np).min
         raise TypeError(f"Cannot find minimum value of {self}.")
@@ -90,7 +92,7 @@ class DType:
     @property
     def max(self):
         if self.is_integer:
-            return int(np.iinfo(self._np).max)
+            return int(_iinfo(self._np).max)
         if self.is_floating:
             return _finfo(self._np).max
         if self is bool:
@@ -134,6 +136,24 @@ def _finfo(np_dtype):
     return np.finfo(np_dtype) if _ml_dtypes is None else _ml_dtypes.finfo(np_dtype)
 
 
+def _iinfo(np_dtype):
+    return np.iinfo(np_dtype) if _ml_dtypes is None else _ml_dtypes.iinfo(np_dtype)
+
+
+def _ml_dtype(name, enum):
+    """TF's DType of an ml_dtypes type; None when ml_dtypes (or this version of it) lacks it."""
+    np_type = getattr(_ml_dtypes, name, None)
+    return None if np_type is None else DType(name, enum, np.dtype(np_type))
+
+
+# TF's narrow types (tf.dtypes.experimental): ml_dtypes' arrays, as TF's own.
+_NARROW_FLOATS = ("float8_e5m2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e4m3b11fnuz",
+                  "float8_e5m2fnuz", "float4_e2m1fn")
+_NARROW_INTS = ("int4", "uint4", "int2", "uint2")
+_NARROW = frozenset(_NARROW_FLOATS + _NARROW_INTS)
+_FLOATING = frozenset(("float16", "float32", "float64", "bfloat16") + _NARROW_FLOATS)
+
+
 float16 = half = DType("float16", 19, np.dtype(np.float16))
 float32 = DType("float32", 1, np.dtype(np.float32))
 float64 = double = DType("float64", 2, np.dtype(np.float64))
@@ -151,10 +171,22 @@ complex64 = DType("complex64", 8, np.dtype(np.complex64))
 complex128 = DType("complex128", 18, np.dtype(np.complex128))
 resource = DType("resource", 20, None)
 variant = DType("variant", 21, None)
-bfloat16 = DType("bfloat16", 14, np.dtype(_ml_dtypes.bfloat16)) if _ml_dtypes else None
+bfloat16 = _ml_dtype("bfloat16", 14)
+float8_e5m2 = _ml_dtype("float8_e5m2", 24)
+float8_e4m3fn = _ml_dtype("float8_e4m3fn", 25)
+float8_e4m3fnuz = _ml_dtype("float8_e4m3fnuz", 26)
+float8_e4m3b11fnuz = _ml_dtype("float8_e4m3b11fnuz", 27)
+float8_e5m2fnuz = _ml_dtype("float8_e5m2fnuz", 28)
+int4 = _ml_dtype("int4", 29)
+uint4 = _ml_dtype("uint4", 30)
+int2 = _ml_dtype("int2", 31)
+uint2 = _ml_dtype("uint2", 32)
+float4_e2m1fn = _ml_dtype("float4_e2m1fn", 33)
 
 ALL = [d for d in (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16,
-                   uint32, uint64, bool, string, complex64, complex128, resource, variant) if d]
+                   uint32, uint64, bool, string, complex64, complex128, resource, variant,
+                   float8_e5m2, float8_e4m3fn, float8_e4m3fnuz, float8_e4m3b11fnuz,
+                   float8_e5m2fnuz, int4, uint4, int2, uint2, float4_e2m1fn) if d]
 
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update(half=float16, double=float64, float=float32)  # TF's C type names
@@ -177,8 +209,11 @@ def as_dtype(type_value):
         d = _BY_NAME.get(type_value)
         if d is not None:
             return d
+        extra = "bfloat16" if type_value == "bfloat16" else "float8"
+        extra = (f" (it needs ml_dtypes: pip install 'tensortrace[{extra}]')"
+                 if type_value in _NARROW or type_value == "bfloat16" else "")
         raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a "
-                        f"TensorFlow DType.")
+                        f"TensorFlow DType.{extra}")
     elif isinstance(type_value, int) and not isinstance(type_value, type(True)):
         d = _BY_ENUM.get(type_value)
         if d is not None:

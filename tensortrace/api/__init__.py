@@ -33,7 +33,8 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "train", "train.experimental", "ragged", "io", "io.gfile",
               "types", "types.experimental", "version", "sparse", "graph_util", "distribute",
               "distribute.experimental", "nn.experimental", "compat.v1", "lookup",
-              "lookup.experimental", "profiler", "profiler.experimental", "raw_ops")
+              "lookup.experimental", "profiler", "profiler.experimental", "raw_ops",
+              "dtypes.experimental")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {

@@ -39,7 +39,7 @@ EXPORTS = {
         'ops.indexing.slicing': 'roll slice strided_slice',
         'ops.indexing.sorting': 'argsort searchsorted sort unique unique_with_counts',
         'ops.io': 'numpy_function print py_function',
-        'ops.linalg.decompositions': 'qr',
+        'ops.linalg.decompositions': 'eig eigvals qr',
         'ops.linalg.norms': 'norm',
         'ops.linalg.products': 'matmul tensordot',
         'ops.math.arithmetic': ('abs add divide floor maximum minimum multiply negative pow '
@@ -150,8 +150,14 @@ EXPORTS = {
         'ops.math.clip': 'saturate_cast',
         'ops.math.complex_numbers': 'complex',
     },
+    'dtypes.experimental': {
+        'ops.math.casting': ('float4_e2m1fn float8_e4m3b11fnuz float8_e4m3fn float8_e4m3fnuz '
+                             'float8_e5m2 float8_e5m2fnuz int2 int4 uint2 uint4'),
+    },
     'experimental': {
         'data.optional': 'Optional',
+        'ops.math.casting': ('float4_e2m1fn float8_e4m3b11fnuz float8_e4m3fn float8_e4m3fnuz '
+                             'float8_e5m2 float8_e5m2fnuz int2 int4 uint2 uint4'),
         'ragged.shape': 'DynamicRaggedShape RowPartition',
     },
     'graph_util': {
@@ -204,8 +210,10 @@ EXPORTS = {
     'linalg': {
         'ops.array.creation': 'eye',
         'ops.indexing.contraction': 'einsum',
-        'ops.linalg.composites': 'cross logdet lstsq matrix_set_diag set_diag triangular_solve',
-        'ops.linalg.decompositions': 'cholesky det eigh eigvalsh inv qr slogdet solve svd',
+        'ops.linalg.composites': ('cross logdet lstsq matrix_rank matrix_set_diag pinv set_diag '
+                                  'triangular_solve'),
+        'ops.linalg.decompositions': ('cholesky det eig eigh eigvals eigvalsh inv lu qr slogdet '
+                                      'solve svd'),
         'ops.linalg.diagonals': ('adjoint band_part diag diag_part matrix_transpose tensor_diag '
                                  'tensor_diag_part trace'),
         'ops.linalg.norms': 'l2_normalize norm',
@@ -221,6 +229,7 @@ EXPORTS = {
         'lookup.tables': 'DenseHashTable MutableHashTable',
     },
     'math': {
+        'ops.array.sequences': 'invert_permutation',
         'ops.debugging': 'confusion_matrix',
         'ops.indexing.segment': ('segment_max segment_mean segment_min segment_prod segment_sum '
                                  'unsorted_segment_max unsorted_segment_min unsorted_segment_prod '
@@ -235,7 +244,8 @@ EXPORTS = {
         'ops.math.compare': ('equal greater greater_equal is_finite is_inf is_nan less less_equal '
                              'logical_and logical_not logical_or logical_xor not_equal'),
         'ops.math.complex_numbers': 'angle conj imag real',
-        'ops.math.special': 'digamma erf erfc lgamma polygamma zeta',
+        'ops.math.special': ('bessel_i0e bessel_i1e digamma erf erfc erfinv lgamma ndtri '
+                             'polygamma zeta'),
         'ops.math.transcendental': ('acos acosh asin asinh atan atan2 atanh cos cosh exp expm1 '
                                     'log log1p log_sigmoid rsqrt sigmoid sin sinh softplus '
                                     'softsign sqrt tan tanh'),
@@ -246,6 +256,9 @@ EXPORTS = {
         'ops.utility.composites': ('in_top_k polyval unsorted_segment_mean '
                                    'unsorted_segment_sqrt_n zero_fraction'),
         'ops.utility.counting': 'bincount',
+    },
+    'math.special': {
+        'ops.math.special': 'bessel_i0e bessel_i1e',
     },
     'nn': {
         'ops.indexing.sorting': 'top_k',
@@ -308,6 +321,13 @@ EXPORTS = {
     'sets': {
         'sparse.sets': 'difference intersection size union',
     },
+    'signal': {
+        'ops.signal.fft': ('fft fft2d fft3d fftshift ifft ifft2d ifft3d ifftshift irfft irfft2d '
+                           'irfft3d rfft rfft2d rfft3d'),
+        'ops.signal.spectral': ('frame hamming_window hann_window inverse_stft '
+                                'inverse_stft_window_fn kaiser_bessel_derived_window '
+                                'kaiser_window overlap_and_add stft vorbis_window'),
+    },
     'sparse': {
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
                              'map_values mask maximum minimum reduce_max reduce_sum reorder '
@@ -364,8 +384,9 @@ EXPORTS = {
 # public names (tf.data is tensortrace.data).
 COPIES = {
     'dtypes': ('ALL DType QUANTIZED_DTYPES as_dtype bfloat16 bool complex128 complex64 double '
-               'float16 float32 float64 from_numpy half int16 int32 int64 int8 resource string '
-               'uint16 uint32 uint64 uint8 variant'),
+               'float16 float32 float4_e2m1fn float64 float8_e4m3b11fnuz float8_e4m3fn '
+               'float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz from_numpy half int16 int2 int32 int4 '
+               'int64 int8 resource string uint16 uint2 uint32 uint4 uint64 uint8 variant'),
     'config': ('LogicalDevice LogicalDeviceConfiguration PhysicalDevice functions_run_eagerly '
                'get_logical_device_configuration get_soft_device_placement list_logical_devices '
                'list_physical_devices run_functions_eagerly set_logical_device_configuration '
@@ -406,7 +427,7 @@ OPS = {
     'ops.array.passthrough': 'Identity StopGradient',
     'ops.array.ranges': 'LinSpace OneHot Range',
     'ops.array.reshaping': 'ConjugateTranspose ExpandDims Reshape Squeeze Transpose',
-    'ops.array.sequences': 'ReverseV2',
+    'ops.array.sequences': 'InvertPermutation ReverseV2',
     'ops.array.shapes': 'Rank Shape ShapeN Size',
     'ops.control_flow.records': 'Assert Case If StatelessCase StatelessIf StatelessWhile While',
     'ops.core': 'Const NoOp Placeholder',
@@ -438,8 +459,8 @@ OPS = {
     'ops.io_bytes': ('DecodeBase64 DecodeCSV DecodePaddedRaw DecodeRaw EncodeBase64 ParseTensor '
                      'SerializeTensor'),
     'ops.io_files': 'ReadFile WriteFile',
-    'ops.linalg.decompositions': ('Cholesky LogMatrixDeterminant MatrixDeterminant MatrixInverse '
-                                  'MatrixSolve Qr SelfAdjointEigV2 Svd'),
+    'ops.linalg.decompositions': ('Cholesky Eig LogMatrixDeterminant Lu MatrixDeterminant '
+                                  'MatrixInverse MatrixSolve Qr SelfAdjointEigV2 Svd'),
     'ops.linalg.diagonals': ('Diag DiagPart MatrixBandPart MatrixDiagPartV3 MatrixDiagV3 '
                              'MatrixTranspose Trace'),
     'ops.linalg.norms': 'L2Normalize Norm',
@@ -460,7 +481,7 @@ OPS = {
                          'LogicalOr NotEqual RightShift'),
     'ops.math.complex_numbers': 'Angle Complex ComplexAbs Conj Imag Real',
     'ops.math.select': 'SelectV2 Where',
-    'ops.math.special': 'Digamma Erf Erfc Lgamma Polygamma Zeta',
+    'ops.math.special': 'BesselI0e BesselI1e Digamma Erf Erfc Erfinv Lgamma Ndtri Polygamma Zeta',
     'ops.math.transcendental': ('Acos Acosh Asin Asinh Atan Atan2 Atanh Cos Cosh Exp Expm1 Log '
                                 'Log1p Rsqrt Sigmoid Sin Sinh Softplus Softsign Sqrt Tan Tanh'),
     'ops.nn.activations': 'Elu Gelu LeakyRelu Relu Relu6 Selu Silu',
@@ -486,6 +507,8 @@ OPS = {
                              'StatelessTruncatedNormal StatelessTruncatedNormalV2'),
     'ops.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp EuclideanNorm Max '
                    'Mean Min Prod Sum'),
+    'ops.signal.fft': ('FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D '
+                       'RFFT3D'),
     'ops.sparse.arithmetic': ('DenseCountSparseOutput SparseAdd SparseAddGrad '
                               'SparseCountSparseOutput SparseDenseCwiseAdd SparseDenseCwiseDiv '
                               'SparseDenseCwiseMul SparseReduceMax SparseReduceMaxSparse '
@@ -526,9 +549,10 @@ OPS = {
 # {module: op types}: where each op's gradient rule is set.
 GRADS = {
     'autodiff.rules.array': ('BroadcastArgs BroadcastTo ConcatV2 ConjugateTranspose ExpandDims '
-                             'Fill Identity LinSpace MirrorPad OneHot OnesLike Pack Pad PadV2 '
-                             'Range Rank Reshape ReverseV2 Shape ShapeN Size Split SplitV Squeeze '
-                             'StopGradient SumToShape Tile Transpose Unpack ZerosLike'),
+                             'Fill Identity InvertPermutation LinSpace MirrorPad OneHot OnesLike '
+                             'Pack Pad PadV2 Range Rank Reshape ReverseV2 Shape ShapeN Size Split '
+                             'SplitV Squeeze StopGradient SumToShape Tile Transpose Unpack '
+                             'ZerosLike'),
     'autodiff.rules.control_flow': ('Assert Case If StatelessCase StatelessIf StatelessWhile '
                                     'While'),
     'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation '
@@ -549,20 +573,20 @@ GRADS = {
                                 'TensorScatterMin TensorScatterSub TensorScatterUpdate TopKV2 '
                                 'Unique UniqueWithCounts UnsortedSegmentMax UnsortedSegmentMin '
                                 'UnsortedSegmentProd UnsortedSegmentSum UpperBound'),
-    'autodiff.rules.linalg': ('BatchMatMulV2 Cholesky Diag DiagPart L2Normalize '
-                              'LogMatrixDeterminant MatMul MatrixBandPart MatrixDeterminant '
+    'autodiff.rules.linalg': ('BatchMatMulV2 Cholesky Diag DiagPart Eig L2Normalize '
+                              'LogMatrixDeterminant Lu MatMul MatrixBandPart MatrixDeterminant '
                               'MatrixDiagPartV3 MatrixDiagV3 MatrixInverse MatrixSolve '
                               'MatrixTranspose Norm Qr SelfAdjointEigV2 Svd Tensordot Trace'),
     'autodiff.rules.math': ('Abs Acos Acosh Add AddN AddV2 Angle Asin Asinh Atan Atan2 Atanh '
-                            'BitwiseAnd BitwiseOr BitwiseXor Cast Ceil ClipByValue Complex '
-                            'ComplexAbs Conj Cos Cosh Digamma DivNoNan Equal Erf Erfc Exp Expm1 '
-                            'Floor FloorDiv FloorMod Greater GreaterEqual Imag Invert IsFinite '
-                            'IsInf IsNan LeftShift Less LessEqual Lgamma Log Log1p LogicalAnd '
-                            'LogicalNot LogicalOr Maximum Minimum Mul MulNoNan Neg NextAfter '
-                            'NotEqual Polygamma Pow Real RealDiv Reciprocal RightShift Rint Round '
-                            'Rsqrt SelectV2 Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Square '
-                            'SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod Where Xdivy '
-                            'Xlog1py Xlogy Zeta'),
+                            'BesselI0e BesselI1e BitwiseAnd BitwiseOr BitwiseXor Cast Ceil '
+                            'ClipByValue Complex ComplexAbs Conj Cos Cosh Digamma DivNoNan Equal '
+                            'Erf Erfc Erfinv Exp Expm1 Floor FloorDiv FloorMod Greater '
+                            'GreaterEqual Imag Invert IsFinite IsInf IsNan LeftShift Less '
+                            'LessEqual Lgamma Log Log1p LogicalAnd LogicalNot LogicalOr Maximum '
+                            'Minimum Mul MulNoNan Ndtri Neg NextAfter NotEqual Polygamma Pow Real '
+                            'RealDiv Reciprocal RightShift Rint Round Rsqrt SelectV2 Sigmoid Sign '
+                            'Sin Sinh Softplus Softsign Sqrt Square SquaredDifference Sub Tan '
+                            'Tanh TruncateDiv TruncateMod Where Xdivy Xlog1py Xlogy Zeta'),
     'autodiff.rules.nn': ('AvgPool AvgPool3D AvgPool3DGrad AvgPoolGrad BatchNormalization BiasAdd '
                           'CTCLoss Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
                           'Conv3DBackpropFilterV2 Conv3DBackpropInputV2 DepthwiseConv2dNative '
@@ -573,6 +597,8 @@ GRADS = {
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),
+    'autodiff.rules.signal': ('FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT '
+                              'RFFT2D RFFT3D'),
     'autodiff.rules.sparse': ('DenseCountSparseOutput DenseToDenseSetOperation '
                               'DenseToSparseSetOperation SetSize SparseAdd SparseAddGrad '
                               'SparseConcat SparseCountSparseOutput SparseDenseCwiseAdd '

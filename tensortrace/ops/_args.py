@@ -84,7 +84,8 @@ def auto_pack(values, dtype=None, int_hint=None):
 def int_input(value, dtype=None, hint=None):
     """A shape-like argument as a tensor: tensors pass, ``TensorShape``s and lists (possibly
     holding scalar tensors) are converted; ``dtype`` None keeps TF's natural inference, and
-    ``hint`` is the dtype of an empty list."""
+    ``hint`` is the dtype of an empty list and the one scalar tensors in a list are cast to (the
+    default of the op's type attr, which TF's conversion prefers)."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, TensorShape):

@@ -3,8 +3,9 @@ tables in ``lowerings/``), the whole graph becomes one ``jax.jit`` function of i
 
 Values known while lowering (constants, shapes) stay NumPy values and ops on them run their
 NumPy kernels, so shape arithmetic stays static as XLA needs it. Variables are fed as values
-and the values assigned are written back after the call. Importing this module enables JAX's
-64-bit mode, so float64/int64 graphs keep their dtypes.
+and the values assigned are written back after the call. Compiling and running happen in JAX's
+64-bit mode (``jax.enable_x64``, scoped: the process's own JAX code keeps its setting), so
+float64/int64 graphs keep their dtypes.
 """
 
 import contextlib
@@ -20,7 +21,7 @@ from ..graph.ir import subgraphs
 from ..passes.pipeline import optimize
 from ..registry import get as get_op
 
-jax.config.update("jax_enable_x64", True)
+_X64 = jax.enable_x64  # a context manager: 64-bit mode for our calls only
 
 #: op type -> ``lower(op, *inputs, **attrs)``: the op's values as JAX values (one or a tuple)
 LOWERINGS = {}
@@ -93,8 +94,11 @@ def unsupported_error(graph_name, ops):
 
 
 def _no_variant_io(op, opdef):
+    # channels-first convolutions and pooling lower to XLA, whose kernels take that layout
+    # (TF's CPU kernels, which NumPy folding follows, refuse it)
     return not opdef.stateful and not op.attrs.get("_no_fold") and all(
-        t.dtype not in (D.variant, D.resource) for t in op.outputs + op.inputs)
+        t.dtype not in (D.variant, D.resource) for t in op.outputs + op.inputs) and \
+        not str(op.attrs.get("data_format", "")).startswith("NC")
 
 
 def lower_graph(graph, feeds):
@@ -174,9 +178,12 @@ class XlaCompiledGraph:
                 return outs[0] if single else tuple(outs)
 
             jitted = jax.jit(lowered)
-            if single:
-                return lambda *feeds: np.asarray(jitted(*feeds))
-            return lambda *feeds: tuple(map(np.asarray, jitted(*feeds)))
+
+            def run(*feeds):
+                with _X64(True):
+                    outs = jitted(*feeds)
+                return np.asarray(outs) if single else tuple(map(np.asarray, outs))
+            return run
         positions, count = set(resources), len(self.feeds) - len(resources)
 
         def lowered_with_variables(*values):
@@ -189,8 +196,10 @@ class XlaCompiledGraph:
             with contextlib.ExitStack() as held:  # read, compute, write back: one update
                 for _, v in sorted({id(v): v for v in variables}.items()):  # one order: no
                     held.enter_context(v._lock)  # two calls deadlock
-                outs, written = jitted(*[f for i, f in enumerate(feeds) if i not in positions],
-                                       *[v._array for v in variables])
+                with _X64(True):
+                    outs, written = jitted(
+                        *[f for i, f in enumerate(feeds) if i not in positions],
+                        *[v._array for v in variables])
                 for k, value in written.items():
                     variables[k]._array = np.asarray(value)
             if single:

@@ -308,7 +308,10 @@ COVERED_ELSEWHERE = {"ReadVariableOp", "SumToShape", "StridedSliceGrad", "Trunca
                      "SparseToDense", "SparseReduceMax", "SparseReduceMaxSparse",
                      "SparseReduceSumSparse", "SparseReshape", "SparseSplit",
                      *(f"SparseSegment{k}{s}" for k in ("Sum", "Mean", "SqrtN")
-                                        for s in ("", "WithNumSegments"))}
+                                        for s in ("", "WithNumSegments")),
+                     # tests/ops/test_signal.py: finite differences
+                     *(f"{k}FFT{r}" for k in ("", "I", "R", "IR") for r in ("", "2D", "3D")),
+                     "Erfinv", "Ndtri", "BesselI0e", "BesselI1e", "Lu", "Eig"}
 
 
 def test_every_op_with_a_rule_is_checked_against_finite_differences():

@@ -1,6 +1,8 @@
 """Shape and array ops: kernels against NumPy, infer against kernels, shapes while tracing
 (including shape arguments computed in the graph) and TF's errors, pinned against TF 2.21."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -598,3 +600,42 @@ def test_shape_arithmetic_keeps_known_dims_like_tf():
     assert _trace(lambda x: tf.fill(tf.shape(x)[1:], 2.0), spec).shape == [6]
     out = _trace(lambda x: tf.reshape(x, tf.concat([tf.shape(x)[:1], [2, 3]], 0)), spec)
     assert out.shape == [None, 2, 3]
+
+
+def test_shape_size_rank_of_a_sparse_tensor_read_its_dense_shape():
+    # TF 2.21: tf.shape/size/rank of a SparseTensor come from dense_shape, eagerly and traced
+    x = tf.SparseTensor([[0, 0], [1, 2]], [1.0, 2.0], (2, 3))
+
+    def measure(v):
+        return tf.shape(v), tf.shape(v, out_type=tf.int64), tf.size(v), tf.rank(v)
+
+    for shape32, shape64, size, rank in (measure(x), tf.function(measure)(x)):
+        assert shape32.dtype == tf.int32 and shape32.numpy().tolist() == [2, 3]
+        assert shape64.dtype == tf.int64 and shape64.numpy().tolist() == [2, 3]
+        assert (size.dtype, int(size), rank.dtype, int(rank)) == (tf.int32, 6, tf.int32, 2)
+
+
+def test_shape_lists_of_float_scalar_tensors_are_cast_to_int32():
+    # TF's packing casts the scalar tensors of a shape list to the op's int32 default:
+    # tf.reshape(x, (ks[0], ks[1])) with float ks works (3.5 truncates), a float tensor fails
+    ks = tf.constant([3.0, 5.0])
+    x = tf.range(15.0)
+    assert tf.reshape(x, (ks[0], ks[1])).shape == (3, 5)
+    assert tf.reshape(x, (tf.constant(3.5), 5)).shape == (3, 5)
+    assert tf.zeros((ks[0], 2)).shape == (3, 2)
+    assert tf.function(lambda k: tf.reshape(x, (k[0], k[1])))(ks).shape == (3, 5)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="attr 'Tshape' of float"):
+        tf.reshape(x, ks)
+
+
+def test_invert_permutation_matches_tf():
+    got = tf.math.invert_permutation([3, 4, 0, 2, 1])
+    assert got.dtype == tf.int32 and got.numpy().tolist() == [2, 4, 3, 0, 1]
+    assert tf.math.invert_permutation(tf.constant([1, 0], tf.int64)).dtype == tf.int64
+    for bad, message in (([0, 5], "5 is not between 0 and 2"),
+                         ([0, 0], "0 is duplicated in the input."),
+                         ([[0]], "invert_permutation expects a 1D vector."),
+                         ([0.0], "Value for attr 'T' of float is not in the list of allowed "
+                                 "values: int32, int64")):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+            tf.math.invert_permutation(bad)

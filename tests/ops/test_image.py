@@ -349,3 +349,18 @@ def test_every_image_op_has_a_case():
             "CropAndResizeGradBoxes", "DrawBoundingBoxesV2", "SampleDistortedBoundingBoxV2",
             "StatelessSampleDistortedBoundingBox", "ImageProjectiveTransformV3",
             "ImageProjectiveTransformV2"} <= covered
+
+
+def test_hsv_conversions_take_bfloat16():
+    # TF 2.21's RGBToHSV/HSVToRGB allow half, bfloat16, float, double (its message's order)
+    x = tf.cast(tf.constant(np.random.RandomState(0).rand(2, 2, 3), tf.float32), tf.bfloat16)
+    hsv = tf.image.rgb_to_hsv(x)
+    assert hsv.dtype == tf.bfloat16
+    # TF's values for this input (bfloat16 rounding of each step)
+    np.testing.assert_allclose(hsv.numpy().astype(np.float32)[0, 0],
+                               [0.388672, 0.235352, 0.714844], rtol=1e-5)
+    assert tf.image.hsv_to_rgb(x).dtype == tf.bfloat16
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="allowed values: half, bfloat16, float, double"):
+        tf.image.rgb_to_hsv(tf.zeros([1, 3], tf.int32))
+

@@ -450,3 +450,40 @@ def test_matmul_of_8_bit_integers_to_int32_output_type():
     traced = tf.function(lambda x: tf.matmul(x, x, transpose_b=True, output_type=tf.int32))
     np.testing.assert_array_equal(traced(a).numpy(),
                                   a.numpy().astype(np.int32) @ a.numpy().astype(np.int32).T)
+
+
+def test_lu_pinv_matrix_rank_eig_match_tf():
+    # TF 2.21's values for these inputs
+    a = np.array([[1., 2., 3.], [4., 5., 6.], [7., 8., 10.]], np.float32)
+    lu, p = tf.linalg.lu(a)
+    np.testing.assert_allclose(lu.numpy(), [[7, 8, 10], [1 / 7, 6 / 7, 11 / 7],
+                                            [4 / 7, 0.5, -0.5]], rtol=1e-5, atol=1e-6)
+    assert p.dtype == tf.int32 and p.numpy().tolist() == [2, 0, 1]
+    _, p64 = tf.linalg.lu(np.stack([a, a.T]).astype(np.float64), output_idx_type=tf.int64)
+    assert p64.dtype == tf.int64 and p64.numpy().tolist() == [[2, 0, 1], [2, 0, 1]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Input is not invertible"):
+        tf.linalg.lu(np.array([[0., 1.], [0., 2.]], np.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Input matrix must be square"):
+        tf.linalg.lu(np.ones((2, 3), np.float32))
+    sing = np.array([[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]], np.float32)
+    np.testing.assert_allclose(tf.linalg.pinv(sing).numpy(),
+                               [[-0.638889, -0.166667, 0.305556], [-0.055556, 0., 0.055556],
+                                [0.527778, 0.166667, -0.194444]], atol=2e-5)
+    b = np.array([[1., 2.], [3., 4.], [5., 6.]])
+    np.testing.assert_allclose(tf.linalg.pinv(b, rcond=0.5).numpy(),
+                               [[0.014951, 0.034134, 0.053317], [0.018939, 0.043239, 0.067538]],
+                               atol=1e-6)
+    with pytest.raises(TypeError, match="must have `float`-like `dtype` \\(saw int32\\)"):
+        tf.linalg.pinv(tf.constant([[1, 2]]))
+    assert tf.linalg.matrix_rank(sing).numpy() == 2
+    assert tf.linalg.matrix_rank(np.stack([sing, np.eye(3, dtype=np.float32)])).numpy().tolist() \
+        == [2, 3]
+    assert tf.linalg.matrix_rank(sing, tol=1.0).numpy() == 2
+    e, v = tf.linalg.eig(a)
+    assert e.dtype == v.dtype == tf.complex64
+    np.testing.assert_allclose(e.numpy(), [16.7075, -0.90574, 0.19825], atol=1e-4)
+    np.testing.assert_allclose(np.abs(v.numpy()), [[0.22351, 0.86585, 0.2783],
+                                                   [0.50395, 0.08565, 0.83185],
+                                                   [0.83431, 0.49293, 0.48019]], atol=1e-4)
+    e2 = tf.linalg.eigvals(np.array([[0., -1.], [1., 0.]]))
+    assert e2.dtype == tf.complex128 and e2.numpy().tolist() == [1j, -1j]

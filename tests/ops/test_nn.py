@@ -670,3 +670,25 @@ def test_erfc_is_accurate():
     x32 = xs.astype(np.float32)
     ref32 = np.array([math.erfc(v) for v in x32.tolist()], np.float32)
     np.testing.assert_allclose(erfc(x32), ref32, rtol=1e-6, atol=1e-37)
+
+
+def test_convolution_3d_channels_first_strides_under_jit_compile():
+    # tf.nn.convolution puts NCDHW strides on the spatial axes; XLA (jit_compile) runs the
+    # channels-first layout that TF's CPU kernels refuse
+    rng = np.random.RandomState(0)
+    x = rng.rand(1, 4, 12, 12, 12).astype(np.float32)
+    w = rng.rand(4, 4, 4, 4, 8).astype(np.float32)
+    first = tf.function(jit_compile=True)(
+        lambda v: tf.nn.convolution(v, w, strides=(4, 4, 2), padding="VALID",
+                                    data_format="NCDHW"))(x)
+    last = tf.nn.convolution(np.transpose(x, (0, 2, 3, 4, 1)), w, strides=(4, 4, 2),
+                             padding="VALID")
+    assert first.shape == (1, 8, 3, 3, 5)
+    np.testing.assert_allclose(first.numpy(), np.transpose(last.numpy(), (0, 4, 1, 2, 3)),
+                               rtol=1e-5)
+
+
+def test_relu6_keeps_bfloat16():
+    x = tf.cast(tf.constant([-1.0, 2.5, 9.0]), tf.bfloat16)
+    got = tf.nn.relu6(x)
+    assert got.dtype == tf.bfloat16 and got.numpy().astype(np.float32).tolist() == [0, 2.5, 6]

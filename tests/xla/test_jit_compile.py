@@ -328,3 +328,17 @@ def test_channels_first_conv3d_gives_tfs_values():
     np.testing.assert_allclose(y.sum(), 7530.005, rtol=1e-5)
     np.testing.assert_allclose(y.reshape(-1)[:6], [2.984, 4.1504, 2.5328, 4.5664, 6.1696, 3.6256],
                                rtol=1e-5)
+
+
+def test_jit_compile_keeps_the_process_jax_precision_setting():
+    # 64-bit mode is scoped to our compiles and calls: the user's own JAX code (Keras' dtype
+    # tests compare against it) keeps float32 defaults
+    import jax
+    import jax.numpy as jnp
+
+    before = jax.config.jax_enable_x64
+    f = tf.function(lambda x: x * 2.0, jit_compile=True)
+    assert f(tf.constant([1.0], tf.float64)).dtype == tf.float64
+    assert jax.config.jax_enable_x64 == before
+    if not before:
+        assert jnp.add(jnp.ones(1, "int8"), 1.0).dtype == jnp.float32

@@ -7,8 +7,9 @@ from ...ops.array.creation import eye, zeros_like
 from ...ops.array.joining import concat
 from ...ops.array.reshaping import expand_dims, squeeze, transpose
 from ...ops.array.shapes import shape
+from ...ops.array.ranges import one_hot
 from ...ops.linalg.composites import set_diag, triangular_solve
-from ...ops.linalg.decompositions import eigh, inv, solve, svd
+from ...ops.linalg.decompositions import eig, eigh, inv, solve, svd
 from ...ops.linalg.diagonals import (adjoint, band_part, diag, diag_part, matrix_transpose,
                                      tensor_diag, tensor_diag_part)
 from ...ops.linalg.products import matmul, tensordot
@@ -339,3 +340,43 @@ register_gradients({
     "L2Normalize":          _l2_normalize,
     "Norm":                 via_composite(_norm_composite),
 })
+
+
+
+def _lu(op, d_lu, d_p):
+    """A[p] = L U: A's gradient is P^T L^-H (tril(L^H dL, -1) + triu(dU U^H)) U^-H, dL and dU
+    the strict lower and the upper parts of ``d_lu`` (TF's rule for square matrices)."""
+    lu, perm = op.outputs
+    n = shape(lu)[-1]
+    strict = lambda m: band_part(m, -1, 0) - set_diag(zeros_like(m), diag_part(m))  # noqa: E731
+    lower = strict(lu) + eye(n, dtype=lu.dtype)
+    upper = band_part(lu, 0, -1)
+    middle = (strict(matmul(lower, strict(d_lu), adjoint_a=True))
+              + band_part(matmul(band_part(d_lu, 0, -1), upper, adjoint_b=True), 0, -1))
+    left = triangular_solve(lower, middle, lower=True, adjoint=True)
+    permuted = adjoint(triangular_solve(upper, adjoint(left), lower=False))
+    return matmul(one_hot(perm, n, dtype=lu.dtype), permuted, adjoint_a=True)
+
+
+def _eig(op, d_e, d_v):
+    """TF's rule: A's gradient V^-H (diag(de) + F * (V^H dV - V^H V diag(Re diag(V^H dV))))
+    V^H, F the conjugated 1 / (e_j - e_i) off the diagonal; real inputs keep the real part."""
+    e, v = op.outputs
+    if d_e is None:
+        d_e = zeros_like(e)
+    if not op.attrs.get("compute_v", True):  # eigvals: the vectors are needed all the same
+        v, d_v = eig(op.inputs[0])[1], None
+    vt = adjoint(v)
+    if d_v is None:
+        mid = diag(d_e)
+    else:
+        gaps = expand_dims(e, -2) - expand_dims(e, -1)
+        f = conj(set_diag(reciprocal(gaps), zeros_like(e)))
+        vgv = matmul(vt, d_v)
+        diag_real = diag(cast(real(diag_part(vgv)), vgv.dtype))
+        mid = diag(d_e) + f * (vgv - matmul(matmul(vt, v), diag_real))
+    grad = solve(vt, matmul(mid, vt))
+    return grad if op.inputs[0].dtype.is_complex else real(grad)
+
+
+register_gradients({"Lu": _lu, "Eig": _eig})

@@ -4,7 +4,7 @@ derivatives, and a gradient TF does not define is None (or raises, as TF's missi
 import numpy as np
 
 from ...ops._base import COMPLEX, FLOAT
-from ...ops.array.creation import zeros_like
+from ...ops.array.creation import ones_like, zeros_like
 from ...ops.math.arithmetic import (abs, divide_no_nan, floordiv, multiply_no_nan, pow, realdiv,
                                     reciprocal, sign, square, xdivy, xlog1py, xlogy)
 from ...ops.math.casting import cast
@@ -12,7 +12,7 @@ from ...ops.math.compare import greater, greater_equal, less, less_equal, logica
 from ...ops.math.complex_numbers import complex, conj, imag, real
 from ...ops.math.operands import constant_like
 from ...ops.math.select import where
-from ...ops.math.special import digamma, polygamma, zeta
+from ...ops.math.special import bessel_i0e, bessel_i1e, digamma, polygamma, zeta
 from ...ops.math.transcendental import cos, cosh, exp, log, sigmoid, sin, sinh, sqrt
 from ..grad_util import no_gradient, not_differentiable, register_gradients, skip, unbroadcast
 
@@ -80,6 +80,10 @@ _UNARY = {  # op: its input's gradient from (x, y = op(x), upstream dy)
     "Sigmoid":    lambda x, y, dy: dy * (conj(y) * (1 - conj(y))),
     "Erf":        lambda x, y, dy: dy * (2 / _SQRT_PI) * exp(-square(x)),
     "Erfc":       lambda x, y, dy: dy * (-2 / _SQRT_PI) * exp(-square(x)),
+    "Erfinv":     lambda x, y, dy: dy * (_SQRT_PI / 2) * exp(square(y)),
+    "Ndtri":      lambda x, y, dy: dy * np.sqrt(2 * np.pi) * exp(square(y) / 2),
+    "BesselI0e":  lambda x, y, dy: dy * (bessel_i1e(x) - sign(x) * y),
+    "BesselI1e":  lambda x, y, dy: dy * (_i1e_prime(x, y)),
     "Lgamma":     lambda x, y, dy: dy * digamma(conj(x)),
     "Digamma":    lambda x, y, dy: dy * polygamma(_one(x), conj(x)),
     "Softplus":   lambda x, y, dy: dy * sigmoid(x),
@@ -135,6 +139,12 @@ _BINARY = {  # op: (x's gradient, y's gradient) from (x, y, z = op(x, y), upstre
     "FloorDiv":     (None, None),
     "TruncateDiv":  (None, None),
 }
+
+
+def _i1e_prime(x, y):
+    """d/dx of i1e: i0e(x) - y * (sign(x) + 1/x), with its limit 1/2 at 0 (TF's rule)."""
+    safe = where(x == 0, ones_like(x), x)
+    return where(x == 0, 0.5 * ones_like(x), bessel_i0e(x) - y * (sign(x) + reciprocal(safe)))
 
 
 def _unary_rule(derivative):

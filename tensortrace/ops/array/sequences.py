@@ -9,11 +9,12 @@ from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import invalid_argument
-from ...registry import define_op
+from ...messages import shape_fn_error
+from ...registry import DtypeCheck, define_op
 from ...registry import get as get_op
 from ...tensor import TensorSpec, static_value
 from .._args import arg_error, axis_attr, int_attr, static_ints
-from .._base import graph_error
+from .._base import INDEX, graph_error
 from ..math.arithmetic import maximum
 from ..math.casting import cast
 from ..math.compare import less
@@ -129,3 +130,35 @@ def sequence_mask(lengths, maxlen=None, dtype=D.bool, name=None):
     result = less(row, column)
     dtype = D.as_dtype(dtype)
     return result if dtype is D.bool else cast(result, dtype)
+
+
+@define_op("InvertPermutation")
+class InvertPermutation:
+    """The inverse of the permutation ``x`` (a vector of 0..n-1): ``y[x[i]] = i``."""
+
+    check = DtypeCheck("InvertPermutation", INDEX, same=1)
+
+    def infer(x):
+        if x.shape.rank not in (None, 1):
+            raise shape_fn_error("InvertPermutation", f"Shape must be rank 1 but is rank "
+                                 f"{x.shape.rank}", x.dtype, {}, (x,), ("x",))
+        return TensorSpec(x.shape, x.dtype)
+
+    def kernel(x):
+        if x.ndim != 1:
+            raise invalid_argument("invert_permutation expects a 1D vector.")
+        n = x.shape[0]
+        y = np.full(n, -1, x.dtype)
+        for i, v in enumerate(x.tolist()):
+            if not 0 <= v < n:
+                raise invalid_argument(f"{v} is not between 0 and {n}")
+            if y[v] >= 0:
+                raise invalid_argument(f"{v} is duplicated in the input.")
+            y[v] = i
+        return y
+
+
+@tf_export("math.invert_permutation")
+def invert_permutation(x, name=None):
+    """The inverse permutation of ``x``."""
+    return bind(InvertPermutation, convert_to_tensor(x, dtype_hint=D.int32))

@@ -5,14 +5,24 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
-from ...composite import fallback
+from ...composite import CompositeTensor, fallback
 from ...context import bind
 from ...convert import convert_to_tensor
-from ...registry import DtypeCheck, define_op
+from ...registry import DtypeCheck, define_op, get
 from ...tensor import Tensor, TensorSpec
 from .._args import const
 from .._base import ALL, INDEX, check_out_type, kernel_out_type
+from ..math.casting import cast
 from .joining import convert_list, list_dtype, unstack
+
+
+def _dense_shape(value):
+    """A SparseTensor's ``dense_shape``, which TF's shape, size and rank read; else None."""
+    if isinstance(value, CompositeTensor):
+        found = getattr(value, "dense_shape", None)
+        if isinstance(found, Tensor):
+            return found
+    return None
 
 
 def _known_shape(input, out_type):
@@ -44,6 +54,9 @@ def shape(input, out_type=None, name=None):
     try:
         x = convert_to_tensor(input)
     except (TypeError, ValueError):  # a composite (ragged) has its own shape
+        dense_shape = _dense_shape(input)
+        if dense_shape is not None:
+            return cast(dense_shape, out_type)
         return fallback(shape, (input,), {"out_type": out_type})
     return bind(Shape, x, out_type=out_type)
 
@@ -102,6 +115,10 @@ def size(input, out_type=None, name=None):
     try:
         x = convert_to_tensor(input)
     except (TypeError, ValueError):  # a composite (ragged) has its own size
+        dense_shape = _dense_shape(input)
+        if dense_shape is not None:
+            # reduce.py (Prod) imports this module: the op by its name
+            return bind(get("Prod"), cast(dense_shape, out_type), axis=(0,), keep_dims=False)
         return fallback(size, (input,), {"out_type": out_type})
     if x.shape.is_fully_defined():
         return const(np.array(x.shape.num_elements(), dtype=out_type._np))
@@ -129,6 +146,9 @@ def rank(input, name=None):
     try:
         x = convert_to_tensor(input)
     except (TypeError, ValueError):  # a composite (ragged) has its own rank
+        dense_shape = _dense_shape(input)
+        if dense_shape is not None:
+            return size(dense_shape)
         return fallback(rank, (input,), {})
     if x.shape.rank is not None:
         return const(np.array(x.shape.rank, dtype=np.int32))

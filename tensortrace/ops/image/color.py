@@ -22,6 +22,7 @@ from ..math.casting import cast
 from ..math.clip import saturate_cast
 
 _FLOATS = dtypes_named("float16 float32 float64")
+_HSV_T = dtypes_named("float16 bfloat16 float32 float64")  # RGBToHSV's and HSVToRGB's order
 _HALF_FLOAT = (D.float16, D.float32)
 
 
@@ -113,7 +114,7 @@ def _hsv_to_rgb(hsv):
 def _rgb_op(name, fn, doc):
     @define_op(name)
     class Op:
-        check = DtypeCheck(name, _FLOATS, 1)
+        check = DtypeCheck(name, _HSV_T, 1)
 
         def infer(images):
             dims = images.shape.dims

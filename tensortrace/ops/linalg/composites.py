@@ -1,19 +1,24 @@
 """Linear algebra composed from the family's ops and public ones (differentiable through them):
-logdet, set_diag, cross, triangular_solve and lstsq."""
+logdet, set_diag, cross, triangular_solve, lstsq, pinv and matrix_rank."""
+
+import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
 from ...context import bind
 from ...convert import convert_to_tensor
 from .._args import int_arg
-from ..array.creation import eye, ones_like
+from ..array.creation import eye, fill, ones_like
 from ..array.joining import stack
+from ..array.reshaping import expand_dims
 from ..array.shapes import shape
+from ..math.arithmetic import maximum
+from ..math.casting import cast
 from ..math.complex_numbers import real
 from ..math.select import where
 from ..math.transcendental import log
-from ..reduce import reduce_sum
-from .decompositions import MatrixSolve, cholesky
+from ..reduce import reduce_max, reduce_sum
+from .decompositions import MatrixSolve, cholesky, svd
 from .diagonals import band_part, diag, diag_part
 from .products import matmul
 
@@ -80,3 +85,43 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
         return bind(MatrixSolve, gram, matmul(a, b, adjoint_a=True), adjoint=False)
     gram = matmul(a, a, adjoint_b=True) + l2 * eye(rows, dtype=a.dtype)
     return matmul(a, bind(MatrixSolve, gram, b, adjoint=False), adjoint_a=True)
+
+
+def _max_dim(a):
+    """max(rows, cols) of ``a``'s matrices: a Python int when known, else a tensor."""
+    rows, cols = a.shape.dims[-2:] if a.shape.rank is not None else (None, None)
+    if rows is not None and cols is not None:
+        return max(rows, cols)
+    dims = shape(a)
+    return maximum(dims[-2], dims[-1])
+
+
+@tf_export("linalg.pinv")
+def pinv(a, rcond=None, validate_args=False, name=None):
+    """The Moore-Penrose pseudo-inverse, from the SVD: singular values at most ``rcond`` times
+    the largest are dropped (default ``rcond``: 10 * max(rows, cols) * eps, as TF)."""
+    a = convert_to_tensor(a)
+    if a.dtype not in (D.float32, D.float64):
+        raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
+    eps = float(np.finfo(a.dtype.as_numpy_dtype).eps)
+    if rcond is None:
+        rcond = 10.0 * cast(_max_dim(a), a.dtype) * eps
+    rcond = convert_to_tensor(rcond, a.dtype)
+    s, u, v = svd(a, full_matrices=False, compute_uv=True)
+    cutoff = rcond * reduce_max(s, axis=-1)
+    s = where(s > expand_dims(cutoff, -1), s, fill(shape(s), np.array(np.inf, a.dtype._np)))
+    return matmul(v / expand_dims(s, -2), u, adjoint_b=True)
+
+
+@tf_export("linalg.matrix_rank")
+def matrix_rank(a, tol=None, validate_args=False, name=None):
+    """The number of singular values above ``tol`` (default: eps * max(rows, cols) times the
+    largest singular value), as int32."""
+    a = convert_to_tensor(a)
+    s = svd(a, compute_uv=False)
+    if tol is None:
+        eps = float(np.finfo(a.dtype.as_numpy_dtype).eps)
+        tol = eps * cast(_max_dim(a), a.dtype) * reduce_max(s, axis=-1, keepdims=True)
+    else:
+        tol = convert_to_tensor(tol, a.dtype)
+    return reduce_sum(cast(s > tol, D.int32), axis=-1)

@@ -331,3 +331,97 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     out = bind(Svd, convert_to_tensor(tensor), compute_uv=bool(compute_uv),
                full_matrices=bool(full_matrices))
     return tuple(out) if compute_uv else out[0]
+
+
+_LU_T = dtypes_named("float64 float32 float16 complex64 complex128")
+_Lu = collections.namedtuple("Lu", ["lu", "p"])
+
+
+def _lu_one(a):
+    """Partial-pivoting LU of one square matrix (the largest |pivot| first, as TF's Eigen):
+    (L below the diagonal, U on and above it, the row permutation)."""
+    a = a.copy()
+    n = a.shape[0]
+    perm = np.arange(n)
+    for k in range(n):
+        pivot = k + int(np.argmax(np.abs(a[k:, k])))
+        if a[pivot, k] == 0:
+            raise invalid_argument("Input is not invertible.")
+        if pivot != k:
+            a[[k, pivot]] = a[[pivot, k]]
+            perm[[k, pivot]] = perm[[pivot, k]]
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return a, perm
+
+
+@define_op("Lu")
+class Lu:
+    """The LU factors (packed) and row permutation ``p`` of each innermost square matrix:
+    ``gather(input, p) = L @ U``."""
+
+    check = DtypeCheck("Lu", _LU_T, same=1)
+
+    def infer(input, output_idx_type=D.int32):
+        shape, dtype = _square_infer("Lu", input, {"output_idx_type": output_idx_type})
+        if shape is None:
+            return TensorSpec(None, dtype), TensorSpec(None, output_idx_type)
+        return TensorSpec(shape, dtype), TensorSpec(shape[:-1], output_idx_type)
+
+    def kernel(input, output_idx_type=D.int32):
+        _check_square(input)
+        x = _lapack_input(input)
+        flat = x.reshape((-1,) + x.shape[-2:])
+        lus, perms = zip(*(_lu_one(m) for m in flat)) if len(flat) else ((), ())
+        lu = np.array(lus, x.dtype).reshape(x.shape).astype(input.dtype)
+        perm = np.array(perms, output_idx_type._np).reshape(x.shape[:-1])
+        return lu, perm
+
+
+@tf_export("linalg.lu")
+def lu(input, output_idx_type=D.int32, name=None):
+    """(lu, p): the packed LU factors and the row permutation of each innermost matrix."""
+    out = bind(Lu, convert_to_tensor(input), output_idx_type=D.as_dtype(output_idx_type))
+    return _Lu(*out)
+
+
+_EIG_T = dtypes_named("float32 float64 complex64 complex128")
+
+
+@define_op("Eig")
+class Eig:
+    """Eigenvalues and (when ``compute_v``) unit eigenvectors of general square matrices, as
+    complex ``Tout``."""
+
+    check = DtypeCheck("Eig", _EIG_T, same=1)
+
+    def infer(input, Tout, compute_v=True):
+        shape, _ = _square_infer("Eig", input, {"Tout": Tout, "compute_v": compute_v})
+        if shape is None:
+            return TensorSpec(None, Tout), TensorSpec(None, Tout)
+        return TensorSpec(shape[:-1], Tout), TensorSpec(shape if compute_v else [0], Tout)
+
+    def kernel(input, Tout, compute_v=True):
+        _check_square(input)
+        if compute_v:
+            e, v = np.linalg.eig(input)
+            return e.astype(Tout._np), v.astype(Tout._np)
+        return np.linalg.eigvals(input).astype(Tout._np), np.zeros([0], Tout._np)
+
+
+def _eig_out(x):
+    return D.complex128 if x.dtype in (D.float64, D.complex128) else D.complex64
+
+
+@tf_export("linalg.eig", "eig")
+def eig(tensor, name=None):
+    """(eigenvalues, eigenvectors) of each innermost square matrix, complex."""
+    x = convert_to_tensor(tensor)
+    return tuple(bind(Eig, x, Tout=_eig_out(x), compute_v=True))
+
+
+@tf_export("linalg.eigvals", "eigvals")
+def eigvals(tensor, name=None):
+    """The eigenvalues of each innermost square matrix, complex."""
+    x = convert_to_tensor(tensor)
+    return bind(Eig, x, Tout=_eig_out(x), compute_v=False)[0]

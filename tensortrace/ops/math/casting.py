@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ... import errors
-from ..._export import tf_export
+from ..._export import export_value, tf_export
 from ...composite import CompositeTensor, fallback
 from ...context import bind
 from ...messages import c_name
@@ -32,11 +32,41 @@ def _float_to_int(x, dst):
     return out.astype(dst)
 
 
+# TF's CPU Cast kernels of its narrow types: float8_e4m3fn/e5m2 from the floats (and each
+# other) to any float, int or bool; int4/uint4 from and to the ints; none for the others.
+_F8, _I4 = ("float8_e4m3fn", "float8_e5m2"), ("int4", "uint4")
+_F8_SOURCES = frozenset(("float16", "bfloat16", "float32", "float64") + _F8)
+
+
+for _name in sorted(D._NARROW):  # TF exports them as tf.(dtypes.)experimental.<name>
+    if getattr(D, _name) is not None:
+        export_value(getattr(D, _name), f"experimental.{_name}", f"dtypes.experimental.{_name}")
+
+
+def _narrow_cast_ok(src, dst):
+    if src.name in _F8:
+        return dst.name in _F8_SOURCES or dst is D.bool or (dst.is_integer and
+                                                           dst.name not in D._NARROW)
+    if src.name in _I4:
+        return dst.is_integer and dst.name not in ("int2", "uint2")
+    if dst.name in _F8:
+        return src.name in _F8_SOURCES
+    if dst.name in _I4:
+        return src.is_integer and src.name not in ("int2", "uint2")
+    return False
+
+
 def _cast(x, SrcT, DstT, Truncate=False):
     src, dst = x.dtype, DstT._np
-    if src == object or dst == object:
+    source = D.from_numpy(src)
+    if src == object or dst == object or ((source.name in D._NARROW or DstT.name in D._NARROW)
+                                          and not _narrow_cast_ok(source, DstT)):
         raise errors.UnimplementedError(
-            None, None, f"Cast {c_name(D.from_numpy(src))} to {c_name(DstT)} is not supported")
+            None, None, f"Cast {c_name(source)} to {c_name(DstT)} is not supported")
+    if source.name in _F8 and DstT.name not in _F8:
+        x = x.astype(np.float32)  # exact; then the float rules (NaN -> int min, nonzero -> True)
+    elif source.name in _I4:
+        x = x.astype(np.int32)
     if src.kind == "c" and dst.kind != "c":
         x = np.real(x)  # TF discards the imaginary part, even when casting to bool
     if dst == np.bool_:

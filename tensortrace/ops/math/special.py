@@ -188,3 +188,109 @@ def _polygamma(a, x):
 
 POLYGAMMA, polygamma = binary_op("Polygamma", _polygamma, F32_F64, "math.polygamma",
                                  args=("a", "x"), doc="The a-th derivative of digamma at x.")
+
+
+# ndtri (the standard normal quantile) and erfinv without SciPy: Acklam's rational start
+# (1e-9 relative), then Halley steps on erfc in float64; other floats round from it.
+_ACKLAM_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
+_ACKLAM_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+             6.680131188771972e+01, -1.328068155288572e+01)
+_ACKLAM_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
+_ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+             3.754408661907416e+00)
+_SQRT2 = _pymath.sqrt(2.0)
+_SQRT_2PI = _pymath.sqrt(2.0 * _pymath.pi)
+
+
+def _poly(coeffs, x):
+    out = np.zeros_like(x)
+    for c in coeffs:
+        out = out * x + c
+    return out
+
+
+def _ndtri64(p):
+    """The x with Phi(x) = p, for float64 p: -inf/inf at 0/1, NaN outside [0, 1]."""
+    low = np.minimum(p, 1.0 - p)
+    tail = np.sqrt(-2.0 * np.log(np.where(low > 0, low, 1.0)))
+    tail_x = _poly(_ACKLAM_C, tail) / (_poly(_ACKLAM_D, tail) * tail + 1.0)
+    q = p - 0.5
+    r = q * q
+    mid_x = q * _poly(_ACKLAM_A, r) / (_poly(_ACKLAM_B, r) * r + 1.0)
+    x = np.where(low < 0.02425, np.where(p < 0.5, tail_x, -tail_x), mid_x)
+    for _ in range(2):  # Halley on Phi(x) - p, Phi from erfc (exact in the tails)
+        err = 0.5 * _erfc(-x / _SQRT2) - p
+        u = err * _SQRT_2PI * np.exp(0.5 * x * x)
+        x = x - u / (1.0 + 0.5 * x * u)
+    x = np.where(p == 0.0, -np.inf, np.where(p == 1.0, np.inf, x))
+    return np.where((p < 0.0) | (p > 1.0) | np.isnan(p), np.nan, x)
+
+
+def _ndtri(p):
+    return _ndtri64(np.asarray(p, np.float64)).astype(p.dtype)[()]
+
+
+def _erfinv(x):
+    # TF's formula: ndtri(0.5 * x + 0.5) / sqrt(2), the argument rounded in x's own dtype
+    # (so a float32 erfinv(1e-10) is 0, as TF gives)
+    half = x.dtype.type(0.5)
+    p = np.asarray(half * x + half, np.float64)
+    return (_ndtri64(p) / _SQRT2).astype(x.dtype)[()]
+
+
+NDTRI, ndtri = unary_op("Ndtri", quiet(_ndtri), FLOATING, "math.ndtri",
+                        doc="The inverse of the standard normal CDF.")
+ERFINV, erfinv = unary_op("Erfinv", quiet(_erfinv), FLOATING, "math.erfinv",
+                          doc="The inverse of erf: NaN outside [-1, 1].")
+
+
+def _bessel_i0e64(x):
+    """exp(-|x|) I0(x) in float64: NumPy's I0 below 700, the asymptotic series above."""
+    a = np.abs(x)
+    small = a < 700.0
+    direct = np.i0(np.where(small, a, 0.0)) * np.exp(-np.where(small, a, 0.0))
+    big = np.where(small, 700.0, a)
+    term, total = np.ones_like(big), np.ones_like(big)
+    for k in range(1, 8):
+        term = term * (2 * k - 1) ** 2 / (8.0 * k * big)
+        total = total + term
+    return np.where(small, direct, total / np.sqrt(2.0 * _pymath.pi * big))
+
+
+def _bessel_i0e(x):
+    return _bessel_i0e64(np.asarray(x, np.float64)).astype(x.dtype)[()]
+
+
+BESSEL_I0E, bessel_i0e = unary_op("BesselI0e", quiet(_bessel_i0e), FLOATING, "math.bessel_i0e",
+                                  "math.special.bessel_i0e",
+                                  doc="exp(-|x|) I0(x), the scaled modified Bessel function.")
+
+
+def _bessel_i1e64(x):
+    """exp(-|x|) I1(x) in float64: the power series below 30, the asymptotic series above."""
+    a = np.abs(x)
+    small = a < 30.0
+    s = np.where(small, a, 0.0)
+    term = s / 2.0
+    total = term.copy()
+    for k in range(1, 60):
+        term = term * (s * s / 4.0) / (k * (k + 1))
+        total = total + term
+    direct = total * np.exp(-s)
+    big = np.where(small, 30.0, a)
+    term, series = np.ones_like(big), np.ones_like(big)
+    for k in range(1, 12):
+        term = term * -(4.0 - (2 * k - 1) ** 2) / (8.0 * k * big)
+        series = series + term
+    return np.copysign(np.where(small, direct, series / np.sqrt(2.0 * _pymath.pi * big)), x)
+
+
+def _bessel_i1e(x):
+    return _bessel_i1e64(np.asarray(x, np.float64)).astype(x.dtype)[()]
+
+
+BESSEL_I1E, bessel_i1e = unary_op("BesselI1e", quiet(_bessel_i1e), FLOATING, "math.bessel_i1e",
+                                  "math.special.bessel_i1e",
+                                  doc="exp(-|x|) I1(x), the scaled modified Bessel function.")

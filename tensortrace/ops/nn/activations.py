@@ -52,7 +52,8 @@ def _selu(x):
 
 RELU = _activation("Relu", lambda x: np.maximum(x, x.dtype.type(0)), RELU_T)
 relu = _api(RELU, "nn.relu", "max(features, 0).")
-RELU6 = _activation("Relu6", lambda x: np.clip(x, x.dtype.type(0), x.dtype.type(6)), RELU_T)
+RELU6 = _activation("Relu6", lambda x: np.minimum(np.maximum(x, x.dtype.type(0)),
+                                                  x.dtype.type(6)), RELU_T)  # bfloat16 stays
 relu6 = _api(RELU6, "nn.relu6", "min(max(features, 0), 6).")
 ELU = _activation("Elu", quiet(_elu), HALF_T)
 elu = _api(ELU, "nn.elu", "features where positive, else exp(features) - 1.")
