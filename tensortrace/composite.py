@@ -315,8 +315,7 @@ def fallback(fn, args, kwargs, elementwise=False):
     op function whose argument conversion failed: the plain-tensor path pays nothing. Without a
     composite argument or a handler, the conversion error being handled propagates."""
     if _has_composite(args, kwargs):
-        first = args[0] if args else None  # its class's own table first (SparseTensor's)
-        handler = getattr(type(first), "_op_overrides", {}).get(fn) or OVERRIDES.get(fn)
+        handler = OVERRIDES.get(fn)
         if handler is not None:
             return handler(*args, **kwargs)
         if elementwise:

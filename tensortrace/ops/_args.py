@@ -63,20 +63,18 @@ def shown(value):
     return _REPR.repr(value)
 
 
-def auto_pack(values, dtype=None, int_hint=None):
-    """A list mixing Python numbers and scalar tensors as one tensor (a Pack op), as TF packs.
-    With ``int_hint`` (the op's preferred int dtype), a list whose tensors are not integers
-    packs as that dtype, each tensor cast (TF converts with the preferred dtype first, which
-    casts the tensors of a list: ``tf.reshape(x, (n, m))`` with float scalars ``n``, ``m``)."""
-    elems = [auto_pack(v, dtype, int_hint) if isinstance(v, (list, tuple)) and holds_tensor(v)
+def auto_pack(values, dtype=None, cast=False):
+    """A list mixing Python numbers and scalar tensors as one tensor (a Pack op), as TF packs;
+    ``cast``: tensors of another dtype are cast to ``dtype`` first (TF's packing for an op input
+    whose type attr defaults to ``dtype``, e.g. ``tf.reshape(x, (n, m))`` of float scalars)."""
+    elems = [auto_pack(v, dtype, cast) if isinstance(v, (list, tuple)) and holds_tensor(v)
              else convert_to_tensor(v) if hasattr(v, "_as_graph_or_eager_tensor") else v
              for v in values]
+    if cast:
+        elems = [bind(get_op("Cast"), e, SrcT=e.dtype, DstT=dtype, Truncate=False)
+                 if isinstance(e, Tensor) and e.dtype != dtype else e for e in elems]
     if dtype is None:
         dtype = next((e.dtype for e in elems if isinstance(e, Tensor)), None)
-        if int_hint is not None and dtype is not None and not dtype.is_integer:
-            dtype = int_hint
-            elems = [bind(get_op("Cast"), e, SrcT=e.dtype, DstT=dtype, Truncate=False)
-                     if isinstance(e, Tensor) and e.dtype != dtype else e for e in elems]
     tensors = [e if isinstance(e, Tensor) else convert_to_tensor(e, dtype) for e in elems]
     return bind(get_op("Pack"), *tensors, axis=0)
 
@@ -95,8 +93,9 @@ def int_input(value, dtype=None, hint=None):
             arr = _int_list(value)  # the common case, kept fast
             if arr is not None:
                 return const(arr)
-        if holds_tensor(value):
-            return auto_pack(value, int_hint=hint if dtype is None else None)
+        if holds_tensor(value):  # TF's packing casts the tensors to the dtype asked or preferred
+            target = dtype or hint
+            return auto_pack(value, target, cast=target is not None)
         if not value and dtype is None:  # [] is a float32 list to TF, but an int32 shape
             dtype = hint
     return convert_to_tensor(value, dtype)

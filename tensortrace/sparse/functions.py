@@ -13,7 +13,6 @@ from ..ops.array.reshaping import expand_dims as tf_expand_dims
 from ..ops.array.reshaping import reshape as tf_reshape
 from ..ops.array.reshaping import transpose as tf_transpose
 from ..ops.array.ranges import range as tf_range
-from ..ops.array import shapes as S
 from ..ops.array.shapes import shape as tf_shape
 from ..ops.indexing.gathering import boolean_mask, gather, gather_nd
 from ..ops.math.arithmetic import maximum as tf_maximum
@@ -22,7 +21,6 @@ from ..ops.math.casting import cast
 from ..ops.math.compare import equal, logical_not, not_equal
 from ..ops.math.select import where
 from ..ops.reduce import reduce_any, reduce_max as dense_reduce_max
-from ..ops.reduce import reduce_prod
 from ..ops.sparse import arithmetic as A
 from ..ops.sparse import reorganize as R
 from ..ops.sparse import segments as G
@@ -472,19 +470,3 @@ def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None,
                    sparse_gradient=False):
     """Sums of ``data[indices]`` rows per segment divided by the sqrt of the segment's size."""
     return _segment("SqrtN", data, indices, segment_ids, num_segments)
-
-
-# --- tf.shape, tf.size, tf.rank of a SparseTensor: from its dense_shape, as TF's array_ops ---------
-def _sparse_shape(input, out_type=D.int32):
-    return cast(input.dense_shape, out_type)
-
-
-def _sparse_size(input, out_type=D.int32):
-    return reduce_prod(cast(input.dense_shape, out_type), 0)
-
-
-def _sparse_rank(input):
-    return S.size(input.dense_shape, out_type=D.int32)
-
-
-SparseTensor._op_overrides = {S.shape: _sparse_shape, S.size: _sparse_size, S.rank: _sparse_rank}

@@ -86,6 +86,19 @@ def ref_l2n(x, axis=None, epsilon=1e-12):
     return (x / np.sqrt(np.maximum(sq, epsilon))).astype(x.dtype)
 
 
+def _check_lu(out, a):
+    """P A = L U, with L unit lower and U upper triangular, from TF's packed ``lu``."""
+    lu, p = out.lu.numpy(), out.p.numpy()
+    lower, upper = np.tril(lu, -1) + np.eye(len(lu)), np.triu(lu)
+    np.testing.assert_allclose(lower @ upper, a[p], rtol=1e-12, atol=1e-12)
+
+
+def _check_eig(out, a):
+    """A v = v diag(w)."""
+    w, v = out[0].numpy(), out[1].numpy()
+    np.testing.assert_allclose(a @ v, v * w, rtol=1e-10, atol=1e-10)
+
+
 CASES = [
     # matmul: MatMul for rank 2, BatchMatMulV2 otherwise
     Case(tf.linalg.matmul, (F23, F34), ref=lambda a, b: a @ b, rtol=1e-5, id="matmul"),
@@ -200,6 +213,8 @@ CASES = [
          id="l2_normalize-axes"),
     Case(tf.math.l2_normalize, (rand(3, dtype=np.complex64),), ref=ref_l2n, rtol=1e-5,
          id="l2_normalize-complex"),
+    Case(tf.linalg.lu, (rand(4, 4, dtype=np.float64),), check=_check_lu),
+    Case(tf.linalg.eig, (rand(3, 3, dtype=np.float64),), check=_check_eig),
 ]
 
 

@@ -194,7 +194,8 @@ CASES = [
     Case(tf.dtypes.cast, (U16,), {"dtype": tf.int8}, ref=_cast_ref(tf.int8), id="cast-wraps"),
     Case(tf.dtypes.saturate_cast, (np.array([-1, 256, 3.7], np.float32),), {"dtype": tf.uint8},
          ref=lambda x, dtype: np.array([0, 255, 3], np.uint8)),
-    Case(tf.clip_by_value, (A, np.float32(-1), np.float32(1)), ref=lambda t, a, b: np.clip(t, a, b)),
+    Case(tf.clip_by_value, (A, np.float32(-1), np.float32(1)),
+         ref=lambda t, a, b: np.clip(t, a, b)),
     Case(tf.clip_by_value, (I32, I32B.clip(-9, 0), np.int32(2)),
          ref=lambda t, a, b: np.maximum(np.minimum(t, b), a), id="clip-broadcast-bounds"),
     Case(tf.where, (BOOL,), ref=lambda c: np.argwhere(c), dynamic_shape=True),
@@ -239,6 +240,21 @@ CASES = [
          rtol=1e-12, atol=1e-300),
     Case(tf.math.log_sigmoid, (A,), ref=_same(lambda x: -np.logaddexp(0, -x)), rtol=1e-6),
     Case(tf.math.softsign, (A,), ref=_same(lambda x: x / (1 + np.abs(x))), rtol=1e-6),
+    # inverses checked through the functions they invert; Bessel functions against NumPy's i0
+    # and I1's series
+    Case(tf.math.erfinv, (rand(20, dtype=np.float64, low=-0.99, high=0.99),),
+         check=lambda out, x: np.testing.assert_allclose(_erf(out.numpy()), x, rtol=1e-12)),
+    Case(tf.math.ndtri, (rand(20, dtype=np.float64, low=0.01, high=0.99),),
+         check=lambda out, p: np.testing.assert_allclose(
+             0.5 * _erfc(-out.numpy() / np.sqrt(2)), p, rtol=1e-12)),
+    Case(tf.math.bessel_i0e, (rand(20, dtype=np.float64, low=-8, high=8),),
+         ref=lambda x: np.i0(x) * np.exp(-np.abs(x)), rtol=1e-12),
+    Case(tf.math.bessel_i1e, (rand(20, dtype=np.float64, low=-8, high=8),),
+         ref=lambda x: np.sign(x) * np.exp(-np.abs(x)) * sum(
+             (np.abs(x) / 2) ** (2 * k + 1) / (math.factorial(k) * math.factorial(k + 1))
+             for k in range(40)), rtol=1e-11),
+    Case(tf.math.invert_permutation, (np.array([3, 4, 0, 2, 1], np.int32),),
+         ref=lambda p: np.argsort(p).astype(np.int32)),
 ]
 
 

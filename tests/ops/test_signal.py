@@ -9,6 +9,8 @@ import pytest
 
 import tensortrace as tf
 
+from .optable import Case, rand, run_case
+
 HERE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "tf" / "signal"
 REC = np.load(HERE / "signal.npz")
 ERRORS = json.loads((HERE / "records.json").read_text())["errors"]
@@ -176,3 +178,31 @@ def test_gradients_match_finite_differences(name, f, x):
         y = f(v)
     got = tf.convert_to_tensor(tape.gradient(y, v)).numpy()
     np.testing.assert_allclose(got, _numeric_grad(f, x), atol=1e-6)
+
+
+_C = rand(4, 6, 8, dtype=np.complex64)
+_R = rand(4, 6, 8, dtype=np.float32)
+# the FFT ops against NumPy's (the op-table coverage of tests/ops/test_registry.py)
+CASES = [
+    Case(tf.signal.fft, (_C,), ref=np.fft.fft, rtol=1e-4, atol=1e-4),
+    Case(tf.signal.ifft, (_C,), ref=np.fft.ifft, rtol=1e-4, atol=1e-5),
+    Case(tf.signal.fft2d, (_C,), ref=np.fft.fft2, rtol=1e-4, atol=1e-4),
+    Case(tf.signal.ifft2d, (_C,), ref=np.fft.ifft2, rtol=1e-4, atol=1e-5),
+    Case(tf.signal.fft3d, (_C,), ref=lambda x: np.fft.fftn(x, axes=(-3, -2, -1)), rtol=1e-4,
+         atol=1e-3),
+    Case(tf.signal.ifft3d, (_C,), ref=lambda x: np.fft.ifftn(x, axes=(-3, -2, -1)), rtol=1e-4,
+         atol=1e-5),
+    Case(tf.signal.rfft, (_R,), ref=np.fft.rfft, rtol=1e-4, atol=1e-4),
+    Case(tf.signal.irfft, (_C[..., :5],), ref=np.fft.irfft, rtol=1e-4, atol=1e-5),
+    Case(tf.signal.rfft2d, (_R,), ref=np.fft.rfft2, rtol=1e-4, atol=1e-4),
+    Case(tf.signal.irfft2d, (_C[..., :5],), ref=np.fft.irfft2, rtol=1e-4, atol=1e-5),
+    Case(tf.signal.rfft3d, (_R,), ref=lambda x: np.fft.rfftn(x, axes=(-3, -2, -1)), rtol=1e-4,
+         atol=1e-3),
+    Case(tf.signal.irfft3d, (_C[..., :5],), ref=lambda x: np.fft.irfftn(x, axes=(-3, -2, -1)),
+         rtol=1e-4, atol=1e-5),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_fft_ops_match_numpy(case):
+    run_case(case)

@@ -173,5 +173,5 @@ register_gradients({
     "LinSpace":           _linspace,
 })
 
-not_differentiable("InvertPermutation", "StopGradient", "ZerosLike", "OnesLike", "Shape", "ShapeN", "Size", "Rank",
-                   "BroadcastArgs", "Range", "OneHot")
+not_differentiable("InvertPermutation", "StopGradient", "ZerosLike", "OnesLike", "Shape", "ShapeN",
+                   "Size", "Rank", "BroadcastArgs", "Range", "OneHot")

@@ -103,6 +103,8 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     a = convert_to_tensor(a)
     if a.dtype not in (D.float32, D.float64):
         raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
+    if a.shape.rank is not None and a.shape.rank < 2:
+        raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {a.shape.rank}).")
     eps = float(np.finfo(a.dtype.as_numpy_dtype).eps)
     if rcond is None:
         rcond = 10.0 * cast(_max_dim(a), a.dtype) * eps

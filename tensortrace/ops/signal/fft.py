@@ -181,7 +181,11 @@ def _shift(x, axes, sign):
     x = convert_to_tensor(x)
     if axes is None:
         axes = list(range(x.shape.rank))
-    axes = [int(a) for a in np.reshape(axes, -1)]
+    axes = np.reshape(axes, -1).tolist()
+    rank = x.shape.rank
+    for a in axes:
+        if type(a) is not int or rank is None or not -rank <= a < rank:
+            tf_shape(x)[a]  # TF indexes the shape by the axis: its error for a bad one
     dims = x.shape.dims
     if all(dims[a] is not None for a in axes):
         shifts = [sign * (dims[a] // 2) for a in axes]
