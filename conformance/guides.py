@@ -31,7 +31,7 @@ GUIDES = ["ragged_tensor", "sparse_tensor", "tensor_slicing", "tf_numpy", "rando
           "data", "saved_model", "checkpoint", "core/matrix_core", "core/mlp_core",
           "core/optimizers_core", "tensor", "variable", "autodiff", "advanced_autodiff",
           "intro_to_modules", "basic_training_loops", "function", "intro_to_graphs", "basics",
-          "tf_numpy_type_promotion"]
+          "tf_numpy_type_promotion", "distributed_training"]
 # The guides whose left-out cells are mostly Keras ones (run with ``--keras``).
 KERAS_GUIDES = ["basics", "intro_to_modules", "autodiff", "advanced_autodiff",
                 "basic_training_loops", "function"]
