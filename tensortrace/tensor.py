@@ -212,6 +212,25 @@ def _numpy_text(t, is_repr=False):
     return "\n" + text if "\n" in text else text
 
 
+class ResourceTensor(EagerTensor):
+    """An eager ``resource`` tensor: a scalar whose value is the resource it names (a
+    variable, a lookup table); it has no NumPy value. ``_use`` says what to do instead."""
+
+    __slots__ = ()
+    _use = "use its owner"
+
+    @property
+    def dtype(self):
+        return _dtypes.resource
+
+    @property
+    def shape(self):
+        return TensorShape(())
+
+    def numpy(self):
+        raise ValueError(f"Cannot convert a resource handle to a NumPy value; {self._use}.")
+
+
 class Reference:
     """A hashable handle on a tensor or variable, compared by identity (``Tensor.ref()``)."""
 

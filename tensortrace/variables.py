@@ -39,7 +39,7 @@ from .ops.reduce import cumprod
 from .registry import get as get_op
 from .shapes import TensorShape, as_shape
 from .ops.sparse.indexed_slices import IndexedSlices
-from .tensor import EagerTensor, Reference, Tensor, TensorSpec
+from .tensor import EagerTensor, Reference, ResourceTensor, Tensor, TensorSpec
 
 _READ = get_op("ReadVariableOp")
 _ASSIGN = get_op("AssignVariableOp")
@@ -52,21 +52,11 @@ _NOT_EQUAL = get_op("NotEqual")
 _name_scopes = _core.name_scopes  # tf.name_scope and tf.Module scopes prefix variable names
 
 
-class ResourceHandle(EagerTensor):
+class ResourceHandle(ResourceTensor):
     """The eager ``resource`` tensor of a variable; its value is the Variable object."""
 
     __slots__ = ()
-
-    @property
-    def dtype(self):
-        return D.resource
-
-    @property
-    def shape(self):
-        return TensorShape(())
-
-    def numpy(self):
-        raise ValueError("Cannot convert a resource handle to a NumPy value; read the variable.")
+    _use = "read the variable"
 
     def __repr__(self):
         return f"<tf.Tensor: shape=(), dtype=resource, value=<ResourceHandle({self._value.name})>>"

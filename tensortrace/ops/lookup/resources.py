@@ -15,27 +15,16 @@ from ... import dtypes as D
 from ..._farmhash import legacy_hash64
 from ...errors import FailedPreconditionError, InternalError, InvalidArgumentError
 from ...messages import shape_text
-from ...shapes import TensorShape
-from ...tensor import EagerTensor
+from ...tensor import ResourceTensor
 
 _UINT64 = (1 << 64) - 1
 
 
-class TableHandle(EagerTensor):
+class TableHandle(ResourceTensor):
     """The eager ``resource`` tensor of a lookup table; its value is the table resource."""
 
     __slots__ = ()
-
-    @property
-    def dtype(self):
-        return D.resource
-
-    @property
-    def shape(self):
-        return TensorShape(())
-
-    def numpy(self):
-        raise ValueError("Cannot convert a resource handle to a NumPy value; use the table.")
+    _use = "use the table"
 
     def _text(self):
         return (f'<ResourceHandle(name="{self._value.name}", device="/job:localhost/replica:0/'
