@@ -19,7 +19,6 @@ from .._logging import logger
 from ..summary import writer as _summary
 from ..tracing import function as _function
 from ..tracing import trace as _trace
-from ..tracing.cache import TraceCache
 from ..tracing.function import PolymorphicFunction
 from .strategy import _CrossReplicaScope, _mode, _ReplicaScope
 from .values import Mirrored, regroup, select_replica
@@ -226,16 +225,7 @@ def _stand_in(pf):
         table = pf.__dict__.setdefault("_tt_replicas", {})
         entry = table.get(key)
         if entry is None or entry[0]() is not run.strategy:
-            shadow = _InReplica.__new__(_InReplica)
-            vars(shadow).update({k: v for k, v in vars(pf).items()
-                                 if k not in ("_tracing_count", "_tt_replicas",
-                                              "_save_contexts")})
-            shadow._main = pf
-            shadow._cache = TraceCache(pf.max_traces)
-            shadow._keys = shadow._cache.keys
-            shadow._instances = {}
-            shadow._pending_initializer = shadow._after_initializer = None
-            shadow._last_explanation, shadow._hits_seen = None, 0
+            shadow = pf._shadow(_InReplica, ("_tt_replicas", "_save_contexts"))
             shadow._lock = threading.RLock()  # replicas trace side by side
             entry = table[key] = (weakref.ref(run.strategy), shadow)
     return entry[1]

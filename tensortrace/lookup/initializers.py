@@ -31,7 +31,7 @@ def check_table_dtypes(table, key_dtype, value_dtype):
 
 
 def _scoped(scope, fn):
-    """``fn()`` inside the name scope ``name`` while tracing (eagerly names do nothing)."""
+    """``fn()`` inside the name scope ``scope`` while tracing (eagerly names do nothing)."""
     if state.graph is None:
         return fn()
     with core.name_scope(scope):

@@ -25,7 +25,7 @@ from ..ragged.ragged_tensor import RaggedTensor
 from ..registry import get as get_op
 from ..shapes import TensorShape
 from ..sparse.sparse_tensor import SparseTensor
-from .initializers import TableInitializerBase
+from .initializers import TableInitializerBase, _scoped
 from .resource import TrackableResource
 
 _FIND = get_op("LookupTableFindV2")
@@ -35,13 +35,6 @@ _SIZE = get_op("LookupTableSizeV2")
 _EXPORT = get_op("LookupTableExportV2")
 _IMPORT = get_op("LookupTableImportV2")
 _uid = itertools.count(1)
-
-
-def _scoped(scope, fn):
-    if state.graph is None:
-        return fn()
-    with core.name_scope(scope):
-        return fn()
 
 
 def _convert(value, dtype, name):

@@ -13,7 +13,6 @@ import threading
 from .. import nest
 from .._logging import logger
 from ..tracing import function as _function
-from ..tracing.cache import TraceCache
 from ..tracing.function import PolymorphicFunction
 from ..tracing.signature import IdentitySpec
 
@@ -58,17 +57,7 @@ def _stand_in(pf):
         table = pf.__dict__.setdefault("_save_contexts", {})
         shadow = table.get(policy)
         if shadow is None:
-            shadow = _InSaveContext.__new__(_InSaveContext)
-            state = {k: v for k, v in vars(pf).items()
-                     if k not in ("_tracing_count", "_save_contexts")}
-            vars(shadow).update(state)
-            shadow._main = pf
-            shadow._cache = TraceCache(pf.max_traces)
-            shadow._keys = shadow._cache.keys
-            shadow._instances = {}
-            shadow._pending_initializer = shadow._after_initializer = None
-            shadow._last_explanation, shadow._hits_seen = None, 0
-            table[policy] = shadow
+            shadow = table[policy] = pf._shadow(_InSaveContext, ("_save_contexts",))
     return shadow
 
 

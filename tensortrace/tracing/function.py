@@ -389,6 +389,22 @@ class PolymorphicFunction:
         """Hits, misses, traces, evictions and the size and bound of the trace cache."""
         return self._cache.info(self._tracing_count)
 
+    def _shadow(self, cls, exclude=()):
+        """A copy of this function as ``cls`` with a trace cache of its own: the traces made in
+        another context (a save's variable policy, a replica) share the Python function and
+        options and count in this one (``_main``). ``exclude``: attributes the copy leaves out
+        (the tables holding such copies)."""
+        shadow = cls.__new__(cls)
+        vars(shadow).update({k: v for k, v in vars(self).items()
+                             if k != "_tracing_count" and k not in exclude})
+        shadow._main = self
+        shadow._cache = TraceCache(self.max_traces)
+        shadow._keys = shadow._cache.keys
+        shadow._instances = {}
+        shadow._pending_initializer = shadow._after_initializer = None
+        shadow._last_explanation, shadow._hits_seen = None, 0
+        return shadow
+
     def _traces(self):
         """The live traces, least recently used first (a snapshot)."""
         with self._lock:
