@@ -32,6 +32,19 @@ def value_of(t, env):
     return env[id(t)]
 
 
+def filenames_arg(filenames):
+    """A file reader's ``filenames`` as a scalar or vector string tensor, with TF's errors."""
+    names = filenames if isinstance(filenames, Tensor) else \
+        convert_to_tensor(filenames, dtype=D.string)
+    if names.dtype != D.string:
+        raise TypeError(f"Invalid `filenames`. `filenames` must be a `tf.Tensor` of dtype "
+                        f"`tf.string` dtype. Got {names.dtype}")
+    if names.shape.rank not in (0, 1, None):
+        raise ValueError(f"Invalid `filenames`. `filenames` must be a `tf.Tensor` with "
+                         f"`tf.TensorShape([None])` shape. Got {names.shape}")
+    return names
+
+
 def int_arg(x, name, dtype=D.int64):
     """A scalar integer argument: a Python int when known now, else its (symbolic) tensor."""
     if isinstance(x, int) and not isinstance(x, bool):

@@ -12,7 +12,7 @@ from ..convert import convert_to_tensor
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from . import structure
-from .dataset import Dataset, int_arg, int_value, value_of
+from .dataset import Dataset, filenames_arg, int_arg, int_value, value_of
 from .ops import INFINITE, UNKNOWN
 
 
@@ -334,14 +334,7 @@ class TextLineDatasetV2(Dataset):
                  num_parallel_reads=None, name=None):
         if compression_type not in (None, ""):
             raise NotImplementedError("TextLineDataset: compressed files are not supported.")
-        names = filenames if isinstance(filenames, Tensor) else \
-            convert_to_tensor(filenames, dtype=D.string)
-        if names.dtype != D.string:
-            raise TypeError(f"Invalid `filenames`. `filenames` must be a `tf.Tensor` of dtype "
-                            f"`tf.string` dtype. Got {names.dtype}")
-        if names.shape.rank not in (0, 1, None):
-            raise ValueError(f"Invalid `filenames`. `filenames` must be a `tf.Tensor` with "
-                             f"`tf.TensorShape([None])` shape. Got {names.shape}")
+        names = filenames_arg(filenames)
         self._tensors = [names]
         super().__init__(TensorSpec((), D.string))
 
