@@ -100,6 +100,11 @@ _switch(
     "intra_op", 0, int, "threading.set_intra_op_parallelism_threads",
     "threading.get_intra_op_parallelism_threads",
     "Threads a long elementwise run on big arrays may use (0: the cores this process may use).")
+_switch(  # read where XLA lowers matmuls and convolutions (NumPy's kernels are full float32)
+    "tensor_float_32", True, bool, "experimental.enable_tensor_float_32_execution",
+    "experimental.tensor_float_32_execution_enabled",
+    "Enable or disable TensorFloat-32 in matmuls and convolutions compiled with XLA on GPUs "
+    "that have it (TF's default: enabled).")
 
 
 # --- devices: the one CPU (NumPy runs there), which set_logical_device_configuration may split

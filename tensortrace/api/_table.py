@@ -99,8 +99,9 @@ EXPORTS = {
     },
     'config.experimental': {
         'config': ('VirtualDeviceConfiguration enable_op_determinism '
-                   'get_virtual_device_configuration list_logical_devices list_physical_devices '
-                   'set_virtual_device_configuration'),
+                   'enable_tensor_float_32_execution get_virtual_device_configuration '
+                   'list_logical_devices list_physical_devices set_virtual_device_configuration '
+                   'tensor_float_32_execution_enabled'),
     },
     'config.optimizer': {
         'config': 'get_jit set_jit',

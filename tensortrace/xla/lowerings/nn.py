@@ -6,8 +6,15 @@ from jax import lax
 from jax import nn as jnn
 from jax import numpy as jnp
 
+from ... import config
 from ...ops.nn._geometry import spatial_pads
 from ..compiler import lowering, simple
+
+
+def _precision():
+    """TF's TensorFloat-32 switch: off, GPU matmuls and convolutions keep full float32."""
+    return None if config._SWITCHES["tensor_float_32"] else lax.Precision.HIGHEST
+
 
 # --- reductions ---------------------------------------------------------------------------------
 def _axes(axis):
@@ -50,7 +57,8 @@ def _arg(op, x, axis, output_type):
 # --- products -----------------------------------------------------------------------------------
 @lowering("MatMul")
 def _matmul(op, a, b, transpose_a=False, transpose_b=False):
-    return jnp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    return jnp.matmul(a.T if transpose_a else a, b.T if transpose_b else b,
+                      precision=_precision())
 
 
 @lowering("BatchMatMulV2", "BatchMatMulV3", "BatchMatMul")
@@ -59,12 +67,12 @@ def _batch_matmul(op, x, y, adj_x=False, adj_y=False, **attrs):
         x = jnp.conj(jnp.swapaxes(x, -1, -2))
     if adj_y:
         y = jnp.conj(jnp.swapaxes(y, -1, -2))
-    return jnp.matmul(x, y)
+    return jnp.matmul(x, y, precision=_precision())
 
 
 @lowering("Einsum")
 def _einsum(op, *inputs, equation):
-    return jnp.einsum(equation, *inputs)
+    return jnp.einsum(equation, *inputs, precision=_precision())
 
 
 # --- activations --------------------------------------------------------------------------------
@@ -157,7 +165,7 @@ def _conv(op, x, w, strides, padding, explicit_paddings=(), data_format="NHWC", 
     groups = x.shape[axes[-1] + 1 if last else 1] // w.shape[-2]
     return lax.conv_general_dilated(
         x, w, s, pads, rhs_dilation=d, dimension_numbers=(lhs, spatial + "IO", lhs),
-        feature_group_count=groups)
+        feature_group_count=groups, precision=_precision())
 
 
 def _pool(op, x, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
