@@ -3,12 +3,20 @@ pass is a graph derived from the forward graph once per concrete function, then 
 
 The backward graph replays the forward graph under a tape and asks that tape for the gradients,
 so it uses the same grad rules as everything else (and can itself be differentiated).
+
+A ``jit_compile=True`` function called while another graph is traced is not inlined: it becomes
+one call op (TF's ``PartitionedCall``, ``StatefulPartitionedCall`` when it touches state, marked
+``_XlaMustCompile``) whose kernel runs the compiled function, as TF runs it as its own XLA
+cluster; its gradient is the backward function, compiled too.
 """
 
 from ..autodiff.replay import replay
 from ..autodiff.tape import GradientTape
 from ..composite import CompositeTensor, flat_components
-from ..registry import OpDef
+from ..context import bind
+from ..graph.ir import subgraphs
+from ..registry import OpDef, register
+from ..registry import get as get_op
 from ..tensor import TensorSpec
 from . import concrete  # the backward function is a ConcreteFunction (concrete.py calls here)
 from .signature import Binder
@@ -102,3 +110,49 @@ def _replay(forward, inputs, captures, graph):
     graph.replayed = {}
     outputs, _ = replay(forward, list(inputs) + list(captures), env=graph.replayed)
     return outputs
+
+
+def call_in_graph(function, inputs):
+    """Record a call of the jit_compile ``function`` on ``inputs`` (its flat inputs, then its
+    captures) in the graph being traced; returns the output tensors, flat."""
+    graph = function.graph
+    graph._tt_function = function  # the kernel's and the gradient's way back to the function
+    stateful = _touches_state(graph)
+    opdef = _CALL_OPS[stateful]
+    out = bind(opdef, *inputs, f=graph, _XlaMustCompile=True)
+    if not graph.outputs:
+        return []
+    return list(out) if len(graph.outputs) > 1 else [out]
+
+
+def _touches_state(graph):
+    """TF's choice of StatefulPartitionedCall: the function reads or writes state."""
+    feeds = list(graph.inputs) + [ph for _, ph in graph.captures]
+    if any(ph.dtype.name == "resource" for ph in feeds):
+        return True
+    for op in graph.get_operations():
+        if op.type not in ("Const", "Placeholder") and get_op(op.type).stateful:
+            return True
+        if any(_touches_state(sub) for _, sub in subgraphs(op.attrs)):
+            return True
+    return False
+
+
+def _call_infer(*inputs, f, **attrs):
+    specs = tuple(TensorSpec(t.shape, t.dtype) for t in f.outputs)
+    return specs[0] if len(specs) == 1 else specs
+
+
+def _call_kernel(*arrays, f, **attrs):
+    outs = f._tt_function._executable()(*arrays)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _call_grad(record, *dys):
+    return _grad(record.attrs["f"]._tt_function, record, dys)
+
+
+_CALL_OPS = {stateful: register(OpDef(
+    name, infer=_call_infer, kernel=_call_kernel, grad=_call_grad, stateful=stateful,
+    reads_variables=True, doc="A call of a jit_compile function: one XLA cluster."))
+    for stateful, name in ((False, "PartitionedCall"), (True, "StatefulPartitionedCall"))}
