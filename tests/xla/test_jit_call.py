@@ -9,7 +9,7 @@ import tensortrace as tf
 
 pytest.importorskip("jax")  # the optional extra: pip install 'tensortrace[xla]'
 
-from tensortrace.xla.compiler import XlaCompiledGraph  # noqa: E402 - needs jax
+from tensortrace.xla.compiler import XlaCompiledGraph  # needs jax: after the skip
 
 RNG = np.random.default_rng(3)
 
@@ -54,27 +54,26 @@ def test_inner_call_is_one_compiled_call_op(xla_runs):
     assert xla_runs and all(name.startswith("__inference_body_") for name in xla_runs)
     types = op_types(outer, x)
     assert "PartitionedCall" in types and "Tanh" not in types  # not inlined
-    call = [op for op in outer.get_concrete_function(x).graph.get_operations()
-            if op.type == "PartitionedCall"][0]
+    call = next(op for op in outer.get_concrete_function(x).graph.get_operations()
+                if op.type == "PartitionedCall")
     assert call.attrs["_XlaMustCompile"] is True and [t.shape for t in call.outputs] == \
         [tf.TensorShape([3, 4]), tf.TensorShape([])]
     assert "PartitionedCall" not in op_types(tf.function(lambda x: body(x)[0]), x)
 
 
 def test_stateful_call_updates_variables_as_numpy():
-    results = {}
-    for jit in (True, False):
-        v = tf.Variable([1.0, 2.0, 3.0])
-
+    def program(v, jit):
         @tf.function(jit_compile=jit)
         def step(x):
             v.assign_add(x * 0.5)
             return v * x
 
-        @tf.function
-        def outer(x):
-            return step(x) + step(x * 2.0)
+        return tf.function(lambda x: step(x) + step(x * 2.0))
 
+    results = {}
+    for jit in (True, False):
+        v = tf.Variable([1.0, 2.0, 3.0])
+        outer = program(v, jit)
         x = tf.constant([0.5, -1.0, 2.0])
         results[jit] = ([outer(x).numpy() for _ in range(2)], v.numpy())
         if jit:
@@ -110,7 +109,9 @@ def test_gradients_through_the_call_run_compiled(xla_runs):
         np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)
     # and against finite differences of the NumPy values
     xn, wn = x.numpy().astype(np.float64), w.numpy().astype(np.float64)
-    f = lambda a: np.sum(np.sin(a @ wn) * a[:, :2])  # noqa: E731
+    def f(a):
+        return np.sum(np.sin(a @ wn) * a[:, :2])
+
     eps, num = 1e-6, np.zeros_like(xn)
     for i in np.ndindex(xn.shape):
         d = np.zeros_like(xn)

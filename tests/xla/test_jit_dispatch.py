@@ -51,9 +51,9 @@ def test_variable_of_changing_shape_compiles_again():
 
 
 def test_dispatch_setting_left_to_the_process(monkeypatch):
-    import jax  # noqa: PLC0415 - the optional extra, after importorskip
+    import jax  # the optional extra: after the skip
 
-    from tensortrace import xla  # noqa: PLC0415
+    from tensortrace import xla
 
     updates = []
     monkeypatch.setattr(jax.config, "update", lambda *a: updates.append(a))
