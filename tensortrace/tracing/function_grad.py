@@ -71,6 +71,13 @@ class BackwardGraph(FuncGraph):
         hit = self.replayed.get(id(value)) if self.replayed else None
         return hit if hit is not None else super().capture(value, name)
 
+    def apply(self, opdef, inputs, attrs):
+        # the forward ran a jit_compile call's writes already: recomputing its values for the
+        # gradient calls the function without them (compiled too)
+        if opdef is _CALL_OPS[True] and _writes_state(attrs["f"]):
+            attrs = dict(attrs, f=_without_effects(attrs["f"]).graph)
+        return super().apply(opdef, inputs, attrs)
+
 
 def _flat_signature(*flat):
     """The backward function's parameters: the forward inputs and output gradients, flat."""
@@ -108,7 +115,9 @@ def _replay(forward, inputs, captures, graph):
     """Replay ``forward`` into ``graph`` under the active tape, noting each forward tensor's
     replayed copy in ``graph.replayed``."""
     graph.replayed = {}
-    outputs, _ = replay(forward, list(inputs) + list(captures), env=graph.replayed)
+    # the forward pass made its writes: recomputing it for the gradient makes none again
+    outputs, _ = replay(forward, list(inputs) + list(captures), env=graph.replayed,
+                        skip_effects=True)
     return outputs
 
 
@@ -136,6 +145,35 @@ def _touches_state(graph):
         if any(_touches_state(sub) for _, sub in subgraphs(op.attrs)):
             return True
     return False
+
+
+def _writes_state(graph):
+    """Whether ``graph`` (or a branch or body in it) runs an op for its effect alone."""
+    for op in graph.get_operations():
+        if not op.outputs and op.type != "NoOp" and get_op(op.type).stateful:
+            return True
+        if any(_writes_state(sub) for _, sub in subgraphs(op.attrs)):
+            return True
+    return False
+
+
+def _without_effects(graph):
+    """The jit_compile function of ``graph`` without its writes (made once): its feeds, all
+    as arguments, give its outputs."""
+    pure = getattr(graph, "_tt_without_effects", None)
+    if pure is None:
+        function = graph._tt_function
+        feeds = list(graph.inputs) + [ph for _, ph in graph.captures]
+        copy = FuncGraph(graph.name + "_without_effects")
+        with copy.as_default():
+            args = [copy.placeholder(TensorSpec(t.shape, t.dtype), "x") for t in feeds]
+            outs, _ = replay(graph, args, skip_effects=True)
+        copy.inputs, copy.outputs, copy.structured_outputs = args, outs, list(outs)
+        specs = tuple(TensorSpec(t.shape, t.dtype) for t in args)
+        pure = concrete.ConcreteFunction(copy, _FLAT, (specs,), function.name + "_pure",
+                                         jit_compile=True)
+        copy._tt_function = graph._tt_without_effects = pure
+    return pure
 
 
 def _call_infer(*inputs, f, **attrs):

@@ -167,3 +167,21 @@ def test_jit_inside_jit_is_one_cluster(xla_runs):
     assert not xla_runs  # no separate cluster: the call lowered into the outer one
     assert isinstance(outer.get_concrete_function(x)._executable(), XlaCompiledGraph)
     assert inner.get_concrete_function(x)._compiled is None
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_gradient_of_a_writing_call_writes_once(jit):
+    # TF 2.21: y [1.5, 6], dy/dx [3, 6], dy/dv [1, 2], v [1.5, 3], with and without
+    # jit_compile: the forward's write is not made again to recompute it for the gradient
+    v = tf.Variable([1.0, 2.0])
+    inner = tf.function(lambda x: (v.assign_add(x), v * x)[1], jit_compile=jit)
+    outer = tf.function(lambda x: inner(x) * 2.0)
+    x = tf.constant([0.5, 1.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = outer(x)
+    dx, dv = tape.gradient(y, [x, v])
+    np.testing.assert_allclose(y.numpy(), [1.5, 6.0])
+    np.testing.assert_allclose(dx.numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(dv.numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(v.numpy(), [1.5, 3.0])
