@@ -55,6 +55,8 @@ def tanh_loop():
             paired_ratio(lambda: jit(x), lambda: f(x))
         JIT_RATIOS["tanh while loop: jax.jit / function"] = \
             paired_ratio(lambda: np.asarray(ref(xn)), lambda: f(x))
+        JIT_RATIOS["tanh while loop: jit_compile / jax.jit (target 1.5)"] = \
+            paired_ratio(lambda: jit(x), lambda: np.asarray(ref(xn)))
     if TF:
         g, y = make(TF), TF.constant(xn)
         rows.append(("tensorflow function", median_time(lambda: g(y))))
@@ -123,6 +125,8 @@ def dynamic_rnn():
             paired_ratio(lambda: jit(x, s), lambda: f(x, s))
         JIT_RATIOS["dynamic_rnn: jax.jit / function"] = \
             paired_ratio(lambda: np.asarray(ref(xn, sn)), lambda: f(x, s))
+        JIT_RATIOS["dynamic_rnn: jit_compile / jax.jit (target 1.5)"] = \
+            paired_ratio(lambda: jit(x, s), lambda: np.asarray(ref(xn, sn)))
     if TF:
         g, y, t = make(TF), TF.constant(xn), TF.constant(sn)
         rows.append(("tensorflow function", median_time(lambda: g(y, t))))

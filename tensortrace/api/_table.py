@@ -545,6 +545,7 @@ OPS = {
     'parsing.kernels': 'ParseExampleV2 ParseSequenceExampleV2',
     'summary.ops': ('CloseSummaryWriter EncodeWav FlushSummaryWriter HistogramSummaryBuckets '
                     'WriteGraphSummary WriteRawProtoSummary WriteSummary'),
+    'tracing.function_grad': 'PartitionedCall StatefulPartitionedCall',
 }
 
 # {module: op types}: where each op's gradient rule is set.
@@ -649,6 +650,7 @@ GRADS = {
     'data.optional': 'OptionalFromValue OptionalNone',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
+    'tracing.function_grad': 'PartitionedCall StatefulPartitionedCall',
 }
 
 # {module: operators}: where each Tensor operator is installed.

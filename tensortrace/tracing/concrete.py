@@ -341,7 +341,10 @@ class ConcreteFunction:
 
     def _inline(self, flat):
         inputs = [x.handle if isinstance(x, Variable) else x for x in flat]
-        outs, _ = replay(self.graph, inputs + [v for v, _ in self.graph.captures])
+        captures = [v.handle if isinstance(v, Variable) else v for v, _ in self.graph.captures]
+        if self._jit_compile is True:  # its own XLA cluster, as TF runs it: one call op
+            return self._pack(function_grad.call_in_graph(self, inputs + captures))
+        outs, _ = replay(self.graph, inputs + captures)
         return self._pack(outs)
 
 

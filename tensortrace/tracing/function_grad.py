@@ -3,12 +3,20 @@ pass is a graph derived from the forward graph once per concrete function, then 
 
 The backward graph replays the forward graph under a tape and asks that tape for the gradients,
 so it uses the same grad rules as everything else (and can itself be differentiated).
+
+A ``jit_compile=True`` function called while another graph is traced is not inlined: it becomes
+one call op (TF's ``PartitionedCall``, ``StatefulPartitionedCall`` when it touches state, marked
+``_XlaMustCompile``) whose kernel runs the compiled function, as TF runs it as its own XLA
+cluster; its gradient is the backward function, compiled too.
 """
 
 from ..autodiff.replay import replay
 from ..autodiff.tape import GradientTape
 from ..composite import CompositeTensor, flat_components
-from ..registry import OpDef
+from ..context import bind
+from ..graph.ir import subgraphs
+from ..registry import OpDef, register
+from ..registry import get as get_op
 from ..tensor import TensorSpec
 from . import concrete  # the backward function is a ConcreteFunction (concrete.py calls here)
 from .signature import Binder
@@ -63,6 +71,13 @@ class BackwardGraph(FuncGraph):
         hit = self.replayed.get(id(value)) if self.replayed else None
         return hit if hit is not None else super().capture(value, name)
 
+    def apply(self, opdef, inputs, attrs):
+        # the forward ran a jit_compile call's writes already: recomputing its values for the
+        # gradient calls the function without them (compiled too)
+        if opdef is _CALL_OPS[True] and _writes_state(attrs["f"]):
+            attrs = dict(attrs, f=_without_effects(attrs["f"]).graph)
+        return super().apply(opdef, inputs, attrs)
+
 
 def _flat_signature(*flat):
     """The backward function's parameters: the forward inputs and output gradients, flat."""
@@ -100,5 +115,82 @@ def _replay(forward, inputs, captures, graph):
     """Replay ``forward`` into ``graph`` under the active tape, noting each forward tensor's
     replayed copy in ``graph.replayed``."""
     graph.replayed = {}
-    outputs, _ = replay(forward, list(inputs) + list(captures), env=graph.replayed)
+    # the forward pass made its writes: recomputing it for the gradient makes none again
+    outputs, _ = replay(forward, list(inputs) + list(captures), env=graph.replayed,
+                        skip_effects=True)
     return outputs
+
+
+def call_in_graph(function, inputs):
+    """Record a call of the jit_compile ``function`` on ``inputs`` (its flat inputs, then its
+    captures) in the graph being traced; returns the output tensors, flat."""
+    graph = function.graph
+    graph._tt_function = function  # the kernel's and the gradient's way back to the function
+    stateful = _touches_state(graph)
+    opdef = _CALL_OPS[stateful]
+    out = bind(opdef, *inputs, f=graph, _XlaMustCompile=True)
+    if not graph.outputs:
+        return []
+    return list(out) if len(graph.outputs) > 1 else [out]
+
+
+def _touches_state(graph):
+    """TF's choice of StatefulPartitionedCall: the function reads or writes state."""
+    feeds = list(graph.inputs) + [ph for _, ph in graph.captures]
+    if any(ph.dtype.name == "resource" for ph in feeds):
+        return True
+    for op in graph.get_operations():
+        if op.type not in ("Const", "Placeholder") and get_op(op.type).stateful:
+            return True
+        if any(_touches_state(sub) for _, sub in subgraphs(op.attrs)):
+            return True
+    return False
+
+
+def _writes_state(graph):
+    """Whether ``graph`` (or a branch or body in it) runs an op for its effect alone."""
+    for op in graph.get_operations():
+        if not op.outputs and op.type != "NoOp" and get_op(op.type).stateful:
+            return True
+        if any(_writes_state(sub) for _, sub in subgraphs(op.attrs)):
+            return True
+    return False
+
+
+def _without_effects(graph):
+    """The jit_compile function of ``graph`` without its writes (made once): its feeds, all
+    as arguments, give its outputs."""
+    pure = getattr(graph, "_tt_without_effects", None)
+    if pure is None:
+        function = graph._tt_function
+        feeds = list(graph.inputs) + [ph for _, ph in graph.captures]
+        copy = FuncGraph(graph.name + "_without_effects")
+        with copy.as_default():
+            args = [copy.placeholder(TensorSpec(t.shape, t.dtype), "x") for t in feeds]
+            outs, _ = replay(graph, args, skip_effects=True)
+        copy.inputs, copy.outputs, copy.structured_outputs = args, outs, list(outs)
+        specs = tuple(TensorSpec(t.shape, t.dtype) for t in args)
+        pure = concrete.ConcreteFunction(copy, _FLAT, (specs,), function.name + "_pure",
+                                         jit_compile=True)
+        copy._tt_function = graph._tt_without_effects = pure
+    return pure
+
+
+def _call_infer(*inputs, f, **attrs):
+    specs = tuple(TensorSpec(t.shape, t.dtype) for t in f.outputs)
+    return specs[0] if len(specs) == 1 else specs
+
+
+def _call_kernel(*arrays, f, **attrs):
+    outs = f._tt_function._executable()(*arrays)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _call_grad(record, *dys):
+    return _grad(record.attrs["f"]._tt_function, record, dys)
+
+
+_CALL_OPS = {stateful: register(OpDef(
+    name, infer=_call_infer, kernel=_call_kernel, grad=_call_grad, stateful=stateful,
+    reads_variables=True, doc="A call of a jit_compile function: one XLA cluster."))
+    for stateful, name in ((False, "PartitionedCall"), (True, "StatefulPartitionedCall"))}

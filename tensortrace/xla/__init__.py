@@ -4,6 +4,8 @@ Nothing here loads at ``import tensortrace``: a jit_compile function imports thi
 it first compiles. Without JAX, compiling raises TF's InvalidArgumentError naming the extra.
 """
 
+import os
+
 from .. import errors
 
 try:
@@ -11,9 +13,33 @@ try:
 except ImportError:
     jax = None
 
+try:
+    from jax._src import xla_bridge  # JAX's one test of "no CPU client made yet"
+except ImportError:
+    xla_bridge = None
+
 if jax is not None:
     from . import lowerings  # noqa: F401 - fills compiler.LOWERINGS
     from .compiler import XlaCompiledGraph, unsupported
+
+
+def _synchronous_cpu():
+    """Run CPU executables in the calling thread, as TF runs its XLA clusters: every call here
+    waits for its result at once, and JAX's asynchronous dispatch only adds a hand-off to
+    another thread (half the cost of a small call, more on a busy machine). Only before JAX's
+    CPU client exists (the setting is read when it is made), and never against the process's
+    own choice (``JAX_CPU_ENABLE_ASYNC_DISPATCH``)."""
+    if "JAX_CPU_ENABLE_ASYNC_DISPATCH" in os.environ:
+        return
+    try:
+        if not xla_bridge.backends_are_initialized():
+            jax.config.update("jax_cpu_enable_async_dispatch", False)
+    except (AttributeError, KeyError):  # another JAX: its default stays
+        pass
+
+
+if jax is not None:
+    _synchronous_cpu()
 
 INSTALL = "pip install 'tensortrace[xla]'"
 

@@ -8,8 +8,6 @@ and the values assigned are written back after the call. Compiling and running h
 float64/int64 graphs keep their dtypes.
 """
 
-import contextlib
-
 import numpy as np
 
 import jax
@@ -138,6 +136,29 @@ def lower_graph(graph, feeds):
     return [env[id(t)] for t in graph.outputs]
 
 
+def _narrow(dtype):
+    """Whether JAX keeps ``dtype`` outside 64-bit mode."""
+    return dtype.itemsize < 8 or dtype.kind == "c" and dtype.itemsize == 8
+
+
+def _compile(jitted, avals, arrays):
+    """``jitted`` compiled for ``avals`` and called on ``arrays``: (the executable's own call,
+    the outputs). The call is JAX's C++ path that a Compiled's first call makes; 32-bit
+    arguments need no 64-bit mode."""
+    with _X64(True):
+        compiled = jitted.lower(*avals).compile()
+    outs = compiled(*arrays)
+    direct = getattr(compiled, "_call", None)
+    return (compiled if direct is None else direct), outs
+
+
+def _in_x64(jitted):
+    def call(*arrays):
+        with _X64(True):
+            return jitted(*arrays)
+    return call
+
+
 class XlaCompiledGraph:
     """A graph compiled with XLA: the interface of ``executor.compiled.CompiledGraph``
     (``fn(*feeds)``, ``exe(*feeds)`` -> list, ``runtime_error``, ``single``, ``graph``).
@@ -171,37 +192,86 @@ class XlaCompiledGraph:
         return outs, {k: c.value for k, c in enumerate(cells) if c.written}
 
     def _make_fn(self):
+        """The call: ``jax.jit`` of the lowered graph, run in 64-bit mode. When every feed has
+        a static shape and a 32-bit (or narrower) dtype, the executable is compiled ahead of
+        time on the first call and called directly after: no mode switch and no jit cache key
+        per call (a 64-bit argument needs the mode to keep its dtype)."""
         single, resources = self.single, self._resources
-        if not resources:  # the common case: flat arrays in, arrays out (JAX's fastest call)
-            def lowered(*arrays):
-                outs, _ = self._lower(arrays, ())
-                return outs[0] if single else tuple(outs)
+        if resources:
+            return self._make_fn_with_variables()
 
-            jitted = jax.jit(lowered)
+        def lowered(*arrays):  # the common case: flat arrays in, arrays out
+            outs, _ = self._lower(arrays, ())
+            return outs[0] if single else tuple(outs)
 
-            def run(*feeds):
-                with _X64(True):
-                    outs = jitted(*feeds)
-                return np.asarray(outs) if single else tuple(map(np.asarray, outs))
-            return run
+        jitted = jax.jit(lowered)
+        avals = self._avals()
+        if avals is None:
+            call = _in_x64(jitted)
+        else:
+            def call(*arrays):  # the first call compiles, and puts the executable in its place
+                nonlocal call
+                call, outs = _compile(jitted, avals, arrays)
+                return outs
+        if single:
+            return lambda *feeds: np.asarray(call(*feeds))
+        return lambda *feeds: tuple(map(np.asarray, call(*feeds)))
+
+    def _avals(self, variables=()):
+        """The feeds' abstract values (placeholders', then the values of ``variables``), or
+        None when one needs jit's dispatch on shapes or 64-bit mode."""
+        placeholders = [ph for ph in self.feeds if ph.dtype != D.resource]
+        if not all(ph.shape.is_fully_defined() and _narrow(ph.dtype._np)
+                   for ph in placeholders) or \
+                not all(_narrow(v._array.dtype) for v in variables):
+            return None
+        avals = [jax.ShapeDtypeStruct(tuple(ph.shape.as_list()), ph.dtype._np)
+                 for ph in placeholders]
+        return avals + [jax.ShapeDtypeStruct(v._array.shape, v._array.dtype)
+                        for v in variables]
+
+    def _make_fn_with_variables(self):
+        single, resources = self.single, self._resources
         positions, count = set(resources), len(self.feeds) - len(resources)
+        arrays_at = [i for i in range(len(self.feeds)) if i not in positions]
 
         def lowered_with_variables(*values):
             return self._lower(values[:count], values[count:])
 
         jitted = jax.jit(lowered_with_variables)
+        general = _in_x64(jitted)
+        fast = {}  # (variables' avals) -> the ahead-of-time call for them, or None
+        order = [(), ()]  # the last call's variables' ids, and their locks in one order
 
         def run_with_variables(*feeds):
             variables = [feeds[i] for i in resources]  # a resource's value: its Variable
-            with contextlib.ExitStack() as held:  # read, compute, write back: one update
-                for _, v in sorted({id(v): v for v in variables}.items()):  # one order: no
-                    held.enter_context(v._lock)  # two calls deadlock
-                with _X64(True):
-                    outs, written = jitted(
-                        *[f for i, f in enumerate(feeds) if i not in positions],
-                        *[v._array for v in variables])
+            ids = tuple(map(id, variables))
+            if ids != order[0]:  # one lock order for every call: no two calls deadlock
+                unique = sorted({id(v): v for v in variables}.items())
+                order[:] = ids, [v._lock for _, v in unique]
+            locks, result = order[1], None
+            for lock in locks:  # read, compute, write back: one update
+                lock.acquire()
+            try:
+                values = [v._array for v in variables]
+                try:
+                    key = tuple([(a.shape, a.dtype) for a in values])
+                except AttributeError:  # a variable this call initializes: no value yet
+                    key = None
+                call, arrays = fast.get(key, general), [feeds[i] for i in arrays_at]
+                if call is general and key is not None and key not in fast:
+                    avals = self._avals(variables)
+                    fast[key] = general  # until compiled: a failure leaves the jit path
+                    if avals is not None:
+                        fast[key], result = _compile(jitted, avals, arrays + values)
+                if result is None:
+                    result = call(*arrays, *values)
+                outs, written = result
                 for k, value in written.items():
                     variables[k]._array = np.asarray(value)
+            finally:
+                for lock in locks:
+                    lock.release()
             if single:
                 return np.asarray(outs[0])
             return tuple(map(np.asarray, outs))

@@ -279,6 +279,8 @@ def _rules():
 # (random: test_nn_grads), ops whose rule raises as TF's missing gradient does, and the string Add
 COVERED_ELSEWHERE = {"ReadVariableOp", "SumToShape", "StridedSliceGrad", "TruncateMod",
                      "Unique", "UniqueWithCounts", "Add", "Dropout",
+                     # jit_compile calls: tests/xla/test_jit_call.py, finite differences
+                     "PartitionedCall", "StatefulPartitionedCall",
                      # tests/utility/test_ops.py checks these two against finite differences;
                      # the other two raise LookupError, as in TF
                      "EnsureShape", "CheckNumerics", "Bitcast", "DenseBincount",

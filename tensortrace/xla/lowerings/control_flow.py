@@ -178,3 +178,11 @@ def _while(op, *inputs, cond, body, T, output_shapes, parallel_iterations,
             cell.value, cell.written = value, True
     outs = loop.values(arrays, [])
     return outs[0] if n == 1 and not op.multi else tuple(outs)
+
+
+@lowering("PartitionedCall", "StatefulPartitionedCall")
+def _call(op, *inputs, f, **attrs):
+    """A jit_compile function called in a compiled graph: part of the one cluster (its
+    variables' cells are the caller's, so its writes reach the caller)."""
+    outs = lower_graph(f, list(inputs))
+    return outs[0] if len(outs) == 1 else tuple(outs)
