@@ -16,6 +16,16 @@ from . import tf_attrs
 from .tf_attrs import EXTRA_PREFIX
 
 
+def register(op_type, rule):
+    """An upper layer's rule writing its own op as TF's nodes (tf.data's pipelines):
+    ``rule(emit, op, *inputs, **attrs)`` -> the outputs' references, or None."""
+    _RULES[op_type] = rule
+
+
+def has_rule(op_type):
+    return op_type in _RULES
+
+
 def expand(body, op):
     rule = _RULES.get(op.type)
     if rule is None:

@@ -27,7 +27,7 @@ from ..tracing.function import PolymorphicFunction
 from ..variables import ResourceHandle, Variable
 from ..lookup.resource import TrackableResource
 from ..ops.lookup.resources import TableHandle
-from . import custom_gradients, io, structure_coder, tf_files, tf_resources
+from . import custom_gradients, io, structure_coder, tf_datasets, tf_files, tf_resources
 from .assets import Asset
 from .save_context import traces_to_save
 from . import signatures as _signatures
@@ -511,7 +511,7 @@ def _refuse_python_ops(graph, where):
     """Ops that call Python (tf.py_function, Python datasets) have no saved form: refused, as
     the JSON format refuses them, naming the op and the function."""
     for op in graph.get_operations():
-        if op.type in PYTHON_OPS:
+        if op.type in PYTHON_OPS and not tf_datasets.saveable(op):
             raise python_op_error(op, where)
         for _, sub in ir.subgraphs(op.attrs):
             _refuse_python_ops(sub, where)

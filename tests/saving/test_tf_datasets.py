@@ -1,0 +1,129 @@
+"""tf.data pipelines inside saved functions, both ways: what tensortrace saves holds only TF's
+dataset nodes and TF 2.21 runs it to the outputs recorded in tests/fixtures/tf/datasets
+(make_datasets.py); the SavedModel TF 2.21 wrote of the same functions (its own ``for`` loops
+over datasets as ScanDataset + ReduceDataset) loads and runs here to TF's outputs."""
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import tensortrace as tf
+from tensortrace import _protos, errors
+from tensortrace.graph import tf_attrs
+from tensortrace.graph.graph_def import ExportError
+from tests.saving import dataset_cases as cases
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "..", "fixtures", "tf", "datasets")
+TF_MODEL = os.path.join(FIXTURE, "tf_model")
+OURS_IN_TF = dict(np.load(os.path.join(FIXTURE, "outputs.npz")))  # TF running our SavedModel
+TF_OUT = dict(np.load(os.path.join(FIXTURE, "tf_outputs.npz")))  # TF running its own
+
+
+def _want(table, name):
+    n = sum(1 for k in table if k.startswith(name + "/"))
+    return [table[f"{name}/{i}"] for i in range(n)]
+
+
+def _same(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g = np.asarray(g)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def _call(obj, name):
+    return cases.flat(tf, getattr(obj, name)(*[tf.constant(v) for v in cases.args()[name]]))
+
+
+def _library(path):
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        model = _protos.parse(_protos.SavedModel, f.read(), "SavedModel")
+    return model, model.meta_graphs[0].graph_def.library.function
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("datasets") / "model")
+    root = cases.module(tf)
+    tf.saved_model.save(root, path)
+    return root, path
+
+
+def test_saved_pipelines_are_tf_nodes(saved):
+    _, path = saved
+    _, library = _library(path)
+    functions = {f.signature.name for f in library}
+    types = set()
+    for f in library:
+        for node in f.node_def:
+            assert tf_attrs.signature(node.op) is not None or node.op in functions, node.op
+            types.add(node.op)
+    assert not types & {"PythonDataset", "MakeDatasetIterator"}
+    assert {"TensorSliceDataset", "TensorDataset", "RangeDataset", "MapDataset", "FilterDataset",
+            "BatchDatasetV2", "RepeatDataset", "TakeDataset", "SkipDataset", "ShuffleDatasetV3",
+            "DummySeedGenerator", "PrefetchDataset", "ScanDataset", "TakeWhileDataset",
+            "ZipDataset", "ConcatenateDataset", "UnbatchDataset", "AnonymousIteratorV3",
+            "MakeIterator", "IteratorGetNextAsOptional"} <= types
+    # a dataset function is TF's: marked as one, its captures passed as other_arguments
+    maps = [n for f in library for n in f.node_def if n.op == "MapDataset"]
+    assert all(n.attr["f"].func.attr["_tf_data_function"].b for n in maps)
+    assert any(len(n.attr["Targuments"].list.type) == 1 for n in maps)  # captured_map's k
+
+
+@pytest.mark.parametrize("name", sorted(cases.args()))
+def test_our_saved_pipelines_run_as_in_tf(saved, name):
+    root, path = saved
+    want = _want(OURS_IN_TF, name)
+    _same(_call(root, name), want)  # as traced
+    _same(_call(tf.saved_model.load(path), name), want)  # saved, loaded back
+    _same(want, _want(TF_OUT, name))  # TF runs our SavedModel as it runs its own
+
+
+@pytest.fixture(scope="module")
+def tf_loaded():
+    return tf.saved_model.load(TF_MODEL)
+
+
+@pytest.mark.parametrize("name", sorted(cases.args()))
+def test_tf_written_pipelines_load_and_run(tf_loaded, name):
+    _same(_call(tf_loaded, name), _want(TF_OUT, name))
+
+
+def test_tf_written_model_holds_tf_loops_over_datasets():
+    with open(os.path.join(FIXTURE, "tf_ops.json")) as f:
+        ops = set(json.load(f))
+    # AutoGraph's ``for x in ds`` (with a break: take_while) and ``iter``/``next``
+    assert {"ScanDataset", "ReduceDataset", "TakeWhileDataset", "AnonymousIteratorV3",
+            "MakeIterator", "IteratorGetNext"} <= ops
+
+
+def test_unsupported_dataset_refused_at_save_naming_it(tmp_path):
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def f(self, x):
+            ds = tf.data.Dataset.from_tensor_slices(x).padded_batch(2)
+            return ds.reduce(tf.constant(0.0), lambda s, v: s + tf.reduce_sum(v))
+
+    with pytest.raises(ExportError, match="PaddedBatchDataset has no TF dataset op"):
+        tf.saved_model.save(M(), str(tmp_path / "m"))
+    assert not os.path.exists(tmp_path / "m")
+
+
+def test_unknown_tf_dataset_op_refused_at_load_naming_it(tmp_path):
+    path = str(tmp_path / "m")
+    shutil.copytree(TF_MODEL, path)
+    model, library = _library(path)
+    for f in library:
+        for node in f.node_def:
+            if node.op == "MapDataset":
+                node.op = "ParallelInterleaveDatasetV4"
+    with open(os.path.join(path, "saved_model.pb"), "wb") as f:
+        f.write(model.SerializeToString())
+    with pytest.raises(errors.NotFoundError,
+                       match="Op type not registered 'ParallelInterleaveDatasetV4'"):
+        tf.saved_model.load(path)
