@@ -343,7 +343,10 @@ class _Body:
         sig = tf_attrs.signature(op.type)
         refs = inputs
         inputs = [self.ref(t) for t in op.inputs] if refs is None else refs
-        if sig is None:  # an op TF does not have: our attrs under our names
+        if sig is None and self.exporter.strict:
+            raise ExportError(f"op '{op.name}' ({op.type}) has no TF op of that type: TF could "
+                              "not load it")
+        if sig is None:  # an op TF does not have: our attrs under our names (a lenient view)
             attrs = {(EXTRA_PREFIX + k if k.startswith("_") else k): self.encode(v, None, op)
                      for k, v in op.attrs.items()}
             return self.add_node(op.name, op.type, inputs, attrs, control)
