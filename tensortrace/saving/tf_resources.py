@@ -8,6 +8,8 @@ from .. import _protos, errors
 from .. import dtypes as D
 from ..checkpoint.bundle import BundleReader
 from ..context import bind
+from ..data import ops as data_ops
+from ..executor.compiled import compile_graph
 from ..convert import convert_to_tensor
 from ..ops.lookup import records
 from ..registry import get as get_op
@@ -17,7 +19,7 @@ from . import tf_files
 from .format import FormatError
 
 CREATORS = ("HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
-            "MutableDenseHashTableV2")
+            "MutableDenseHashTableV2", "AnonymousHashTable", "AnonymousMutableHashTable")
 _IMPORT = get_op("LookupTableImportV2")
 
 
@@ -93,6 +95,9 @@ def create(loader, kinds):
             raise FormatError(f"{where}: a resource without a _create_resource function")
         graph = loader._library_graph(name, f"{where}: _create_resource")
         ops = [op for op in graph.get_operations() if op.type in CREATORS]
+        if not ops and [t.dtype for t in graph.outputs] == [D.variant]:
+            made[i] = _dataset(graph, name)  # a tracked dataset's _variant_tracker
+            continue
         if len(ops) != 1:
             raise FormatError(f"{where}: its _create_resource function makes no lookup table "
                               "tensortrace knows")
@@ -100,6 +105,13 @@ def create(loader, kinds):
         inputs = [convert_to_tensor(t.op.attrs["value"]) for t in op.inputs]
         made[i] = records.create(get_op(op.type), *inputs, **op.attrs)
     return made
+
+
+def _dataset(graph, name):
+    """The dataset a ``_variant_tracker``'s ``_create_resource`` makes (TF's resource of a
+    tracked dataset, which table initializers capture), as an eager variant tensor."""
+    value = compile_graph(graph, name)()[0]
+    return data_ops.handle(value)
 
 
 def initialize(loader, tables, concretes, checkpoint_keys):
@@ -123,7 +135,7 @@ def initialize(loader, tables, concretes, checkpoint_keys):
                          raw.item() if hasattr(raw, "item") else raw, "the checkpoint")
     keys = checkpoint_keys(loader.nodes, ckpt, "table")
     for i, key in keys.items():
-        if i in tables and key + "-keys" in reader:
+        if i in tables and tables[i].dtype == D.resource and key + "-keys" in reader:
             handle = tables[i]
             table = handle._value
             k = convert_to_tensor(reader.read(key + "-keys"), dtype=table.key_dtype)

@@ -85,3 +85,31 @@ def module(tf):
             return ds.reduce(tf.constant(0.0), lambda s, v: s + v)
 
     return Pipelines()
+
+
+TABLE_KEYS = ["a", "c", "x", "p", "z"]
+
+
+def tables_module(tf):
+    """Tables a saved function reads: filled by a DatasetInitializer of a tracked dataset, and
+    anonymous ones (``experimental_is_anonymous``: TF's AnonymousHashTable ops)."""
+
+    class Tables(tf.Module):
+        def __init__(self):
+            keys = tf.data.Dataset.from_tensor_slices(tf.constant(["a", "b", "c"]))
+            values = tf.data.Dataset.range(3).map(lambda v: v * 10)
+            self.ds = tf.data.Dataset.zip((keys, values))
+            self.t = tf.lookup.StaticHashTable(
+                tf.data.experimental.DatasetInitializer(self.ds), -1)
+            self.a = tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(["x", "y"], [1, 2]), -5,
+                experimental_is_anonymous=True)
+            self.m = tf.lookup.experimental.MutableHashTable(
+                tf.string, tf.int64, -7, experimental_is_anonymous=True)
+            self.m.insert(tf.constant(["p"]), tf.constant([70], tf.int64))
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def f(self, k):
+            return self.t.lookup(k), self.a.lookup(k), self.m.lookup(k), self.m.size()
+
+    return Tables()

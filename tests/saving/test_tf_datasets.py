@@ -127,3 +127,53 @@ def test_unknown_tf_dataset_op_refused_at_load_naming_it(tmp_path):
     with pytest.raises(errors.NotFoundError,
                        match="Op type not registered 'ParallelInterleaveDatasetV4'"):
         tf.saved_model.load(path)
+
+
+# --- lookup tables filled from a dataset, anonymous tables ------------------------------------
+def _tables_out(out):
+    return [np.asarray(t).tolist() for t in out]
+
+
+def test_tf_written_dataset_initializer_and_anonymous_tables_load():
+    """TF's SavedModel: a tracked dataset (its ``_variant_tracker`` resource, made by TF's
+    dataset ops) that an InitializeTableFromDataset reads, AnonymousHashTable and
+    AnonymousMutableHashTable creators."""
+    with open(os.path.join(FIXTURE, "tables.json")) as f:
+        want = json.load(f)
+    _, library = _library(os.path.join(FIXTURE, "tf_tables"))
+    types = {n.op for f in library for n in f.node_def}
+    assert {"InitializeTableFromDataset", "AnonymousHashTable", "AnonymousMutableHashTable",
+            "ZipDataset", "MapDataset"} <= types
+    loaded = tf.saved_model.load(os.path.join(FIXTURE, "tf_tables"))
+    assert _tables_out(loaded.f(tf.constant(cases.TABLE_KEYS))) == want
+
+
+def test_our_anonymous_tables_save_as_tf_ops(tmp_path):
+    with open(os.path.join(FIXTURE, "tables.json")) as f:
+        want = json.load(f)
+    with open(os.path.join(FIXTURE, "tables_ours.json")) as f:
+        assert json.load(f) == want  # TF ran what tensortrace saved to TF's own outputs
+    root = cases.tables_module(tf)
+    assert _tables_out(root.f(tf.constant(cases.TABLE_KEYS))) == want
+    path = str(tmp_path / "tables")
+    tf.saved_model.save(root, path)
+    _, library = _library(path)
+    types = {n.op for f in library for n in f.node_def}
+    assert {"AnonymousHashTable", "AnonymousMutableHashTable"} <= types
+    assert _tables_out(tf.saved_model.load(path).f(tf.constant(cases.TABLE_KEYS))) == want
+
+
+def test_string_tensor_content_decodes():
+    """TF writes a dataset graph's string constants as tensor_content (its EncodeStringList:
+    the varint lengths, then the bytes); a malformed one is refused."""
+    from tensortrace.graph import tensor_proto
+    proto = _protos.tensor_pb2.TensorProto(dtype=7)
+    proto.tensor_shape.dim.add(size=3)
+    proto.tensor_content = bytes([1, 0, 2]) + b"a" + b"bc"
+    assert tensor_proto.to_array(proto).tolist() == [b"a", b"", b"bc"]
+    proto.tensor_content = bytes([1, 0, 9]) + b"abc"
+    with pytest.raises(errors.InvalidArgumentError, match="its lengths say 10"):
+        tensor_proto.to_array(proto)
+    proto.tensor_content = bytes([0x80, 0x80])
+    with pytest.raises(errors.InvalidArgumentError, match="malformed lengths"):
+        tensor_proto.to_array(proto)
