@@ -523,7 +523,7 @@ OPS = {
                             'SparseSegmentSum SparseSegmentSumWithNumSegments'),
     'ops.sparse.sets': ('DenseToDenseSetOperation DenseToSparseSetOperation SetSize '
                         'SparseToSparseSetOperation'),
-    'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
+    'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp DestroyResourceOp '
                   'InitializeVariableOnce ReadVariableOp ResourceScatterNdAdd '
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
                   'ResourceScatterNdUpdate VarIsInitializedOp'),
@@ -543,6 +543,7 @@ OPS = {
     'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
     'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
     'parsing.kernels': 'ParseExampleV2 ParseSequenceExampleV2',
+    'saving.tf_resources': 'VarHandleOp',
     'summary.ops': ('CloseSummaryWriter EncodeWav FlushSummaryWriter HistogramSummaryBuckets '
                     'WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }
@@ -619,17 +620,18 @@ GRADS = {
     'autodiff.rules.utility': ('AnonymousHashTable AnonymousMutableHashTable AsString '
                                'AssignAddVariableOp AssignSubVariableOp AssignVariableOp Bitcast '
                                'CheckNumerics Const DecodeBase64 DecodeCSV DecodePaddedRaw '
-                               'DecodeRaw DenseBincount EagerPyFunc EncodeBase64 EnsureShape '
-                               'Fingerprint HashTableV2 HistogramFixedWidth IndexAxis0 '
-                               'InitializeTableFromDataset InitializeTableFromTextFileV2 '
-                               'InitializeTableV2 InitializeVariableOnce LookupTableExportV2 '
-                               'LookupTableFindV2 LookupTableImportV2 LookupTableInsertV2 '
-                               'LookupTableRemoveV2 LookupTableSizeV2 Multinomial '
-                               'MutableDenseHashTableV2 MutableHashTableOfTensorsV2 '
-                               'MutableHashTableV2 NoOp ParseExampleV2 ParseSequenceExampleV2 '
-                               'ParseTensor Placeholder PrintV2 RandomGamma RandomPoissonV2 '
-                               'RandomShuffle RandomStandardNormal RandomUniform RandomUniformInt '
-                               'ReadFile ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
+                               'DecodeRaw DenseBincount DestroyResourceOp EagerPyFunc '
+                               'EncodeBase64 EnsureShape Fingerprint HashTableV2 '
+                               'HistogramFixedWidth IndexAxis0 InitializeTableFromDataset '
+                               'InitializeTableFromTextFileV2 InitializeTableV2 '
+                               'InitializeVariableOnce LookupTableExportV2 LookupTableFindV2 '
+                               'LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 '
+                               'LookupTableSizeV2 Multinomial MutableDenseHashTableV2 '
+                               'MutableHashTableOfTensorsV2 MutableHashTableV2 NoOp '
+                               'ParseExampleV2 ParseSequenceExampleV2 ParseTensor Placeholder '
+                               'PrintV2 RandomGamma RandomPoissonV2 RandomShuffle '
+                               'RandomStandardNormal RandomUniform RandomUniformInt ReadFile '
+                               'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
                                'ResourceScatterNdAdd ResourceScatterNdMax ResourceScatterNdMin '
                                'ResourceScatterNdSub ResourceScatterNdUpdate RngReadAndSkip '
                                'SerializeTensor StatelessMultinomial StatelessRandomGetKeyCounter '
@@ -648,6 +650,7 @@ GRADS = {
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
     'data.optional': 'OptionalFromValue OptionalNone',
+    'saving.tf_resources': 'VarHandleOp',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }

@@ -28,11 +28,12 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "tf", "savedmodels")
 DATASETS = os.path.join(ROOT, "tests", "fixtures", "tf", "datasets")
 MODELS = {"multi": os.path.join(FIXTURES, "multi"), "loop": os.path.join(FIXTURES, "loop"),
           "mlp": os.path.join(FIXTURES, "mlp"), "datasets": os.path.join(DATASETS, "tf_model"),
-          "tables": os.path.join(DATASETS, "tf_tables")}
+          "tables": os.path.join(DATASETS, "tf_tables"),
+          "resource": os.path.join(DATASETS, "tf_resource")}
 SEED = 20261126
 SECONDS = 4.0
 PER_MUTANT_S = 2.0
-SLOW_MODELS = {"datasets": 8.0, "tables": 8.0}  # loads trace pipelines' functions: slower
+SLOW_MODELS = {"datasets": 8.0, "tables": 8.0, "resource": 8.0}  # loads trace pipelines' functions: slower
 PIPELINE_MUTANTS = 10  # the pipelines' run: at least this many mutants, however slow
 OP_TYPES = ["AddV2", "MatMul", "Const", "Placeholder", "NoOp", "While", "If", "ReadVariableOp",
             "Identity", "StatefulPartitionedCall", "Unknown", "", "Reshape", "Sum", "IdentityN",
@@ -245,6 +246,8 @@ def _calls(tf, name, m):
                 lambda: m.captured_map(x, np.float32(2.0))]
     if name == "tables":
         return [lambda: m.f(np.array(["a", "x", "p"], object))]
+    if name == "resource":
+        return [lambda: m.step(np.float32(2.0))]
     return []  # the loop model only loads: a mutated loop bound may run forever, as in TF
 
 
@@ -332,10 +335,10 @@ def test_savedmodel_tf_fuzz(tmp_path):
 
 def test_savedmodel_tf_fuzz_pipelines_and_resources(tmp_path):
     """Mutants of TF's SavedModels holding tf.data pipelines (map, batch, scan, reduce,
-    iterators) and tracked dataset and table resources."""
+    iterators), tracked dataset and table resources and a generic resource."""
     env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), str(SEED + 2), "0",
-                           str(tmp_path), "datasets,tables", str(PIPELINE_MUTANTS)], cwd=ROOT,
+                           str(tmp_path), "datasets,tables,resource", str(PIPELINE_MUTANTS)], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=150, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])

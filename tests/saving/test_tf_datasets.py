@@ -177,3 +177,19 @@ def test_string_tensor_content_decodes():
     proto.tensor_content = bytes([0x80, 0x80])
     with pytest.raises(errors.InvalidArgumentError, match="malformed lengths"):
         tensor_proto.to_array(proto)
+
+
+def test_tf_written_generic_resource_loads():
+    """A generic TrackableResource of TF's (its ``_create_resource`` makes a variable by
+    VarHandleOp, ``_initialize`` assigns it, ``_destroy_resource`` frees it): the load recreates
+    and initializes it, so each load starts from ``_initialize``'s value, as in TF."""
+    path = os.path.join(FIXTURE, "tf_resource")
+    with open(os.path.join(FIXTURE, "resource.json")) as f:
+        want = json.load(f)
+    _, library = _library(path)
+    types = {n.op for f in library for n in f.node_def}
+    assert {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp"} <= types
+    for _ in range(2):
+        loaded = tf.saved_model.load(path)
+        got = [float(loaded.step(tf.constant(2.0))), float(loaded.step(tf.constant(2.0)))]
+        assert got == want

@@ -90,5 +90,5 @@ not_differentiable(
     "LookupTableFindV2", "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableSizeV2",
     "LookupTableExportV2", "LookupTableImportV2", "InitializeTableV2",
     "InitializeTableFromTextFileV2", "AnonymousHashTable", "AnonymousMutableHashTable",
-    "InitializeTableFromDataset",
+    "InitializeTableFromDataset", "DestroyResourceOp",
 )
