@@ -309,6 +309,8 @@ EXPORTS = {
     },
     'raw_ops': {
         'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
+        'saving.tf_resources': ('AssignAddVariableOp AssignVariableOp DestroyResourceOp '
+                                'ReadVariableOp VarHandleOp'),
     },
     'saved_model': {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '

@@ -12,7 +12,8 @@ from .. import _protos, errors
 from .. import dtypes as D
 from ..autodiff.grad_util import not_differentiable
 from ..checkpoint.bundle import BundleReader
-from ..context import bind
+from .._export import tf_export
+from ..context import bind, state
 from ..data import ops as data_ops
 from ..executor.compiled import compile_graph
 from ..graph import tf_attrs
@@ -150,6 +151,44 @@ class VarHandleOp:
 
 
 not_differentiable("VarHandleOp")  # as in TF (this layer declares its op's gradient itself)
+
+
+# --- TF's raw ops of variables by handle: what a generic resource is written with ---------------
+@tf_export("raw_ops.VarHandleOp")
+def var_handle_op(*, dtype, shape, container="", shared_name="", debug_name="",
+                  allowed_devices=(), name=None):
+    """A new variable's handle, uninitialized (eagerly now; in a function each run)."""
+    dtype = D.as_dtype(dtype)
+    if state.graph is None:
+        return _new_variable(dtype, shape).handle
+    return bind(VarHandleOp, container=container, shared_name=shared_name, dtype=dtype,
+                shape=TensorShape(shape))
+
+
+@tf_export("raw_ops.ReadVariableOp")
+def read_variable_op(*, resource, dtype, name=None):
+    return bind(get_op("ReadVariableOp"), resource, dtype=D.as_dtype(dtype),
+                shape=_variable_shape(resource))
+
+
+@tf_export("raw_ops.AssignVariableOp")
+def assign_variable_op(*, resource, value, validate_shape=False, name=None):
+    return bind(get_op("AssignVariableOp"), resource, convert_to_tensor(value))
+
+
+@tf_export("raw_ops.AssignAddVariableOp")
+def assign_add_variable_op(*, resource, value, name=None):
+    return bind(get_op("AssignAddVariableOp"), resource, convert_to_tensor(value))
+
+
+@tf_export("raw_ops.DestroyResourceOp")
+def destroy_resource_op(*, resource, ignore_lookup_error=True, name=None):
+    return bind(get_op("DestroyResourceOp"), resource, ignore_lookup_error=ignore_lookup_error)
+
+
+def _variable_shape(resource):
+    value = getattr(resource, "_value", None)
+    return TensorShape(getattr(value, "shape", None))
 
 
 def _variable(node):

@@ -436,7 +436,14 @@ class _Writer:
                 n.attr["shape"].shape.CopyFrom(tensor_proto.shape_proto(v.shape))
                 handles[i] = self.feeds[i] = n.name
         for i, kind in enumerate(self.kinds):
-            if kind == "resource":  # the resource's node in TF's graph (its TF 1 form)
+            if kind == "resource" and isinstance(self.nodes[i].obj.resource_handle,
+                                                 ResourceHandle):  # a variable by handle
+                v = self.nodes[i].obj.resource_handle._value
+                n = gd.node.add(name=_unique(handles, "VarHandleOp"), op="VarHandleOp")
+                n.attr["dtype"].type = tensor_proto.dtype_enum(v.dtype)
+                n.attr["shape"].shape.CopyFrom(tensor_proto.shape_proto(v.shape))
+                handles[i] = self.feeds[i] = n.name
+            elif kind == "resource":  # the resource's node in TF's graph (its TF 1 form)
                 table = self.nodes[i].obj.resource_handle._value
                 n = gd.node.add(name=_unique(handles, "hash_table"), op=table.kind + "V2")
                 n.attr["key_dtype"].type = tensor_proto.dtype_enum(table.key_dtype)
@@ -521,8 +528,9 @@ def _kind(value):
     value = saved_form(value)
     if isinstance(value, Variable):
         return "variable"
-    if isinstance(value, TrackableResource) and isinstance(value.resource_handle, TableHandle):
-        return "resource"  # a lookup table: TF's resource node (others: the Trackable protocol)
+    if isinstance(value, TrackableResource) and \
+            isinstance(value.resource_handle, (TableHandle, ResourceHandle)):
+        return "resource"  # a lookup table or a variable by handle: TF's resource node
     if isinstance(value, Asset):
         return "asset"
     if isinstance(value, EagerTensor):

@@ -113,3 +113,36 @@ def tables_module(tf):
             return self.t.lookup(k), self.a.lookup(k), self.m.lookup(k), self.m.size()
 
     return Tables()
+
+
+def resource_module(tf):
+    """A generic TrackableResource: ``_create_resource`` makes a variable by handle
+    (VarHandleOp), ``_initialize`` assigns it, ``_destroy_resource`` frees it; ``step`` updates
+    and reads it through the handle."""
+
+    class Counter(tf.saved_model.experimental.TrackableResource):
+        def __init__(self, start):
+            super().__init__()
+            self._start = start
+
+        def _create_resource(self):
+            return tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[], shared_name="")
+
+        def _initialize(self):
+            tf.raw_ops.AssignVariableOp(resource=self.resource_handle, value=self._start)
+
+        def _destroy_resource(self):
+            tf.raw_ops.DestroyResourceOp(resource=self.resource_handle)
+
+    class Model(tf.Module):
+        def __init__(self):
+            self.counter = Counter(tf.constant(3.0))
+            self.counter._initialize()
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def step(self, x):
+            tf.raw_ops.AssignAddVariableOp(resource=self.counter.resource_handle, value=x)
+            return x * tf.raw_ops.ReadVariableOp(resource=self.counter.resource_handle,
+                                                 dtype=tf.float32)
+
+    return Model()

@@ -193,3 +193,36 @@ def test_tf_written_generic_resource_loads():
         loaded = tf.saved_model.load(path)
         got = [float(loaded.step(tf.constant(2.0))), float(loaded.step(tf.constant(2.0)))]
         assert got == want
+
+
+def test_our_generic_resource_saves_as_tf_resource_node(tmp_path):
+    """tensortrace's generic TrackableResource (TF's raw variable ops) saves as TF's resource
+    node with its three functions; TF 2.21 ran it to its own outputs (resource_ours.json), and
+    it loads back here the same."""
+    with open(os.path.join(FIXTURE, "resource.json")) as f:
+        want = json.load(f)
+    with open(os.path.join(FIXTURE, "resource_ours.json")) as f:
+        assert json.load(f) == want
+    root = cases.resource_module(tf)
+    assert float(root.step(tf.constant(5.0))) == 40.0  # 5 * (3 + 5)
+    path = str(tmp_path / "resource")
+    tf.saved_model.save(root, path)
+    model, library = _library(path)
+    nodes = model.meta_graphs[0].object_graph_def.nodes
+    resource = next(n for n in nodes if n.WhichOneof("kind") == "resource")
+    assert [c.local_name for c in resource.children] == [
+        "_create_resource", "_initialize", "_destroy_resource"]
+    creators = [f for f in library if any(n.op == "VarHandleOp" for n in f.node_def)]
+    assert len(creators) == 1
+    loaded = tf.saved_model.load(path)
+    assert [float(loaded.step(tf.constant(2.0))), float(loaded.step(tf.constant(2.0)))] == want
+
+
+def test_raw_variable_ops_eagerly():
+    h = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[2], shared_name="")
+    with pytest.raises(errors.FailedPreconditionError):
+        tf.raw_ops.ReadVariableOp(resource=h, dtype=tf.float32)  # not yet assigned, as TF
+    tf.raw_ops.AssignVariableOp(resource=h, value=[1.0, 2.0])
+    tf.raw_ops.AssignAddVariableOp(resource=h, value=[0.5, 0.5])
+    np.testing.assert_array_equal(tf.raw_ops.ReadVariableOp(resource=h, dtype=tf.float32),
+                                  [1.5, 2.5])
