@@ -94,12 +94,7 @@ class _Writer:
         return self.done[key]
 
     def _write(self, ds):
-        kind = type(ds)
-        rule = _WRITERS.get(kind)
-        if rule is None:
-            for base, r in _WRITERS.items():
-                if kind.__mro__[1] is base and base in _SUBCLASS_OK:
-                    rule = r
+        rule = _WRITERS.get(type(ds))  # exact classes: a subclass (padded batch ...) differs
         if rule is None:
             raise ExportError(f"op '{self.op.name}' (PythonDataset): its "
                               f"{type(ds).__name__.lstrip('_')} has no TF dataset op in "
@@ -230,7 +225,6 @@ _WRITERS = {
     selection._OptionsDataset: _w_passthrough, combining._ConcatenateDataset: _w_concatenate,
     combining._ZipDataset: _w_zip, DatasetArgument: _w_argument,
 }
-_SUBCLASS_OK = ()  # exact classes only: a subclass (padded batch ...) computes something else
 
 
 def _export_dataset(e, op, *feeds, dataset):
