@@ -381,6 +381,16 @@ class _Writer:
         for value, _ in cf.graph.captures:
             # a variable no attribute reaches is saved by value (TF refuses it) as a node of its
             # own, named in the checkpoint only; a constant as TF's captured-constant node
+            if isinstance(value, EagerTensor) and value.dtype in (dtypes.resource,
+                                                                 dtypes.variant) and \
+                    id(value) not in self._asset_paths and \
+                    not isinstance(value, (ResourceHandle, TableHandle)):
+                raise KeyError(  # a summary writer's, a dataset's ...: TF's error
+                    f"Failed to add concrete function 'b'{cf.name}'' to object-based SavedModel "
+                    f"as it captures tensor {value!r} which is unsupported or not reachable "
+                    "from root. One reason could be that a stateful object or a variable that "
+                    "the function depends on is not assigned to an attribute of the serialized "
+                    "trackable object (see SaveTest.test_captures_unreachable_variable).")
             try:
                 bound.append(self._capture_node(value))
             except UnsaveableError as e:

@@ -153,3 +153,23 @@ def test_fused_ops_under_control_dependencies():
     assert all(dep in nodes for deps in waits.values() for dep in deps)
     assert nodes["Dropout"].op == "NoOp" and waits["Dropout"] == ["Dropout/SelectV2"]
     assert all("Dropout" in waits[name] for name in nodes if name.startswith("Norm/"))
+
+
+def test_function_capturing_a_summary_writer_refused_as_tf(tmp_path):
+    """tf.summary.histogram in a saved function: the buckets are TF ops, but the function
+    captures the writer's resource, which no object of the model owns: TF's KeyError."""
+
+    class M(tf.Module):
+        def __init__(self):
+            self.w = tf.summary.create_file_writer(str(tmp_path / "logs"))
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def hist(self, x):
+            with self.w.as_default():
+                tf.summary.histogram("h", x, step=1)
+            return x
+
+    with pytest.raises(KeyError, match="captures tensor .* which is unsupported or not "
+                                       "reachable from root"):
+        tf.saved_model.save(M(), str(tmp_path / "m"))
+    assert not os.path.exists(tmp_path / "m")
