@@ -310,6 +310,8 @@ EXPORTS = {
     },
     'raw_ops': {
         'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
+        'saving.tf_resources': ('AssignAddVariableOp AssignVariableOp DestroyResourceOp '
+                                'ReadVariableOp VarHandleOp'),
     },
     'saved_model': {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
@@ -466,10 +468,11 @@ OPS = {
                              'MatrixTranspose Trace'),
     'ops.linalg.norms': 'L2Normalize Norm',
     'ops.linalg.products': 'BatchMatMulV2 MatMul Tensordot',
-    'ops.lookup.records': ('HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 '
-                           'LookupTableExportV2 LookupTableFindV2 LookupTableImportV2 '
-                           'LookupTableInsertV2 LookupTableRemoveV2 LookupTableSizeV2 '
-                           'MutableDenseHashTableV2 MutableHashTableOfTensorsV2 '
+    'ops.lookup.records': ('AnonymousHashTable AnonymousMutableHashTable HashTableV2 '
+                           'InitializeTableFromDataset InitializeTableFromTextFileV2 '
+                           'InitializeTableV2 LookupTableExportV2 LookupTableFindV2 '
+                           'LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 '
+                           'LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 '
                            'MutableHashTableV2'),
     'ops.math.arithmetic': ('Abs Add AddV2 Ceil DivNoNan Floor FloorDiv FloorMod Maximum Minimum '
                             'Mul MulNoNan Neg NextAfter Pow RealDiv Reciprocal Rint Round Sign '
@@ -523,7 +526,7 @@ OPS = {
                             'SparseSegmentSum SparseSegmentSumWithNumSegments'),
     'ops.sparse.sets': ('DenseToDenseSetOperation DenseToSparseSetOperation SetSize '
                         'SparseToSparseSetOperation'),
-    'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
+    'ops.state': ('AssignAddVariableOp AssignSubVariableOp AssignVariableOp DestroyResourceOp '
                   'InitializeVariableOnce ReadVariableOp ResourceScatterNdAdd '
                   'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
                   'ResourceScatterNdUpdate VarIsInitializedOp'),
@@ -543,6 +546,7 @@ OPS = {
     'ops.utility.basic': 'Bitcast EnsureShape Timestamp',
     'ops.utility.counting': 'DenseBincount HistogramFixedWidth',
     'parsing.kernels': 'ParseExampleV2 ParseSequenceExampleV2',
+    'saving.tf_resources': 'VarHandleOp',
     'summary.ops': ('CloseSummaryWriter EncodeWav FlushSummaryWriter HistogramSummaryBuckets '
                     'WriteGraphSummary WriteRawProtoSummary WriteSummary'),
     'tracing.function_grad': 'PartitionedCall StatefulPartitionedCall',
@@ -617,11 +621,13 @@ GRADS = {
                                     'TensorListGetItem TensorListLength TensorListReserve '
                                     'TensorListScatterIntoExistingList TensorListSetItem '
                                     'TensorListSplit TensorListStack'),
-    'autodiff.rules.utility': ('AsString AssignAddVariableOp AssignSubVariableOp AssignVariableOp '
-                               'Bitcast CheckNumerics Const DecodeBase64 DecodeCSV '
-                               'DecodePaddedRaw DecodeRaw DenseBincount EagerPyFunc EncodeBase64 '
-                               'EnsureShape Fingerprint HashTableV2 HistogramFixedWidth '
-                               'IndexAxis0 InitializeTableFromTextFileV2 InitializeTableV2 '
+    'autodiff.rules.utility': ('AnonymousHashTable AnonymousMutableHashTable AsString '
+                               'AssignAddVariableOp AssignSubVariableOp AssignVariableOp Bitcast '
+                               'CheckNumerics Const DecodeBase64 DecodeCSV DecodePaddedRaw '
+                               'DecodeRaw DenseBincount DestroyResourceOp EagerPyFunc '
+                               'EncodeBase64 EnsureShape Fingerprint HashTableV2 '
+                               'HistogramFixedWidth IndexAxis0 InitializeTableFromDataset '
+                               'InitializeTableFromTextFileV2 InitializeTableV2 '
                                'InitializeVariableOnce LookupTableExportV2 LookupTableFindV2 '
                                'LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 '
                                'LookupTableSizeV2 Multinomial MutableDenseHashTableV2 '
@@ -648,6 +654,7 @@ GRADS = {
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
     'data.optional': 'OptionalFromValue OptionalNone',
+    'saving.tf_resources': 'VarHandleOp',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
     'tracing.function_grad': 'PartitionedCall StatefulPartitionedCall',

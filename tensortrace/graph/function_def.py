@@ -401,6 +401,8 @@ def _placeholder(body, node, data, attrs, where):
 
 
 def _var_handle(body, node, data, attrs, where):
+    if body.function:  # a function making a variable by handle (a generic resource's creator)
+        return body.generic(node, data, attrs, where)
     t = body.graph.placeholder(TensorSpec([], tensor_proto.dtype_from_enum(20)),
                                body.prefix + node.name)
     info = {k: tf_attrs.decode(attrs[k]) for k in ("shared_name", "container", "dtype", "shape")

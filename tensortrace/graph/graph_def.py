@@ -242,7 +242,8 @@ class _Body:
 
     # --- ops ----------------------------------------------------------------------------------
     def _op(self, op):
-        if op.type in _UNSAVEABLE and self.exporter.strict:
+        if op.type in _UNSAVEABLE and self.exporter.strict and \
+                not tf_composites.has_rule(op.type):
             raise ExportError(f"op '{op.name}' ({op.type}) has no GraphDef form: "
                               f"{_UNSAVEABLE[op.type]}")
         if get_op(op.type).stateful:
@@ -254,6 +255,9 @@ class _Body:
             refs = tf_composites.expand(self, op)
         finally:
             self.expansion_control = ()
+        if refs is None and op.type in _UNSAVEABLE and self.exporter.strict:
+            raise ExportError(f"op '{op.name}' ({op.type}) has no GraphDef form: "
+                              f"{_UNSAVEABLE[op.type]}")
         if refs is not None:  # a fused op of ours, written as the ops TF composes
             for t, ref in zip(op.outputs, refs):
                 self.refs[id(t)] = ref
@@ -339,7 +343,10 @@ class _Body:
         sig = tf_attrs.signature(op.type)
         refs = inputs
         inputs = [self.ref(t) for t in op.inputs] if refs is None else refs
-        if sig is None:  # an op TF does not have: our attrs under our names
+        if sig is None and self.exporter.strict:
+            raise ExportError(f"op '{op.name}' ({op.type}) has no TF op of that type: TF could "
+                              "not load it")
+        if sig is None:  # an op TF does not have: our attrs under our names (a lenient view)
             attrs = {(EXTRA_PREFIX + k if k.startswith("_") else k): self.encode(v, None, op)
                      for k, v in op.attrs.items()}
             return self.add_node(op.name, op.type, inputs, attrs, control)

@@ -186,6 +186,34 @@ def to_proto(value, dtype=None, shape=None):
     return proto
 
 
+def _string_list(content, count):
+    """TF's ``port::DecodeStringList``: ``count`` varint32 lengths, then the strings' bytes."""
+    lengths, pos = [], 0
+    for _ in range(count):
+        value, shift = 0, 0
+        while True:
+            if pos >= len(content) or shift > 28:
+                raise errors.InvalidArgumentError(
+                    None, None, "Cannot parse tensor from proto: a string tensor's "
+                    "tensor_content has malformed lengths")
+            byte = content[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        lengths.append(value)
+    if pos + sum(lengths) != len(content):
+        raise errors.InvalidArgumentError(
+            None, None, f"Cannot parse tensor from proto: a string tensor's tensor_content holds "
+            f"{len(content) - pos} bytes of strings, its lengths say {sum(lengths)}")
+    out = []
+    for n in lengths:
+        out.append(bytes(content[pos:pos + n]))
+        pos += n
+    return out
+
+
 def to_array(proto):
     """The NumPy array a ``TensorProto`` holds (TF's ``tf.make_ndarray``).
 
@@ -209,10 +237,10 @@ def to_array(proto):
                         "api_docs/python/tf/dtypes for supported TF dtypes.")
     np_dtype = np.dtype(dt.as_numpy_dtype)
     if proto.tensor_content:
-        if dt is dtypes.string:  # TF's readers take raw bytes for every fixed-size type
-            raise errors.InvalidArgumentError(
-                None, None, f"Cannot parse tensor from proto: {dt.name} tensors have no "
-                "tensor_content encoding")
+        if dt is dtypes.string:  # TF's EncodeStringList (dataset graphs hold it)
+            out = np.empty(count, dtype=object)
+            out[:] = _string_list(proto.tensor_content, count)
+            return out.reshape(shape)
         content = proto.tensor_content
         if len(content) != count * np_dtype.itemsize:
             raise errors.InvalidArgumentError(

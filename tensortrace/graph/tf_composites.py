@@ -1,10 +1,11 @@
 """tensortrace's fused ops that TF builds from several ops, written out as TF's ops for a GraphDef.
 
-TF has no Gelu, Silu, Moments, L2Normalize, BatchNormalization, Norm or MatrixTranspose op: its
-Python functions compose them (tf.nn.gelu, tf.nn.moments, tf.norm ...). A GraphDef TF can load
-holds that composition, so export expands each into the ops TF's function builds, in TF's order
-of operations. ``expand(body, op)`` returns the references of the op's outputs, or None when the
-op has no expansion here (it is then exported under its own type, which only tensortrace loads).
+TF has no Gelu, Silu, Moments, L2Normalize, BatchNormalization, Norm, MatrixTranspose or
+HistogramSummaryBuckets op: its Python functions compose them (tf.nn.gelu, tf.nn.moments, tf.norm,
+tf.summary.histogram ...). A GraphDef TF can load holds that composition, so export expands each
+into the ops TF's function builds, in TF's order of operations. ``expand(body, op)`` returns the
+references of the op's outputs, or None when the op has no expansion here (a SavedModel then
+refuses an op TF lacks; a lenient GraphDef view keeps it under its own type).
 """
 
 import math
@@ -14,6 +15,16 @@ import numpy as np
 from .. import dtypes
 from . import tf_attrs
 from .tf_attrs import EXTRA_PREFIX
+
+
+def register(op_type, rule):
+    """An upper layer's rule writing its own op as TF's nodes (tf.data's pipelines):
+    ``rule(emit, op, *inputs, **attrs)`` -> the outputs' references, or None."""
+    _RULES[op_type] = rule
+
+
+def has_rule(op_type):
+    return op_type in _RULES
 
 
 def expand(body, op):
@@ -255,6 +266,14 @@ def _spectral(e, op, x, xr, axes):
     return e.one("Transpose", back, _int_const(e, inverse, dtypes.int32, "perm_1"))
 
 
+def _last_two_spectral(e, x, xr):
+    """The matrix 2-norm over the last two axes: TF's Svd, the largest |singular value|, kept
+    as a size-1 dim."""
+    s = e.node("Svd", [xr], compute_uv=False, full_matrices=False)[0]
+    top = e.reduce("Max", _abs(e, x, s), (-1,), True)
+    return e.one("ExpandDims", top, e.const(np.int32(-1), dtypes.int32, "ExpandDims/dim"))
+
+
 def _norm(e, op, x, ord, axis, keepdims, is_matrix):
     # TF's tf.norm: sqrt(sum(x * conj(x))) for the euclidean norms, sums and maxima of |x| for
     # 1 and inf, Svd for the matrix 2-norm, pow(sum(pow(|x|, p)), 1 / p) for other p
@@ -265,9 +284,12 @@ def _norm(e, op, x, ord, axis, keepdims, is_matrix):
         other = e.one("Conj", xr) if x.dtype.is_complex else xr
         out = e.one("Sqrt", _sum_over(e, "Sum", e.one("Mul", xr, other), axes))
     elif is_matrix and ord == 2:
-        if rank is None:
-            return None  # TF's graph builds the perm with map_fn loops: our op's own form
-        out = _spectral(e, op, x, xr, axes)
+        if rank is not None:
+            out = _spectral(e, op, x, xr, axes)
+        elif set(axes) == {-2, -1}:  # TF's perm is then the identity (the 2-norm of a matrix
+            out = _last_two_spectral(e, x, xr)  # and of its transpose are the same)
+        else:
+            return None  # a perm computed when the graph runs: no TF form here
     elif ord == 1 or ord == np.inf:
         magnitude = _abs(e, x, xr)
         if is_matrix:
@@ -512,6 +534,68 @@ def _parse_sequence_example(e, op, serialized, names, *defaults, context, featur
             for i in picks + more + lengths]
 
 
+def _cast(e, x, dtype):
+    return (e.one("Cast", x, DstT=dtype, Truncate=False)[0], dtype)
+
+
+def _histogram_buckets(e, op, data, bucket_count):
+    """tf.summary.histogram's buckets as TensorBoard's ``_buckets`` computes them, its two
+    conds as selects (every path is an op TF runs on any input): zeros when there is no data
+    or no bucket, the count in the last bucket when all values are equal, else equal-width
+    buckets from min to max (one_hot sums; linspace edges, the last exactly max)."""
+    f64, i32 = dtypes.float64, dtypes.int32
+
+    def c(value, dtype, name):
+        return e.const(np.asarray(value, dtype.as_numpy_dtype), dtype, name)
+
+    d = e.one("Reshape", e.ref(data), c([-1], i32, "Reshape/shape"))
+    if data.dtype != f64:
+        d = _cast(e, d, f64)
+    k = e.one("Maximum", c(0, i32, "Maximum/x"), e.ref(bucket_count))
+    n = (e.one("Size", d, out_type=i32)[0], i32)
+    empty = e.one("LogicalOr", e.one("Equal", n, c(0, i32, "Equal/y")),
+                  e.one("LessEqual", k, c(0, i32, "LessEqual/y")))
+    low, high = e.reduce("Min", d, (0,), False), e.reduce("Max", d, (0,), False)
+    span = e.one("Sub", high, low)
+    single = e.one("Equal", span, c(0.0, f64, "Equal_1/y"))
+    last = e.one("Sub", k, c(1, i32, "sub/y"))
+    width = e.one("RealDiv", span, _cast(e, k, f64))
+    index = _cast(e, e.one("Floor", e.one("RealDiv", e.one("Sub", d, low), width)), i32)
+    hots = e.node("OneHot", [e.one("Minimum", index, last), k, c(1.0, f64, "one_hot/on_value"),
+                             c(0.0, f64, "one_hot/off_value")], axis=-1)[0]
+    hots = (hots[0], f64)
+    counts = e.reduce("Sum", hots, (0,), False)
+    k1 = e.one("Reshape", k, c([1], i32, "Reshape_1/shape"))
+    lin = e.one("LinSpace", low, high, e.one("AddV2", k, c(1, i32, "add/y")))
+    edges = e.one("ConcatV2", e.one("Slice", lin, c([0], i32, "Slice/begin"), k1),
+                  e.one("Reshape", high, c([1], i32, "Reshape_2/shape")),
+                  c(0, i32, "concat/axis"))
+    left = e.one("Slice", edges, c([0], i32, "Slice_1/begin"), k1)
+    right = e.one("Slice", edges, c([1], i32, "Slice_2/begin"), k1)
+    perm = c([1, 0], i32, "transpose/perm")
+    several = e.one("Transpose", e.one("Pack", left, right, counts, axis=0), perm)
+    same = e.one("Fill", k1, high)
+    at_last = _cast(e, e.one("Equal", e.one("Range", c(0, i32, "range/start"), k,
+                                            c(1, i32, "range/delta")), last), f64)
+    one_value = e.one("Transpose", e.one("Pack", same, same, e.one(
+        "Mul", at_last, _cast(e, n, f64)), axis=0), perm)
+    zeros = e.one("Fill", e.one("Pack", k, c(3, i32, "zeros/d"), axis=0), c(0.0, f64, "zeros/v"))
+    out = e.one("SelectV2", single, one_value, several)
+    return [e.one("SelectV2", empty, zeros, out)[0]]
+
+
+def _index_axis0(e, op, x, i):
+    # x[i], as TF's __getitem__ writes it: StridedSlice shrinking axis 0
+    i32 = dtypes.int32
+    at = e.ref(i)
+    if i.dtype != i32:
+        at = _cast(e, at, i32)
+    begin = e.one("Pack", at, axis=0)
+    end = e.one("Pack", e.one("AddV2", at, e.const(np.int32(1), i32, "add/y")), axis=0)
+    strides = e.const(np.array([1], np.int32), i32, "strides")
+    return [e.one("StridedSlice", e.ref(x), begin, end, strides, shrink_axis_mask=1)[0]]
+
+
 def _initialize_once(e, op, resource, value):
     # TF lifts a variable's first-call initializer out of the function: a saved function holds
     # none (the variable comes restored); what waits on the op waits on a NoOp of its name
@@ -525,4 +609,5 @@ _RULES = {"InitializeVariableOnce": _initialize_once,
           "Trace": _trace, "Tensordot": _tensordot, "SumToShape": _sum_to_shape,
           "StringBytesSplit": _bytes_split, "StringSplitV2": _split_v2,
           "LowerBound": _bound, "UpperBound": _bound,
-          "ParseExampleV2": _parse_example, "ParseSequenceExampleV2": _parse_sequence_example}
+          "ParseExampleV2": _parse_example, "ParseSequenceExampleV2": _parse_sequence_example,
+          "HistogramSummaryBuckets": _histogram_buckets, "IndexAxis0": _index_axis0}

@@ -168,10 +168,14 @@ class StaticHashTable(InitializableLookupTableBase):
         self._value_shape = self._default_value.shape
 
     def _create_resource(self):
+        if self._is_anonymous:
+            return self._make_resource("AnonymousHashTable",
+                                       key_dtype=self._initializer.key_dtype,
+                                       value_dtype=self._initializer.value_dtype)
         return self._make_resource(
             "HashTableV2", **records._table_attrs(
                 self._initializer.key_dtype, self._initializer.value_dtype,
-                shared_name="" if self._is_anonymous else self._shared_name))
+                shared_name=self._shared_name))
 
     def export(self, name=None):
         """``(keys, values)``: every entry of the table."""
@@ -336,6 +340,9 @@ class MutableHashTable(_MutableBase):
         attrs = records._table_attrs(
             self._key_dtype, self._value_dtype, shared_name=self._shared_name or "",
             use_node_name_sharing=self._checkpoint and self._shared_name is None)
+        if self._default_value.shape.rank == 0 and self._is_anonymous:
+            return self._make_resource("AnonymousMutableHashTable", key_dtype=self._key_dtype,
+                                       value_dtype=self._value_dtype)
         if self._default_value.shape.rank == 0:
             return self._make_resource("MutableHashTableV2", **attrs)
         return self._make_resource("MutableHashTableOfTensorsV2", value_shape=self._value_shape,

@@ -146,3 +146,15 @@ class VarIsInitializedOp:
 
     def kernel(resource):
         return np.bool_(resource._array is not None)
+
+
+@define_op("DestroyResourceOp", stateful=True)
+class DestroyResourceOp:
+    """Free a resource: nothing to do here (Python frees it with its last reference); TF's
+    ``_destroy_resource`` functions of saved resources call it."""
+
+    def infer(resource, ignore_lookup_error=True):
+        return ()
+
+    def kernel(resource, ignore_lookup_error=True):
+        return ()

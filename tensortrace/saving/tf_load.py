@@ -22,7 +22,7 @@ from ..shapes import TensorShape
 from ..tensor import EagerTensor, TensorSpec
 from ..tracing.signature import Binder
 from ..variables import Variable, VariableSpec
-from . import checks, custom_gradients, tf_files, tf_resources
+from . import checks, custom_gradients, tf_datasets, tf_files, tf_resources  # noqa: F401
 from .assets import Asset
 from .format import FormatError
 from .restored import (

@@ -27,7 +27,7 @@ from ..tracing.function import PolymorphicFunction
 from ..variables import ResourceHandle, Variable
 from ..lookup.resource import TrackableResource
 from ..ops.lookup.resources import TableHandle
-from . import custom_gradients, io, structure_coder, tf_files, tf_resources
+from . import custom_gradients, io, structure_coder, tf_datasets, tf_files, tf_resources
 from .assets import Asset
 from .save_context import traces_to_save
 from . import signatures as _signatures
@@ -381,6 +381,16 @@ class _Writer:
         for value, _ in cf.graph.captures:
             # a variable no attribute reaches is saved by value (TF refuses it) as a node of its
             # own, named in the checkpoint only; a constant as TF's captured-constant node
+            if isinstance(value, EagerTensor) and value.dtype in (dtypes.resource,
+                                                                 dtypes.variant) and \
+                    id(value) not in self._asset_paths and \
+                    not isinstance(value, (ResourceHandle, TableHandle)):
+                raise KeyError(  # a summary writer's, a dataset's ...: TF's error
+                    f"Failed to add concrete function 'b'{cf.name}'' to object-based SavedModel "
+                    f"as it captures tensor {value!r} which is unsupported or not reachable "
+                    "from root. One reason could be that a stateful object or a variable that "
+                    "the function depends on is not assigned to an attribute of the serialized "
+                    "trackable object (see SaveTest.test_captures_unreachable_variable).")
             try:
                 bound.append(self._capture_node(value))
             except UnsaveableError as e:
@@ -436,7 +446,14 @@ class _Writer:
                 n.attr["shape"].shape.CopyFrom(tensor_proto.shape_proto(v.shape))
                 handles[i] = self.feeds[i] = n.name
         for i, kind in enumerate(self.kinds):
-            if kind == "resource":  # the resource's node in TF's graph (its TF 1 form)
+            if kind == "resource" and isinstance(self.nodes[i].obj.resource_handle,
+                                                 ResourceHandle):  # a variable by handle
+                v = self.nodes[i].obj.resource_handle._value
+                n = gd.node.add(name=_unique(handles, "VarHandleOp"), op="VarHandleOp")
+                n.attr["dtype"].type = tensor_proto.dtype_enum(v.dtype)
+                n.attr["shape"].shape.CopyFrom(tensor_proto.shape_proto(v.shape))
+                handles[i] = self.feeds[i] = n.name
+            elif kind == "resource":  # the resource's node in TF's graph (its TF 1 form)
                 table = self.nodes[i].obj.resource_handle._value
                 n = gd.node.add(name=_unique(handles, "hash_table"), op=table.kind + "V2")
                 n.attr["key_dtype"].type = tensor_proto.dtype_enum(table.key_dtype)
@@ -511,7 +528,7 @@ def _refuse_python_ops(graph, where):
     """Ops that call Python (tf.py_function, Python datasets) have no saved form: refused, as
     the JSON format refuses them, naming the op and the function."""
     for op in graph.get_operations():
-        if op.type in PYTHON_OPS:
+        if op.type in PYTHON_OPS and not tf_datasets.saveable(op):
             raise python_op_error(op, where)
         for _, sub in ir.subgraphs(op.attrs):
             _refuse_python_ops(sub, where)
@@ -521,8 +538,9 @@ def _kind(value):
     value = saved_form(value)
     if isinstance(value, Variable):
         return "variable"
-    if isinstance(value, TrackableResource) and isinstance(value.resource_handle, TableHandle):
-        return "resource"  # a lookup table: TF's resource node (others: the Trackable protocol)
+    if isinstance(value, TrackableResource) and \
+            isinstance(value.resource_handle, (TableHandle, ResourceHandle)):
+        return "resource"  # a lookup table or a variable by handle: TF's resource node
     if isinstance(value, Asset):
         return "asset"
     if isinstance(value, EagerTensor):

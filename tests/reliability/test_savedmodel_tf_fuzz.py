@@ -1,7 +1,8 @@
 """Loader fuzzing of TF's SavedModel format: deterministic mutants of TF-made SavedModels (byte
 flips, truncations and splices of saved_model.pb and of the variables' index and data files;
 structured edits of the protos: op types, dtypes, shapes, inputs, attrs, object-graph ids,
-bound inputs, signatures, checkpoint entries). Each mutant must load (and its functions run or
+bound inputs, signatures, checkpoint entries; tf.data pipelines' nodes, iterators, tracked
+dataset resources and anonymous or dataset-initialized lookup tables). Each mutant must load (and its functions run or
 fail as TF's calls fail) or be refused with one of the loader's errors: no raw exception, no
 hang, no crash.
 
@@ -24,11 +25,22 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "tf", "savedmodels")
+DATASETS = os.path.join(ROOT, "tests", "fixtures", "tf", "datasets")
+MODELS = {"multi": os.path.join(FIXTURES, "multi"), "loop": os.path.join(FIXTURES, "loop"),
+          "mlp": os.path.join(FIXTURES, "mlp"), "datasets": os.path.join(DATASETS, "tf_model"),
+          "tables": os.path.join(DATASETS, "tf_tables"),
+          "resource": os.path.join(DATASETS, "tf_resource")}
 SEED = 20261126
 SECONDS = 4.0
 PER_MUTANT_S = 2.0
+SLOW_MODELS = {"datasets": 8.0, "tables": 8.0, "resource": 8.0}  # loads trace pipelines' functions: slower
+PIPELINE_MUTANTS = 10  # the pipelines' run: at least this many mutants, however slow
 OP_TYPES = ["AddV2", "MatMul", "Const", "Placeholder", "NoOp", "While", "If", "ReadVariableOp",
-            "Identity", "StatefulPartitionedCall", "Unknown", "", "Reshape", "Sum", "IdentityN"]
+            "Identity", "StatefulPartitionedCall", "Unknown", "", "Reshape", "Sum", "IdentityN",
+            "TensorSliceDataset", "MapDataset", "ReduceDataset", "ScanDataset", "BatchDatasetV2",
+            "AnonymousIteratorV3", "MakeIterator", "IteratorGetNext", "ZipDataset",
+            "AnonymousHashTable", "InitializeTableFromDataset", "DummySeedGenerator"]
+DATASET_ATTRS = ("output_types", "Toutput_types", "output_shapes", "Targuments", "Tstate", "N")
 DTYPES = [0, 1, 2, 3, 7, 9, 10, 14, 18, 20, 21, 23, 101, 999, -1]
 HUGE = [0, -1, -2, 2 ** 31, 2 ** 40, 2 ** 62, 7]
 
@@ -65,7 +77,7 @@ def _structured(rng, proto):
     fdef = rng.choice(functions)
     nodes = list(fdef.node_def)
     node = rng.choice(nodes) if nodes else None
-    kind = rng.randrange(14)
+    kind = rng.randrange(15)
     if kind == 0 and node is not None:
         node.op = rng.choice(OP_TYPES)
         return "op type"
@@ -155,9 +167,45 @@ def _structured(rng, proto):
             if attr.WhichOneof("value") == "list" and attr.list.type:
                 attr.list.type.append(rng.choice(DTYPES))
                 return "type list"
+    if kind == 14:
+        return _dataset_edit(rng, functions)
     node = rng.choice(list(graph.nodes))
     node.Clear()
     return "object cleared"
+
+
+def _dataset_edit(rng, functions):
+    """Edit a pipeline's node: its element types or shapes, its function, an input dropped or
+    another dataset op's type."""
+    found = [n for f in functions for n in f.node_def
+             if n.op.endswith("Dataset") or "Iterator" in n.op or "Table" in n.op]
+    if not found:
+        return "no dataset node"
+    node = rng.choice(found)
+    kind = rng.randrange(5)
+    keys = [k for k in DATASET_ATTRS if k in node.attr]
+    if kind == 0 and keys:
+        attr = node.attr[rng.choice(keys)]
+        if attr.list.type or attr.WhichOneof("value") == "list" and not attr.list.shape:
+            attr.list.type.append(rng.choice(DTYPES))
+        elif attr.list.shape:
+            attr.list.shape[rng.randrange(len(attr.list.shape))].dim.add(size=rng.choice(HUGE))
+        else:
+            attr.i = rng.choice(HUGE)
+        return "dataset element spec"
+    if kind == 1 and node.input:
+        del node.input[rng.randrange(len(node.input))]
+        return "dataset input dropped"
+    if kind == 2:
+        for attr in node.attr.values():
+            if attr.WhichOneof("value") == "func":
+                attr.func.name = rng.choice([f.signature.name for f in functions] + ["nope"])
+                return "dataset function"
+    if kind == 3 and len(node.input) > 1:
+        node.input[0], node.input[-1] = node.input[-1], node.input[0]
+        return "dataset inputs swapped"
+    node.op = rng.choice([t for t in OP_TYPES if "Dataset" in t or "Iterator" in t])
+    return "dataset op type"
 
 
 def _checkpoint(rng, prefix):
@@ -166,10 +214,12 @@ def _checkpoint(rng, prefix):
 
     reader = BundleReader(prefix)
     tensors = {k: reader.read(k) for k in reader}
-    keys = sorted(k for k in tensors if not k.startswith("_"))
-    key = rng.choice(keys)
+    keys = sorted(k for k in tensors if not k.startswith("_")) or sorted(tensors)
+    key = rng.choice(keys)  # a model without variables: its object graph entry
     kind = rng.randrange(3)
-    if kind == 0:
+    if kind == 0 and np.asarray(tensors[key]).dtype == object:  # a string: now numbers
+        tensors[key] = np.zeros(np.shape(tensors[key]), np.int32)
+    elif kind == 0:
         tensors[key] = np.asarray(tensors[key]).astype(rng.choice([np.int32, np.float64,
                                                                    np.bool_]))
     elif kind == 1:
@@ -190,10 +240,18 @@ def _calls(tf, name, m):
                 lambda: m.signatures["add"](a=np.ones(3, np.float32), b=np.ones(3, np.float32))]
     if name == "mlp":
         return [lambda: m(x3), lambda: m.signatures["serving_default"](x=x3)]
+    if name == "datasets":  # pipelines over their input alone (no count a flip makes huge)
+        x = np.array([1.0, 2.0, 3.0], np.float32)
+        return [lambda: m.map_batch_sum(x), lambda: m.iterate(x),
+                lambda: m.captured_map(x, np.float32(2.0))]
+    if name == "tables":
+        return [lambda: m.f(np.array(["a", "x", "p"], object))]
+    if name == "resource":
+        return [lambda: m.step(np.float32(2.0))]
     return []  # the loop model only loads: a mutated loop bound may run forever, as in TF
 
 
-def worker(seed, seconds, workdir):
+def worker(seed, seconds, workdir, names=("multi", "loop", "mlp"), minimum=0):
     """Run mutants for ``seconds``; returns {"tally": {outcome: n}, "examples": {...}}."""
     import time
 
@@ -208,14 +266,14 @@ def worker(seed, seconds, workdir):
     signal.signal(signal.SIGALRM, _alarm)
     rng = random.Random(seed)
     tally, examples = collections.Counter(), collections.defaultdict(list)
-    names = ["multi", "loop", "mlp"]
+    names = list(names)
     end = time.monotonic() + seconds
     i = 0
-    while time.monotonic() < end:
+    while time.monotonic() < end or i < minimum:
         name = names[i % len(names)]
         target = os.path.join(workdir, f"m{i % 2}")
         shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(os.path.join(FIXTURES, name), target)
+        shutil.copytree(MODELS[name], target)
         pb = os.path.join(target, "saved_model.pb")
         prefix = os.path.join(target, "variables", "variables")
         which = rng.randrange(5)
@@ -236,7 +294,7 @@ def worker(seed, seconds, workdir):
             with open(path, "wb") as f:
                 f.write(data)
         outcome, detail = "ok", ""
-        signal.setitimer(signal.ITIMER_REAL, PER_MUTANT_S)
+        signal.setitimer(signal.ITIMER_REAL, SLOW_MODELS.get(name, PER_MUTANT_S))
         try:
             try:
                 loaded = tf.saved_model.load(target)
@@ -275,5 +333,22 @@ def test_savedmodel_tf_fuzz(tmp_path):
     assert tally.get("loaded", 0) >= 5 and tally.get("rejected", 0) >= 20, result
 
 
+def test_savedmodel_tf_fuzz_pipelines_and_resources(tmp_path):
+    """Mutants of TF's SavedModels holding tf.data pipelines (map, batch, scan, reduce,
+    iterators), tracked dataset and table resources and a generic resource."""
+    env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), str(SEED + 2), "0",
+                           str(tmp_path), "datasets,tables,resource", str(PIPELINE_MUTANTS)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=150, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    tally = result["tally"]
+    assert not tally.get("raw") and not tally.get("hang"), result
+    assert sum(tally.values()) == PIPELINE_MUTANTS, result
+    assert tally.get("loaded", 0) >= 1 and tally.get("rejected", 0) >= 1, result
+
+
 if __name__ == "__main__":
-    print(json.dumps(worker(int(sys.argv[1]), float(sys.argv[2]), sys.argv[3])))
+    picked = sys.argv[4].split(",") if len(sys.argv) > 4 else ("multi", "loop", "mlp")
+    least = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    print(json.dumps(worker(int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], picked, least)))

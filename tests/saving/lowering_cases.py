@@ -125,7 +125,28 @@ def specs(tf):
             s, context_features(tf), list_features(tf)), [tf.TensorSpec([None], tf.string)]),
         "parse_single_sequence_example": (lambda s: tf.io.parse_single_sequence_example(
             s, context_features(tf), list_features(tf)), [tf.TensorSpec([], tf.string)]),
+        "norm_matrix_2_unknown_rank": (lambda x: (
+            tf.norm(x, ord=2, axis=[-2, -1]),
+            tf.norm(x, ord=2, axis=[-1, -2], keepdims=True)), [unknown]),
+        "histogram_buckets": (_histogram_buckets,
+                              [tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.int32)]),
+        "tf_named_ops": (lambda x: (
+            tf.signal.fft(tf.complex(x, x)), tf.signal.rfft(x), tf.signal.irfft(tf.signal.rfft(x)),
+            tf.math.erfinv(x * 0.1), tf.math.ndtri(x * 0.1 + 0.5),
+            tf.math.bessel_i0e(x), tf.math.bessel_i1e(x),
+            tf.math.invert_permutation(tf.constant([2, 0, 1])),
+            tf.linalg.lu(tf.reshape(tf.concat([x, x[::-1] * 2.0, x * x - 1.0], 0), [3, 3])),
+            tf.sets.size(tf.sets.intersection(tf.constant([[1, 2, 3], [4, 5, 6]]),
+                                              tf.constant([[3, 1, 7], [4, 8, 9]])))),
+            [tf.TensorSpec([3], tf.float32)]),
     }
+
+
+def _histogram_buckets(x, k):
+    """tf.summary.histogram's buckets (what its op computes in a saved function) of several
+    data/count cases: spread values, all equal, no data, no bucket."""
+    from tensortrace.summary.summaries import _buckets  # the module is built by tensortrace
+    return (_buckets(x, k), _buckets(x * 0.0 + 4.0, k), _buckets(x[:0], k), _buckets(x, 0))
 
 
 def args():
@@ -141,6 +162,9 @@ def args():
         "searchsorted_vectors": [SEQ[0], np.array([2.0, 0.0, 6.0], F32)],
         "parse_example": [ex], "parse_single_example": [ex[0]],
         "parse_sequence_example": [seq], "parse_single_sequence_example": [seq[0]],
+        "norm_matrix_2_unknown_rank": [M4],
+        "histogram_buckets": [np.array([1.0, 2.0, 2.0, 9.0, -3.0], F32), np.int32(4)],
+        "tf_named_ops": [np.array([0.5, -1.5, 2.0], F32)],
     }
 
 

@@ -21,7 +21,8 @@ TF_OUT = dict(np.load(os.path.join(FIXTURE, "outputs.npz"), allow_pickle=True))
 with open(os.path.join(FIXTURE, "ops.json")) as f:
     TF_OPS = json.load(f)
 # our fused op types: none of them may reach the SavedModel
-FUSED = {"Norm", "L2Normalize", "MatrixTranspose", "Dropout", "Moments", "Gelu"}
+FUSED = {"Norm", "L2Normalize", "MatrixTranspose", "Dropout", "Moments", "Gelu",
+         "HistogramSummaryBuckets"}
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +70,57 @@ def test_every_node_is_a_tf_node(saved):
     assert "ParseExampleV2" in TF_OPS["parse_single_example"]
     assert "ParseSequenceExampleV2" in TF_OPS["parse_sequence_example"]
     assert {"Pack", "ConcatV2"} <= set(TF_OPS["matrix_transpose_unknown_rank"])
+    assert "Svd" in TF_OPS["norm_matrix_2_unknown_rank"]
+    assert {"OneHot", "LinSpace", "SelectV2"} <= set(TF_OPS["histogram_buckets"])
+    assert {"FFT", "RFFT", "IRFFT", "Erfinv", "Ndtri", "BesselI0e", "BesselI1e",
+            "InvertPermutation", "Lu", "DenseToDenseSetOperation", "SetSize"} <= \
+        set(TF_OPS["tf_named_ops"])
+
+
+def test_every_registered_op_saves_under_a_tf_name():
+    """Each op of the registry is a TF op (tf_ops.json holds TF 2.21's signature of it) or has
+    an expansion into TF's ops: none reaches a SavedModel under a name TF does not know."""
+    import tensortrace.saving.tf_datasets  # noqa: F401 - registers the pipelines' expansion
+    from tensortrace import registry
+    from tensortrace.graph import tf_composites
+    ours_only = sorted(name for name in registry.all_ops()
+                       if tf_attrs.signature(name) is None and not tf_composites.has_rule(name))
+    assert ours_only == []
+
+
+def test_op_without_tf_form_refused_by_strict_export(monkeypatch):
+    from tensortrace.graph.graph_def import ExportError, graph_to_function_def, graph_to_graph_def
+
+    known = tf_attrs.signature
+    monkeypatch.setattr(tf_attrs, "signature", lambda t: None if t == "Sin" else known(t))
+    graph = tf.function(lambda x: tf.sin(x)).get_concrete_function(
+        tf.TensorSpec([2], tf.float32)).graph  # as if TF had no Sin
+    with pytest.raises(ExportError, match=r"op 'Sin' \(Sin\) has no TF op of that type"):
+        graph_to_function_def(graph, "f")
+    lenient = graph_to_graph_def(graph)  # the display form keeps it under its own name
+    assert "Sin" in [n.op for n in lenient.node]
+
+
+def test_index_axis0_writes_tf_strided_slice():
+    """The optimizer's x[i] op writes TF's StridedSlice (shrinking axis 0) and reads back."""
+    from tensortrace.executor.compiled import compile_graph
+    from tensortrace.graph.function_def import function_def_to_graph
+    from tensortrace.graph.graph_def import graph_to_function_def
+    from tensortrace.graph.ir import Graph
+    from tensortrace.tensor import TensorSpec
+
+    g = Graph("g")
+    x = g.placeholder(TensorSpec([3, 2], tf.float32), "x")
+    i = g.placeholder(TensorSpec([], tf.int32), "i")
+    y = g.add_op("IndexAxis0", (x, i), {}, (TensorSpec([2], tf.float32),), name="at").outputs[0]
+    g.inputs, g.outputs, g.structured_outputs = [x, i], [y], [y]
+    fdef, _ = graph_to_function_def(g, "f")
+    assert "StridedSlice" in {n.op for n in fdef.node_def}
+    assert "IndexAxis0" not in {n.op for n in fdef.node_def}
+    run = compile_graph(function_def_to_graph(fdef), "f")
+    a = np.arange(6, dtype=np.float32).reshape(3, 2)
+    for k in (0, 2, -1):
+        np.testing.assert_array_equal(np.asarray(run(a, np.int32(k))[0]), a[k])
 
 
 @pytest.mark.parametrize("name", sorted(cases.args()))
@@ -101,3 +153,23 @@ def test_fused_ops_under_control_dependencies():
     assert all(dep in nodes for deps in waits.values() for dep in deps)
     assert nodes["Dropout"].op == "NoOp" and waits["Dropout"] == ["Dropout/SelectV2"]
     assert all("Dropout" in waits[name] for name in nodes if name.startswith("Norm/"))
+
+
+def test_function_capturing_a_summary_writer_refused_as_tf(tmp_path):
+    """tf.summary.histogram in a saved function: the buckets are TF ops, but the function
+    captures the writer's resource, which no object of the model owns: TF's KeyError."""
+
+    class M(tf.Module):
+        def __init__(self):
+            self.w = tf.summary.create_file_writer(str(tmp_path / "logs"))
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def hist(self, x):
+            with self.w.as_default():
+                tf.summary.histogram("h", x, step=1)
+            return x
+
+    with pytest.raises(KeyError, match="captures tensor .* which is unsupported or not "
+                                       "reachable from root"):
+        tf.saved_model.save(M(), str(tmp_path / "m"))
+    assert not os.path.exists(tmp_path / "m")

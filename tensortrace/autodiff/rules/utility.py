@@ -89,5 +89,6 @@ not_differentiable(
     "HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2", "MutableDenseHashTableV2",
     "LookupTableFindV2", "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableSizeV2",
     "LookupTableExportV2", "LookupTableImportV2", "InitializeTableV2",
-    "InitializeTableFromTextFileV2",
+    "InitializeTableFromTextFileV2", "AnonymousHashTable", "AnonymousMutableHashTable",
+    "InitializeTableFromDataset", "DestroyResourceOp",
 )

@@ -1,6 +1,8 @@
 """The lookup-table ops, TF's records: table creation (``HashTableV2``,
-``MutableHashTableV2``, ``MutableHashTableOfTensorsV2``, ``MutableDenseHashTableV2``), the
-initializers (``LookupTableImportV2``, ``InitializeTableV2``, ``InitializeTableFromTextFileV2``)
+``MutableHashTableV2``, ``MutableHashTableOfTensorsV2``, ``MutableDenseHashTableV2``, the
+anonymous ``AnonymousHashTable`` and ``AnonymousMutableHashTable``), the initializers
+(``LookupTableImportV2``, ``InitializeTableV2``, ``InitializeTableFromTextFileV2``,
+``InitializeTableFromDataset``)
 and the table ops (``LookupTableFindV2``, ``Insert``, ``Remove``, ``Size``, ``Export``).
 
 A table's ``resource`` tensor holds its run-time table (``resources.py``); ``create`` makes one
@@ -77,6 +79,28 @@ class MutableDenseHashTableV2:
         return DenseHashTable(empty_key, deleted_key, value_dtype,
                               tuple(value_shape.as_list()), initial_num_buckets,
                               max_load_factor, shared_name)
+
+
+@define_op("AnonymousHashTable", stateful=True)
+class AnonymousHashTable:
+    """A new, uninitialized static hash table no name shares (``experimental_is_anonymous``)."""
+
+    def infer(key_dtype, value_dtype):
+        return _RESOURCE
+
+    def kernel(key_dtype, value_dtype):
+        return HashTable(key_dtype, value_dtype)
+
+
+@define_op("AnonymousMutableHashTable", stateful=True)
+class AnonymousMutableHashTable:
+    """A new, empty mutable hash table of scalar values no name shares."""
+
+    def infer(key_dtype, value_dtype):
+        return _RESOURCE
+
+    def kernel(key_dtype, value_dtype):
+        return MutableHashTable(key_dtype, value_dtype, ())
 
 
 def create(opdef, *inputs, **attrs):
@@ -173,6 +197,28 @@ class InitializeTableV2:
     def kernel(table_handle, keys, values, Tkey, Tval):
         table_handle.check_signature((keys, values), Tkey, Tval)
         table_handle.import_values(np.asarray(keys), np.asarray(values))
+        return ()
+
+
+@define_op("InitializeTableFromDataset", stateful=True)
+class InitializeTableFromDataset:
+    """Initialize a static table from a dataset of ``(key, value)`` scalar pairs, read when the
+    op runs (``tf.data.experimental.DatasetInitializer``)."""
+
+    def infer(table_handle, dataset):
+        return ()
+
+    def kernel(table_handle, dataset):
+        pairs = list(dataset.dataset._iterate(dataset.env))  # a run-time dataset value
+        if any(len(p) != 2 for p in pairs):
+            raise InvalidArgumentError(None, None, "The dataset must contain pairs of scalars.")
+        def column(i, dtype):
+            out = np.empty(len(pairs), dtype._np)
+            out[:] = [np.asarray(p[i]).reshape(()).item() for p in pairs]
+            return out
+        keys = column(0, table_handle.key_dtype)
+        values = column(1, table_handle.value_dtype)
+        table_handle.import_values(keys, values)
         return ()
 
 
