@@ -2,7 +2,7 @@
 few functions TF defines only there."""
 
 from .. import config
-from ..checkpoint import checkpoint
+from ..checkpoint import tracking
 from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
@@ -20,7 +20,9 @@ from ..variables import Variable
 
 
 def data_structures():
-    return {"ListWrapper": checkpoint.ListWrapper, "_DictWrapper": checkpoint.DictWrapper}
+    return {name: getattr(tracking, name) for name in (
+        "ListWrapper", "_DictWrapper", "_TupleWrapper", "NoDependency", "wrap_or_unwrap",
+        "sticky_attribute_assignment")}
 
 
 class _EagerContext:
@@ -39,9 +41,23 @@ class _EagerContext:
 _context = _EagerContext()
 
 
+# tf.config's settings that live in TF's eager context (a new context starts from these)
+_CONTEXT_SWITCHES = {"soft_device_placement": True, "inter_op": 0, "intra_op": 0}
+
+
+def _reset_context():
+    """TF's test helper: a new eager context, as if the runtime had not started: the logical
+    device configuration, placement, threading and JIT settings back to their defaults, and
+    logical devices configurable again."""
+    config._virtual_devices.clear()
+    config._runtime_started[0] = False
+    config._jit[0] = False
+    config._SWITCHES.update(_CONTEXT_SWITCHES)
+
+
 def eager_context():
     return {"context": lambda: _context, "executing_eagerly": _context.executing_eagerly,
-            "async_wait": _context.async_wait}
+            "async_wait": _context.async_wait, "_reset_context": _reset_context}
 
 
 def math_ops():
