@@ -95,17 +95,18 @@ def saved_form(value):
 
 def _protocol_children(obj):
     """A Trackable-protocol object's children: what ``_trackable_children("savedmodel")``
-    names, then its attributes TF's AutoTrackable tracks too (lists, dicts, functions,
+    names (lists, dicts and tuples wrapped, as TF's converter does); for one that is not an
+    AutoTrackable, then the attributes an AutoTrackable would track (lists, dicts, functions,
     trackables assigned to it), in assignment order."""
     found = {k: tracking.wrap_or_unwrap(v)  # TF's converter: lists & co. as wrappers
              for k, v in obj._trackable_children("savedmodel").items()}
+    if isinstance(obj, tracking.AutoTrackable):
+        return found  # it tracks its attributes and finds its functions itself
     if isinstance(inspect.getattr_static(type(obj), _signatures.DEFAULT_SIGNATURE_ATTR, None),
                   property):  # a computed default signature (Keras' models): TF saves it too
         default = getattr(obj, _signatures.DEFAULT_SIGNATURE_ATTR)
         if isinstance(default, _FUNCTIONS):
             found[_signatures.DEFAULT_SIGNATURE_ATTR] = default
-    if isinstance(obj, tracking.AutoTrackable):
-        return found  # it tracks its attributes itself
     for k, v in vars(obj).items():
         if k in found or k.startswith(("_self_", "_tt_")):
             continue

@@ -169,3 +169,28 @@ def test_reset_context_makes_logical_devices_configurable_again():
         sys.modules.update(saved)
         tf.config.set_soft_device_placement(True)
         tf.config.threading.set_inter_op_parallelism_threads(0)
+
+
+def test_wrappers_in_an_input_signature_are_lists_and_dicts():
+    specs = [tf.TensorSpec([1]), tf.TensorSpec([1, 3])]
+    seen = []
+
+    @tf.function(input_signature=(tracking.ListWrapper(specs),))
+    def f(inputs):
+        seen.append(type(inputs))
+        return inputs
+
+    c = f.get_concrete_function()
+    assert seen == [list]  # TF 2.21: list, placeholders inside
+    assert type(c.structured_input_signature[0][0]) is list
+    assert [s.name for s in c.structured_input_signature[0][0]] == ["inputs_0", "inputs_1"]
+    out = f([tf.ones([1]), tf.ones([1, 3])])
+    assert type(out) is list and out[1].numpy().tolist() == [[1.0, 1.0, 1.0]]
+
+    @tf.function(input_signature=(tracking._DictWrapper({"a": tf.TensorSpec([1])}),))
+    def g(inputs):
+        return inputs
+
+    assert g.get_concrete_function().structured_input_signature == (
+        ({"a": tf.TensorSpec([1], name="inputs_a")},), {})
+    assert g({"a": tf.ones([1])})["a"].numpy().tolist() == [1.0]
