@@ -1,12 +1,13 @@
 """The members of each internal module: tensortrace's objects under TF's internal names, and the
 few functions TF defines only there."""
 
-from .. import config
+from .. import _protos, config
 from ..checkpoint import tracking
 from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
 from ..ops.array.creation import ones_like
+from ..ops.io_records import compression_name, read_records
 from ..ops.array.joining import stack
 from ..ops.array.padding import pad
 from ..ops.array.shapes import shape
@@ -88,6 +89,23 @@ def dynamic_update_slice(operand, update, indices, name=None):
     paddings = stack([starts, room - starts], axis=1)
     mask = cast(pad(ones_like(update, dtype="int8"), paddings), "bool")
     return where(mask, pad(update, paddings), operand)
+
+
+def event_pb2():
+    """TF's compiled ``Event`` messages (TensorBoard's copy; the ``tf-formats`` extra)."""
+    module = _protos.event_pb2
+    return {k: v for k, v in vars(module).items() if not k.startswith("__")}
+
+
+def tf_record_iterator(path, options=None):
+    """An iterator over the records (bytes) of the TFRecord file at ``path``, read as
+    ``options`` (a ``tf.io.TFRecordOptions`` or a compression name) say, CRCs checked; a bad
+    compression name or a missing file fails here, as in TF."""
+    return iter(list(read_records(path, compression_name(options))))
+
+
+def tf_record():
+    return {"tf_record_iterator": tf_record_iterator}
 
 
 def xla():
