@@ -73,3 +73,13 @@ def test_tf_record_iterator_and_event_messages(tmp_path):
         again = event_pb2.Event.FromString(event.SerializeToString())
         assert (again.step, again.summary.value[0].tag) == (3, "loss")
         assert event_pb2.Event is tf.compat.v1.Event
+
+
+def test_distributed_value_types():
+    from tensortrace.distribute import values
+
+    per = values.PerReplica((tf.constant(1.0), tf.constant(2.0)))
+    assert isinstance(per, tf.types.experimental.distributed.PerReplica)
+    assert isinstance(per, tf.distribute.DistributedValues)
+    assert not isinstance(tf.constant(1.0), tf.types.experimental.distributed.PerReplica)
+    assert tf.types.experimental.distributed.Mirrored.__name__ == "Mirrored"
