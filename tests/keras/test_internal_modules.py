@@ -83,3 +83,17 @@ def test_distributed_value_types():
     assert isinstance(per, tf.distribute.DistributedValues)
     assert not isinstance(tf.constant(1.0), tf.types.experimental.distributed.PerReplica)
     assert tf.types.experimental.distributed.Mirrored.__name__ == "Mirrored"
+
+
+def test_eager_name_scopes_are_per_thread():
+    import threading
+
+    seen = []
+    with tf.name_scope("a"):
+        assert tf.Variable(1.0, name="x").name == "a/x:0"
+        worker = threading.Thread(target=lambda: seen.append(
+            (tf.Variable(1.0, name="y").name, tf.get_current_name_scope())))
+        worker.start()
+        worker.join()
+        assert tf.get_current_name_scope() == "a"
+    assert seen == [("y:0", "")]  # TF 2.21: a new thread starts at the top level
