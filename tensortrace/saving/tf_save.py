@@ -16,6 +16,7 @@ import shutil
 
 from .. import _protos, _version, dtypes, nest
 from ..checkpoint import graph_view, tracking
+from ..checkpoint.graph_view import saved_form
 from ..checkpoint.bundle import index_filename, write_bundle
 from ..graph import ir, tensor_proto
 from ..graph.function_def import graph_to_function_def
@@ -80,17 +81,6 @@ def has_trackable_protocol(obj):
     ``tf.__internal__.tracking`` objects, Keras' layers and export archives, resources."""
     return callable(getattr(type(obj), "_trackable_children", None)) and \
         not isinstance(obj, (Module, _UserObject) + _FUNCTIONS)
-
-
-def saved_form(value):
-    """What a SavedModel stores for ``value``: a wrapper of a variable that forwards its saved
-    form to it (TF's ``_write_object_proto`` protocol, as Keras' variables do) is that
-    variable; anything else itself."""
-    inner = getattr(value, "value", None) if not isinstance(value, Variable) else None
-    if isinstance(inner, Variable) and callable(getattr(type(value), "_serialize_to_tensors",
-                                                        None)):
-        return inner
-    return value
 
 
 def _protocol_children(obj):

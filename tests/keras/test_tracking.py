@@ -7,6 +7,7 @@ import collections
 import copy
 import pickle
 
+import numpy as np
 import pytest
 
 import tensortrace as tf
@@ -158,3 +159,30 @@ def test_wrappers_in_an_input_signature_are_lists_and_dicts():
     assert g.get_concrete_function().structured_input_signature == (
         ({"a": tf.TensorSpec([1], name="inputs_a")},), {})
     assert g({"a": tf.ones([1])})["a"].numpy().tolist() == [1.0]
+
+
+class _Wrapped(T.Trackable):
+    """A variable wrapper saving the variable it holds (as Keras' variables do)."""
+
+    def __init__(self, value):
+        self.value = tf.Variable(value)
+
+    def _serialize_to_tensors(self):
+        return {"VARIABLE_VALUE": self.value}
+
+
+def test_checkpoints_walk_the_trackable_protocol(tmp_path):
+    root, layer = T.AutoTrackable(), T.AutoTrackable()
+    layer.w = _Wrapped(np.array([1.0, 2.0], np.float32))
+    root.layers = [layer, 3]
+    root.named = {"b": _Wrapped(np.array(5.0, np.float32)), "x": 1}
+    root.plain = tf.Variable(7)
+    ckpt = tf.train.Checkpoint(root=root)
+    path = ckpt.write(str(tmp_path / "ck"))
+    assert sorted(n for n, _ in tf.train.list_variables(path)) == [  # TF 2.21's keys
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "layers/0/w/.ATTRIBUTES/VARIABLE_VALUE",
+        "named/b/.ATTRIBUTES/VARIABLE_VALUE", "plain/.ATTRIBUTES/VARIABLE_VALUE"]
+    layer.w.value.assign([0.0, 0.0])
+    root.named["b"].value.assign(0.0)
+    ckpt.read(path).assert_consumed()
+    assert layer.w.value.numpy().tolist() == [1.0, 2.0] and float(root.named["b"].value) == 5.0
