@@ -15,6 +15,8 @@ MODULES = {
     "python.framework.config": "framework_config",
     "python.framework.tensor_util": "tensor_util",
     "compiler.tf2xla.python.xla": "xla",
+    "core.util.event_pb2": "event_pb2",
+    "python.lib.io.tf_record": "tf_record",
 }
 
 #: The packages on the way to them (``python``, ``python.eager`` ...).

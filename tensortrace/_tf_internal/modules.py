@@ -1,12 +1,13 @@
 """The members of each internal module: tensortrace's objects under TF's internal names, and the
 few functions TF defines only there."""
 
-from .. import config
-from ..checkpoint import checkpoint
+from .. import _protos, config
+from ..checkpoint import tracking
 from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
 from ..ops.array.creation import ones_like
+from ..ops.io_records import compression_name, read_records
 from ..ops.array.joining import stack
 from ..ops.array.padding import pad
 from ..ops.array.shapes import shape
@@ -20,7 +21,9 @@ from ..variables import Variable
 
 
 def data_structures():
-    return {"ListWrapper": checkpoint.ListWrapper, "_DictWrapper": checkpoint.DictWrapper}
+    return {name: getattr(tracking, name) for name in (
+        "ListWrapper", "_DictWrapper", "_TupleWrapper", "NoDependency", "wrap_or_unwrap",
+        "sticky_attribute_assignment")}
 
 
 class _EagerContext:
@@ -39,9 +42,23 @@ class _EagerContext:
 _context = _EagerContext()
 
 
+# tf.config's settings that live in TF's eager context (a new context starts from these)
+_CONTEXT_SWITCHES = {"soft_device_placement": True, "inter_op": 0, "intra_op": 0}
+
+
+def _reset_context():
+    """TF's test helper: a new eager context, as if the runtime had not started: the logical
+    device configuration, placement, threading and JIT settings back to their defaults, and
+    logical devices configurable again."""
+    config._virtual_devices.clear()
+    config._runtime_started[0] = False
+    config._jit[0] = False
+    config._SWITCHES.update(_CONTEXT_SWITCHES)
+
+
 def eager_context():
     return {"context": lambda: _context, "executing_eagerly": _context.executing_eagerly,
-            "async_wait": _context.async_wait}
+            "async_wait": _context.async_wait, "_reset_context": _reset_context}
 
 
 def math_ops():
@@ -72,6 +89,23 @@ def dynamic_update_slice(operand, update, indices, name=None):
     paddings = stack([starts, room - starts], axis=1)
     mask = cast(pad(ones_like(update, dtype="int8"), paddings), "bool")
     return where(mask, pad(update, paddings), operand)
+
+
+def event_pb2():
+    """TF's compiled ``Event`` messages (TensorBoard's copy; the ``tf-formats`` extra)."""
+    module = _protos.event_pb2
+    return {k: v for k, v in vars(module).items() if not k.startswith("__")}
+
+
+def tf_record_iterator(path, options=None):
+    """An iterator over the records (bytes) of the TFRecord file at ``path``, read as
+    ``options`` (a ``tf.io.TFRecordOptions`` or a compression name) say, CRCs checked; a bad
+    compression name or a missing file fails here, as in TF."""
+    return iter(list(read_records(path, compression_name(options))))
+
+
+def tf_record():
+    return {"tf_record_iterator": tf_record_iterator}
 
 
 def xla():

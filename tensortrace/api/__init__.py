@@ -31,10 +31,10 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "autograph.experimental", "saved_model", "saved_model.experimental", "data",
               "summary", "summary.experimental",
               "train", "train.experimental", "ragged", "io", "io.gfile",
-              "types", "types.experimental", "version", "sparse", "graph_util", "distribute",
-              "distribute.experimental", "nn.experimental", "compat.v1", "lookup",
-              "lookup.experimental", "profiler", "profiler.experimental", "raw_ops",
-              "dtypes.experimental")
+              "types", "types.experimental", "types.experimental.distributed", "version",
+              "sparse", "graph_util", "distribute", "distribute.experimental", "nn.experimental",
+              "compat.v1", "lookup", "lookup.experimental", "profiler", "profiler.experimental",
+              "raw_ops", "dtypes.experimental")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {

@@ -378,6 +378,9 @@ EXPORTS = {
                               'GenericFunction PolymorphicFunction SupportsTracingProtocol '
                               'TensorLike TraceType'),
     },
+    'types.experimental.distributed': {
+        'distribute.values': 'Mirrored PerReplica',
+    },
     'version': {
         '_version': 'TENSORTRACE_VERSION VERSION',
     },

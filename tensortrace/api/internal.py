@@ -4,14 +4,14 @@ strategy helpers of optimizers, ``tf2.enabled``."""
 
 import abc
 import contextlib
-import functools
 import types
 
 from .. import composite, tensor
+from ..checkpoint.tracking import (AutoTrackable, Trackable, no_automatic_dependency_tracking,
+                                   sticky_attribute_assignment, wrap_or_unwrap)
 from ..context import state
 from ..distribute import strategy as _strategy
 from ..lookup.resource import TrackableResource
-from ..module import Module
 from ..ops.control_flow.conditionals import cond
 from ..ops.utility.basic import get_static_value
 from ..tracing import trace
@@ -29,93 +29,7 @@ Tensor.register(tensor.Tensor)
 Tensor.register(Variable)
 
 
-class Trackable(metaclass=abc.ABCMeta):
-    """An object with named dependencies (TF's ``Trackable``): ``_track_trackable`` adds one,
-    ``_trackable_children`` lists them, as checkpoints walk them."""
-
-    # Each instance's dict of dependencies, made on first use; declared on the class so that
-    # every instance lists it in dir(), as TF's Trackable does its own attributes (Keras' saving
-    # walks the attributes an instance has beyond those of a fresh Layer).
-    _tt_dependencies = None
-
-    @property
-    def _self_unconditional_dependency_names(self):
-        deps = self.__dict__.get("_tt_dependencies")
-        if deps is None:
-            deps = {}
-            object.__setattr__(self, "_tt_dependencies", deps)
-        return deps
-
-    def _maybe_initialize_trackable(self):
-        return self._self_unconditional_dependency_names
-
-    @property
-    def _self_setattr_tracking(self):
-        return self.__dict__.get("_tt_setattr_tracking", True)
-
-    @_self_setattr_tracking.setter
-    def _self_setattr_tracking(self, value):
-        object.__setattr__(self, "_tt_setattr_tracking", value)
-
-    _setattr_tracking = _self_setattr_tracking
-
-    def _track_trackable(self, trackable, name, overwrite=False):
-        """Make ``trackable`` this object's dependency ``name``; returns it.
-
-        Raises:
-            ValueError: ``name`` already names another dependency and not ``overwrite``.
-        """
-        deps = self._self_unconditional_dependency_names
-        current = deps.get(name)
-        if current is not None and current is not trackable and not overwrite:
-            raise ValueError(f"Called Trackable._track_trackable() with name='{name}', but a "
-                             "Trackable with this name is already declared as a dependency. "
-                             "Names must be unique (or overwrite=True).")
-        deps[name] = trackable
-        return trackable
-
-    def _lookup_dependency(self, name, cached_dependencies=None):
-        return self._self_unconditional_dependency_names.get(name)
-
-    def _trackable_children(self, save_type="checkpoint", **kwargs):
-        return dict(self._self_unconditional_dependency_names)
-
-
-Trackable.register(Variable)
 Trackable.register(TrackableResource)  # lookup tables: Keras' lookup layers track theirs
-
-
-def _is_trackable(value):
-    return isinstance(value, (Trackable, Module))
-
-
-class AutoTrackable(Trackable):
-    """A Trackable that tracks the trackable values assigned to its attributes."""
-
-    def __setattr__(self, name, value):
-        if not name.startswith("_tt_") and self._self_setattr_tracking and \
-                _is_trackable(value):
-            self._track_trackable(value, name, overwrite=True)
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name):
-        self._self_unconditional_dependency_names.pop(name, None)
-        object.__delattr__(self, name)
-
-
-def no_automatic_dependency_tracking(method):
-    """``method`` run with attribute tracking off on its object (restored after)."""
-
-    @functools.wraps(method)
-    def wrapped(self, *args, **kwargs):
-        before = self._self_setattr_tracking
-        self._self_setattr_tracking = False
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self._self_setattr_tracking = before
-
-    return wrapped
 
 
 class FuncGraph(trace.FuncGraph):
@@ -180,7 +94,9 @@ NAMESPACE = _namespace(
     "",
     types=_namespace(".types", Tensor=Tensor),
     tracking=_namespace(".tracking", Trackable=Trackable, AutoTrackable=AutoTrackable,
-                        no_automatic_dependency_tracking=no_automatic_dependency_tracking),
+                        no_automatic_dependency_tracking=no_automatic_dependency_tracking,
+                        wrap=wrap_or_unwrap,
+                        sticky_attribute_assignment=sticky_attribute_assignment),
     distribute=_namespace(
         ".distribute", strategy_supports_no_merge_call=_strategy.strategy_supports_no_merge_call,
         get_cross_replica_context=_strategy.get_cross_replica_context,

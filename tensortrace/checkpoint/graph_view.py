@@ -21,6 +21,7 @@ from .. import _protos, dtypes
 from .._export import tf_export
 from ..module import Module
 from ..random_generator import Generator
+from ..tracing.function import PolymorphicFunction
 from ..variables import Variable
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
@@ -64,7 +65,26 @@ class PythonState(abc.ABC):
 
 def is_trackable(value):
     return (isinstance(value, (Variable, Module, Generator, PythonState, list, tuple, dict))
-            or hasattr(type(value), "_checkpoint_children") or has_value(value))
+            or hasattr(type(value), "_checkpoint_children") or has_value(value)
+            or has_trackable_protocol(value))
+
+
+def has_trackable_protocol(value):
+    """Whether ``value`` lists its own children (TF's ``_trackable_children(save_type)``):
+    ``tf.__internal__.tracking`` objects, Keras' layers, models and optimizers."""
+    return callable(getattr(type(value), "_trackable_children", None)) and \
+        not isinstance(value, PolymorphicFunction)  # no state of its own to checkpoint
+
+
+def saved_form(value):
+    """What a checkpoint or SavedModel stores for ``value``: a wrapper of a variable that
+    forwards its saved form to it (TF's ``_serialize_to_tensors`` protocol, as Keras' variables
+    do) is that variable; anything else itself."""
+    inner = getattr(value, "value", None) if not isinstance(value, Variable) else None
+    if isinstance(inner, Variable) and callable(getattr(type(value), "_serialize_to_tensors",
+                                                        None)):
+        return inner
+    return value
 
 
 def has_value(obj):
@@ -94,7 +114,7 @@ def children(obj):
     if hook is not None:
         return list(hook(obj))
     if isinstance(obj, (list, tuple)):
-        return [(str(i), v) for i, v in enumerate(obj) if is_trackable(v)]
+        return [(str(i), saved_form(v)) for i, v in enumerate(obj) if is_trackable(v)]
     if isinstance(obj, dict):
         out = []
         for k, v in obj.items():
@@ -107,11 +127,14 @@ def children(obj):
                     f"non-string key which maps to a trackable object or mutable data "
                     f"structure.\n\nIf you don't need this dictionary checkpointed, wrap it in a "
                     f"non-trackable object; it will be subsequently ignored.")
-            out.append((k, v))
+            out.append((k, saved_form(v)))
         return out
     if isinstance(obj, (Module, Generator)):
-        return [(k, v) for k, v in vars(obj).items()
+        return [(k, saved_form(v)) for k, v in vars(obj).items()
                 if not k.startswith("_self_") and is_trackable(v)]
+    if has_trackable_protocol(obj):
+        return [(k, saved_form(v)) for k, v in obj._trackable_children("checkpoint").items()
+                if is_trackable(v)]
     return []
 
 

@@ -11,7 +11,7 @@ import collections
 
 from .. import _logging, _protos, errors
 from .._export import tf_export
-from . import bundle, graph_view
+from . import bundle, graph_view, tracking
 
 
 @tf_export("train.TrackableView")
@@ -24,9 +24,11 @@ class TrackableView:
     @classmethod
     def children(cls, obj, save_type="checkpoint", **kwargs):
         """``{local name: child}`` of one object (TF's Trackable protocol, an object's own
-        ``_trackable_children(save_type)``, where it has one)."""
+        ``_trackable_children(save_type)``, where it has one: a list, dict or tuple it names is
+        wrapped as an attribute would be, so that what it holds is walked too)."""
         if callable(getattr(type(obj), "_trackable_children", None)):
-            return dict(obj._trackable_children(save_type, **kwargs))
+            return {name: tracking.wrap_or_unwrap(child) for name, child in
+                    obj._trackable_children(save_type, **kwargs).items()}
         return dict(graph_view.children(obj))
 
     @property

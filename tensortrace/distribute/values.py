@@ -7,6 +7,7 @@ structure walks the strategies use: ``select_replica`` (a replica's part of argu
 import numpy as np
 
 from .. import composite, nest
+from .._export import tf_export
 from ..convert import convert_to_tensor
 from ..ops.math.casting import cast
 from ..tensor import Tensor
@@ -78,6 +79,7 @@ class PerReplicaSpec(composite.TypeSpec):
         return PerReplica(components)
 
 
+@tf_export("types.experimental.distributed.PerReplica")
 class PerReplica(_Distributed, composite.CompositeTensor):
     """Each replica's own value (what ``strategy.run`` returns when they differ)."""
 
@@ -88,6 +90,7 @@ class PerReplica(_Distributed, composite.CompositeTensor):
         return PerReplicaSpec(*(composite.type_spec_from_value(v) for v in self._values))
 
 
+@tf_export("types.experimental.distributed.Mirrored")
 class Mirrored(_Distributed):
     """The same value on every replica; it acts as the value of the replica running (the
     first one in cross-replica context)."""

@@ -3,6 +3,7 @@ not from inputs), ``NoOp``, the scopes that order ops or lift them out of a trac
 (``tf.control_dependencies``, ``tf.group``, ``tf.init_scope``) and ``tf.name_scope``."""
 
 import contextlib
+import threading
 
 import numpy as np
 
@@ -106,7 +107,34 @@ def init_scope():
 
 
 # --- name scopes ----------------------------------------------------------------------------
-name_scopes = []  # the eager name scopes (tf.name_scope, tf.Module): variable names' prefix
+class _NameScopes(threading.local):
+    """The eager name scopes (tf.name_scope, tf.Module), variable names' prefix: per thread, as
+    in TF's eager context (a new thread, a replica's among them, starts at the top level); used
+    as a list."""
+
+    def __init__(self):
+        self.stack = []
+
+    def append(self, name):
+        self.stack.append(name)
+
+    def pop(self):
+        return self.stack.pop()
+
+    def __setitem__(self, index, value):
+        self.stack[index] = value
+
+    def __iter__(self):
+        return iter(self.stack)
+
+    def __len__(self):
+        return len(self.stack)
+
+    def __add__(self, other):
+        return self.stack + other
+
+
+name_scopes = _NameScopes()
 
 
 @tf_export("name_scope")

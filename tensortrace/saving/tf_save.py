@@ -15,7 +15,8 @@ import secrets
 import shutil
 
 from .. import _protos, _version, dtypes, nest
-from ..checkpoint import graph_view
+from ..checkpoint import graph_view, tracking
+from ..checkpoint.graph_view import saved_form
 from ..checkpoint.bundle import index_filename, write_bundle
 from ..graph import ir, tensor_proto
 from ..graph.function_def import graph_to_function_def
@@ -37,6 +38,7 @@ from .restored import _UserObject
 
 TRACKABLE = (Module, _UserObject)
 _FUNCTIONS = (PolymorphicFunction, ConcreteFunction)
+_TRACKING_WRAPPERS = (tracking.ListWrapper, tracking._DictWrapper, tracking._TupleWrapper)
 # TF's identifiers of the lists, tuples and dicts its objects hold (ListWrapper & co.)
 _WRAPPERS = {list: "trackable_list_wrapper", tuple: "trackable_tuple_wrapper",
              dict: "trackable_dict_wrapper"}
@@ -81,22 +83,15 @@ def has_trackable_protocol(obj):
         not isinstance(obj, (Module, _UserObject) + _FUNCTIONS)
 
 
-def saved_form(value):
-    """What a SavedModel stores for ``value``: a wrapper of a variable that forwards its saved
-    form to it (TF's ``_write_object_proto`` protocol, as Keras' variables do) is that
-    variable; anything else itself."""
-    inner = getattr(value, "value", None) if not isinstance(value, Variable) else None
-    if isinstance(inner, Variable) and callable(getattr(type(value), "_serialize_to_tensors",
-                                                        None)):
-        return inner
-    return value
-
-
 def _protocol_children(obj):
     """A Trackable-protocol object's children: what ``_trackable_children("savedmodel")``
-    names, then its attributes TF's AutoTrackable tracks too (lists, dicts, functions,
+    names (lists, dicts and tuples wrapped, as TF's converter does); for one that is not an
+    AutoTrackable, then the attributes an AutoTrackable would track (lists, dicts, functions,
     trackables assigned to it), in assignment order."""
-    found = dict(obj._trackable_children("savedmodel"))
+    found = {k: tracking.wrap_or_unwrap(v)  # TF's converter: lists & co. as wrappers
+             for k, v in obj._trackable_children("savedmodel").items()}
+    if isinstance(obj, tracking.AutoTrackable):
+        return found  # it tracks its attributes and finds its functions itself
     if isinstance(inspect.getattr_static(type(obj), _signatures.DEFAULT_SIGNATURE_ATTR, None),
                   property):  # a computed default signature (Keras' models): TF saves it too
         default = getattr(obj, _signatures.DEFAULT_SIGNATURE_ATTR)
@@ -222,7 +217,8 @@ class _Writer:
             for k, cf in enumerate(self._traces(value)):
                 yield f"trace_{k}", cf
         elif kind in ("list", "dict"):
-            tracked = dict(graph_view.children(value))  # TF's rules, its key error
+            tracked = value._trackable_children("savedmodel") if isinstance(
+                value, _TRACKING_WRAPPERS) else dict(graph_view.children(value))  # TF's errors
             items = enumerate(value) if kind == "list" else value.items()
             yield from ((str(k), v) for k, v in items
                         if str(k) in tracked or isinstance(v, _FUNCTIONS + (_UserObject,)) or
@@ -305,8 +301,9 @@ class _Writer:
                 entry = saved.saveable_objects[type(value)._checkpoint_attribute]
                 entry.save_function, entry.restore_function = functions
         elif kind in ("list", "dict"):
-            saved.user_object.identifier = _WRAPPERS[type(value) if type(value) in _WRAPPERS
-                                                     else dict if kind == "dict" else list]
+            saved.user_object.identifier = _WRAPPERS[
+                dict if kind == "dict" else tuple if type(value) is tuple or
+                isinstance(value, tracking._TupleWrapper) else list]
             saved.user_object.version.producer = 1
             saved.user_object.version.min_consumer = 1
 
@@ -549,6 +546,10 @@ def _kind(value):
         return "function"
     if isinstance(value, ConcreteFunction):
         return "bare_concrete_function"
+    if isinstance(value, (tracking.ListWrapper, tracking._TupleWrapper)):
+        return "list"  # TF's trackable list and tuple wrappers
+    if isinstance(value, tracking._DictWrapper):
+        return "dict"
     if isinstance(value, TRACKABLE + (_SignatureMapNode,)) or has_trackable_protocol(value):
         return "user_object"
     if isinstance(value, (list, tuple)):

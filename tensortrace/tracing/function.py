@@ -501,7 +501,17 @@ protocols.PolymorphicFunction.register(PolymorphicFunction)
 
 
 def _check_input_signature(input_signature, binder):
-    sig = tuple(input_signature)
+    def plain(spec):  # as TF's trace types: list and dict subclasses (Keras' and TF's
+        if isinstance(spec, list):  # trackable wrappers) are lists and dicts
+            return [plain(s) for s in spec]
+        if isinstance(spec, dict):
+            return {k: plain(v) for k, v in spec.items()}
+        if isinstance(spec, tuple):
+            items = [plain(s) for s in spec]
+            return type(spec)(*items) if hasattr(spec, "_fields") else tuple(items)
+        return spec
+
+    sig = tuple(plain(s) for s in input_signature)
     invalid = [leaf for s in sig for leaf in signature.leaves(s)
                if not isinstance(leaf, (TensorSpec, TypeSpec))]
     if invalid:
