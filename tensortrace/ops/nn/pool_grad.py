@@ -85,11 +85,12 @@ class _Pooling:
         """Per output position, the tap of its window's first maximum (padding never wins):
         a tap wins where it is strictly above the running maximum, so ties keep the first and
         a NaN never wins, nor anything after a NaN in the first tap (as TF's CPU kernel)."""
-        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        win = windows(self.padded(x, fill), self.out, self.k, self.s, [1] * len(self.k))
+        fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min  # V: bfloat16
+        xp = self.padded(x, fill)
+        win = windows(xp, self.out, self.k, self.s, [1] * len(self.k))
         taps = self.taps()
         best = np.array(win[self.lead + taps[0]])
-        nan_first = np.isnan(best) if x.dtype.kind == "f" and len(taps) > 1 else None
+        nan_first = np.isnan(best) if x.dtype.kind in "fV" and len(taps) > 1 else None
         index = np.zeros(best.shape, np.int8 if len(taps) < 128 else np.int64)
         better, later = np.empty(best.shape, bool), np.empty(best.shape, index.dtype)
         v = np.empty_like(best)  # each tap copied once: ufuncs run far faster on contiguous
@@ -101,7 +102,23 @@ class _Pooling:
             np.maximum(index, np.multiply(better, index.dtype.type(i), out=later), out=index)
         if nan_first is not None:
             index *= ~nan_first  # fmax went past a NaN first tap, which keeps its window
+        if any(before for before, _ in self.pads):
+            index = self._first_in_bounds(xp, best, fill, index)
         return index
+
+    def _first_in_bounds(self, xp, best, fill, index):
+        """TF's kernel takes each window's first element in bounds before it compares: where
+        padding comes first, that element wins when it is NaN or nothing in bounds is above
+        the fill (all -inf)."""
+        offsets = [np.maximum(before - np.arange(o) * s, 0)
+                   for (before, _), o, s in zip(self.pads, self.out, self.s)]
+        first = np.ravel_multi_index(np.meshgrid(*offsets, indexing="ij"), self.k)
+        at = np.ix_(*[np.arange(o) * s + off for o, s, off in zip(self.out, self.s, offsets)])
+        value = xp[(slice(None), *at)]
+        takes = best == fill
+        if xp.dtype.kind in "fV":
+            takes |= np.isnan(value)
+        return np.where(takes, first.reshape(1, *self.out, 1).astype(index.dtype), index)
 
 
 def _masked(a, mask, out):
