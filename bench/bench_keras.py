@@ -72,9 +72,8 @@ def worker(library, name, epochs):
         import tensortrace as tf
     else:
         import tensorflow as tf
-
-        tf.config.threading.set_intra_op_parallelism_threads(1)
-        tf.config.threading.set_inter_op_parallelism_threads(1)
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
     keras = tf.keras
     model, x, y = build(keras, name)
     times = []
@@ -146,7 +145,8 @@ def main():
     parser.add_argument("--tf", metavar="PYTHON", help="an interpreter with TensorFlow 2.21")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=3, help="per process, the first untimed")
-    parser.add_argument("--models", default="mlp,cnn")
+    parser.add_argument("--models", default="mlp,cnn", help="comma-separated; empty: none")
+    parser.add_argument("--no-import", action="store_true", help="leave out the import timing")
     parser.add_argument("--samples", type=int, help="override the data size (all models)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
@@ -168,6 +168,11 @@ def main():
             ours = statistics.median(t[i] for t in epochs["tensortrace"])
             theirs = statistics.median(t[i] for t in epochs["tensorflow"]) if args.tf else None
             print(line(what, ours, theirs, TARGETS[name]))
+    if not args.no_import:
+        import_times(args)
+
+
+def import_times(args):
     absent = absent_packages(args.tf) if args.tf else []
     codes = {label: (python, code) for label, python, code in [
         ("tensortrace", sys.executable, IMPORTS["tensortrace"]),

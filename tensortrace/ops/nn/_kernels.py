@@ -1,6 +1,7 @@
-"""The convolution kernels' arithmetic: im2col GEMMs in cache-sized blocks on worker threads,
-Winograd's F(2x2, 3x3) for 3x3 filters, depthwise taps; and OpenBLAS's thread count, which the
-workers set to one while they run."""
+"""The convolution kernels' arithmetic: im2col GEMMs in cache-sized blocks on worker threads
+(the forward convolution and its filter gradient; col2im for its input gradient), Winograd's
+F(2x2, 3x3) for 3x3 filters, depthwise taps; and OpenBLAS's thread count, which the workers set
+to one while they run."""
 
 import ctypes
 import glob
@@ -11,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ...executor import parallel
 from ._geometry import windows
 
 # One patch block of about this many bytes per BLAS call: big enough for the GEMM to run at full
@@ -56,9 +58,10 @@ def _openblas_thread_functions():
 
 
 class Workers:
-    """One worker thread per CPU for the blocks of a large convolution, each calling BLAS with
-    one thread: the workers balance among themselves, where BLAS's own threads each wait for the
-    slowest (twice as slow as this whenever another process holds a core)."""
+    """One worker thread per CPU (at most ``tf.config.threading``'s intra-op threads) for the
+    blocks of a large convolution, each calling BLAS with one thread: the workers balance among
+    themselves, where BLAS's own threads each wait for the slowest (twice as slow as this
+    whenever another process holds a core)."""
 
     pool = pid = None
     lock = threading.Lock()
@@ -76,17 +79,41 @@ class Workers:
                 Blas.set(1)
             cls.active += 1
         try:
-            for f in [cls.pool.submit(fn, *t) for t in tasks]:
-                f.result()
+            cls._share(fn, tasks)
         finally:
             with cls.lock:
                 cls.active -= 1
                 if cls.active == 0:
                     Blas.set(cls.saved)
 
+    @classmethod
+    def _share(cls, fn, tasks):
+        """Run ``fn(*task)`` for every task on the calling thread and at most intra-op threads
+        minus one workers, each taking the next task when done with one."""
+        pending, take = iter(tasks), threading.Lock()
+
+        def drain():
+            while True:
+                with take:
+                    task = next(pending, None)
+                if task is None:
+                    return
+                fn(*task)
+
+        helpers = [cls.pool.submit(drain)
+                   for _ in range(min(parallel.threads(), len(tasks)) - 1)]
+        try:
+            drain()
+        finally:
+            failures = [f.exception() for f in helpers]  # waits for every helper
+        for failure in failures:
+            if failure is not None:
+                raise failure
+
 
 def _parallel(flops, tasks):
-    return len(tasks) > 1 and flops >= _PARALLEL_FLOPS and Blas.load()
+    return (len(tasks) > 1 and flops >= _PARALLEL_FLOPS and parallel.threads() > 1
+            and Blas.load())
 
 
 def gemm_conv(x, w, out, strides, dilations):
