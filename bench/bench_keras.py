@@ -11,11 +11,18 @@ median of the later epochs kept, in wall and in CPU seconds (CPU: the process's 
 time, all its threads; steadier than wall time on a busy machine). One BLAS/intra-op thread for
 both, as the other benchmarks (on a shared machine threads measure the load more than the code).
 Targets: MLP epoch at most TF's, CNN epoch within 1.5x TF's, import at most a third of TF's.
+
+Keras' own import tries optional packages (``try: import jax / IPython / pandas / psutil ...
+except ImportError``: its orbax checkpoint callback, notebook file editor, array slicing, saving)
+and imports whichever are installed, whatever the backend. When this interpreter has packages
+that TensorFlow's lacks, the import is also timed with those packages hidden (as if not
+installed), which is the like-for-like figure; the packages are listed.
 """
 
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -26,7 +33,13 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"mlp": 1.0, "cnn": 1.5, "import": 1 / 3}
 IMPORTS = {"tensortrace": "import tensortrace as tf; tf.keras.layers",
            "tensorflow": "import tensorflow as tf; tf.keras.layers",
-           "keras (on TF)": "import keras"}
+           "keras (on TF)": "import keras",
+           "tensortrace alone": "import tensortrace"}
+# Run first in the like-for-like import: the packages named in ABSENT cannot be imported.
+HIDE = ("import sys\nclass _Absent:\n    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] in ABSENT:\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, _Absent())\n")
 
 
 def build(keras, name):
@@ -59,9 +72,8 @@ def worker(library, name, epochs):
         import tensortrace as tf
     else:
         import tensorflow as tf
-
-        tf.config.threading.set_intra_op_parallelism_threads(1)
-        tf.config.threading.set_inter_op_parallelism_threads(1)
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
     keras = tf.keras
     model, x, y = build(keras, name)
     times = []
@@ -94,10 +106,29 @@ def fit_times(python, library, name, epochs, samples):
 
 
 def import_time(python, code):
+    """(wall, cpu) seconds of ``python -c code``: cpu is the child's user + system time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([python, "-c", code], env=environment(), cwd="/", check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def absent_packages(python):
+    """Top-level packages our Keras import loads that ``python`` (TensorFlow's) cannot import:
+    Keras imports them only because they are installed here."""
+    listing = "import sys; print(' '.join(sorted({m.partition('.')[0] for m in sys.modules})))"
+    ours = subprocess.run([sys.executable, "-c", f"{IMPORTS['tensortrace']}; {listing}"],
+                          env=environment(), cwd="/", capture_output=True, text=True,
+                          check=True).stdout.split()
+    candidates = [m for m in ours if m not in sys.stdlib_module_names and m != "tensortrace"
+                  and not m.startswith("_") and not m[0].isdigit()]
+    probe = ("import importlib.util, sys; print(' '.join(m for m in sys.argv[1:] "
+             "if importlib.util.find_spec(m) is None))")
+    return subprocess.run([python, "-c", probe, *candidates], env=environment(), cwd="/",
+                          capture_output=True, text=True, check=True).stdout.split()
 
 
 def line(label, ours, theirs, target):
@@ -114,7 +145,8 @@ def main():
     parser.add_argument("--tf", metavar="PYTHON", help="an interpreter with TensorFlow 2.21")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=3, help="per process, the first untimed")
-    parser.add_argument("--models", default="mlp,cnn")
+    parser.add_argument("--models", default="mlp,cnn", help="comma-separated; empty: none")
+    parser.add_argument("--no-import", action="store_true", help="leave out the import timing")
     parser.add_argument("--samples", type=int, help="override the data size (all models)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
@@ -125,7 +157,7 @@ def main():
         worker(args.worker, args.model, args.epochs)
         return
     runs = [("tensortrace", sys.executable)] + ([("tensorflow", args.tf)] if args.tf else [])
-    for name in args.models.split(","):
+    for name in filter(None, args.models.split(",")):
         epochs = {library: [] for library, _ in runs}
         for _ in range(args.rounds):
             for library, python in runs:
@@ -136,19 +168,44 @@ def main():
             ours = statistics.median(t[i] for t in epochs["tensortrace"])
             theirs = statistics.median(t[i] for t in epochs["tensorflow"]) if args.tf else None
             print(line(what, ours, theirs, TARGETS[name]))
-    samples = {label: [] for label in IMPORTS}
+    if not args.no_import:
+        import_times(args)
+
+
+def import_times(args):
+    absent = absent_packages(args.tf) if args.tf else []
+    codes = {label: (python, code) for label, python, code in [
+        ("tensortrace", sys.executable, IMPORTS["tensortrace"]),
+        ("tensortrace alone", sys.executable, IMPORTS["tensortrace alone"]),
+        ("tensorflow", args.tf, IMPORTS["tensorflow"]),
+        ("keras (on TF)", args.tf, IMPORTS["keras (on TF)"]),
+        ("tensortrace, same packages", sys.executable,
+         f"ABSENT = {set(absent)!r}\n{HIDE}{IMPORTS['tensortrace']}")] if python}
+    if not absent:
+        codes.pop("tensortrace, same packages", None)
+    samples = {label: [] for label in codes}
     for _ in range(max(args.rounds, 5)):
-        samples["tensortrace"].append(import_time(sys.executable, IMPORTS["tensortrace"]))
+        for label, (python, code) in codes.items():
+            samples[label].append(import_time(python, code))
+    print("\nimport (whole python -c processes, medians; cpu: the process's user + system time)")
+    for what, i in (("wall", 0), ("cpu", 1)):
+        medians = {label: statistics.median(t[i] for t in v) for label, v in samples.items()}
+        for label in ("tensortrace alone", "tensortrace"):
+            print(f"  {what}  {IMPORTS[label]!r}: {medians[label]:.3f} s")
         if args.tf:
             for label in ("tensorflow", "keras (on TF)"):
-                samples[label].append(import_time(args.tf, IMPORTS[label]))
-    print("\nimport (whole python -c processes, medians)")
-    ours = statistics.median(samples["tensortrace"])
-    print(f"  {IMPORTS['tensortrace']!r}: {ours:.3f} s")
-    if args.tf:
-        for label in ("tensorflow", "keras (on TF)"):
-            print(line(f"vs {IMPORTS[label]!r}", ours, statistics.median(samples[label]),
-                       TARGETS["import"]))
+                print(line(f"{what}  vs {IMPORTS[label]!r}", medians["tensortrace"],
+                           medians[label], TARGETS["import"]))
+        if "tensortrace, same packages" in medians:
+            ours = medians["tensortrace, same packages"]
+            print(f"  {what}  like for like, the packages TF's interpreter lacks hidden: "
+                  f"{ours:.3f} s")
+            for label in ("tensorflow", "keras (on TF)"):
+                print(line(f"{what}  vs {IMPORTS[label]!r}", ours, medians[label],
+                           TARGETS["import"]))
+    if absent:
+        print(f"  hidden: {', '.join(absent)}")
+
 
 if __name__ == "__main__":
     main()

@@ -10,7 +10,7 @@ import pytest
 import tensortrace as tf
 from tensortrace import registry
 from tensortrace.graph.ir import Graph
-from tensortrace.ops.nn._kernels import Blas
+from tensortrace.ops.nn._kernels import Blas, winograd_ok
 
 from .optable import Case, op_types, rand, run_case
 
@@ -548,14 +548,18 @@ def test_conv1d_convolution_depthwise_values_match_tf():
                                                 [6, 13, 15, 8]]
 
 
-@pytest.mark.parametrize("shape, stride, padding", [
-    ((2, 41, 40, 32), 1, "VALID"),   # Winograd F(2x2, 3x3), odd output height
-    ((1, 56, 57, 32), 1, "SAME"),    # Winograd, odd output width
-    ((2, 80, 80, 32), 2, "VALID"),   # blocked im2col GEMMs on the worker pool
+@pytest.mark.parametrize("shape, filters, stride, padding, winograd", [
+    ((2, 41, 40, 64), 64, 1, "VALID", True),   # Winograd F(2x2, 3x3), odd output height
+    ((1, 56, 57, 64), 64, 1, "SAME", True),    # Winograd, odd output width
+    ((2, 80, 80, 32), 32, 2, "VALID", False),  # blocked im2col GEMMs on the worker pool
+    ((16, 13, 13, 64), 64, 1, "VALID", False),  # small images: im2col GEMMs, not Winograd
 ])
-def test_large_conv2d_paths_match_reference(shape, stride, padding):
-
-    x, w = rand(*shape), rand(3, 3, shape[-1], 32)
+def test_large_conv2d_paths_match_reference(shape, filters, stride, padding, winograd):
+    x, w = rand(*shape), rand(3, 3, shape[-1], filters)
+    pads = [(1, 1)] * 2 if padding == "SAME" else [(0, 0)] * 2
+    out = [(n + 2 * pads[0][0] - 3) // stride + 1 for n in shape[1:3]]
+    xp = np.pad(x, [(0, 0), *pads, (0, 0)])
+    assert bool(winograd_ok(xp, w, out, [stride] * 2, [1, 1])) == (winograd and Blas.load())
     threads = Blas.get() if Blas.load() else None
     out = tf.nn.conv2d(x, w, stride, padding).numpy()
     ref = ref_conv(x.astype(np.float64), w.astype(np.float64), [stride] * 2, padding, [1, 1])
@@ -566,7 +570,7 @@ def test_large_conv2d_paths_match_reference(shape, stride, padding):
 
 
 def test_large_conv2d_keeps_infinities_of_the_direct_sum():
-    x, w = rand(1, 56, 57, 32), rand(3, 3, 32, 32)
+    x, w = rand(1, 56, 57, 64), rand(3, 3, 64, 64)
     x[0, 10, 10, 3] = np.inf
     out = tf.nn.conv2d(x, w, 1, "SAME").numpy()
     ref = ref_conv(x.astype(np.float64), w.astype(np.float64), [1, 1], "SAME", [1, 1])

@@ -1,6 +1,7 @@
-"""The convolution kernels' arithmetic: im2col GEMMs in cache-sized blocks on worker threads,
-Winograd's F(2x2, 3x3) for 3x3 filters, depthwise taps; and OpenBLAS's thread count, which the
-workers set to one while they run."""
+"""The convolution kernels' arithmetic: im2col GEMMs in cache-sized blocks on worker threads
+(the forward convolution and its filter gradient; col2im for its input gradient), Winograd's
+F(2x2, 3x3) for 3x3 filters, depthwise taps; and OpenBLAS's thread count, which the workers set
+to one while they run."""
 
 import ctypes
 import glob
@@ -11,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ...executor import parallel
 from ._geometry import windows
 
 # One patch block of about this many bytes per BLAS call: big enough for the GEMM to run at full
@@ -56,9 +58,10 @@ def _openblas_thread_functions():
 
 
 class Workers:
-    """One worker thread per CPU for the blocks of a large convolution, each calling BLAS with
-    one thread: the workers balance among themselves, where BLAS's own threads each wait for the
-    slowest (twice as slow as this whenever another process holds a core)."""
+    """One worker thread per CPU (at most ``tf.config.threading``'s intra-op threads) for the
+    blocks of a large convolution, each calling BLAS with one thread: the workers balance among
+    themselves, where BLAS's own threads each wait for the slowest (twice as slow as this
+    whenever another process holds a core)."""
 
     pool = pid = None
     lock = threading.Lock()
@@ -76,17 +79,41 @@ class Workers:
                 Blas.set(1)
             cls.active += 1
         try:
-            for f in [cls.pool.submit(fn, *t) for t in tasks]:
-                f.result()
+            cls._share(fn, tasks)
         finally:
             with cls.lock:
                 cls.active -= 1
                 if cls.active == 0:
                     Blas.set(cls.saved)
 
+    @classmethod
+    def _share(cls, fn, tasks):
+        """Run ``fn(*task)`` for every task on the calling thread and at most intra-op threads
+        minus one workers, each taking the next task when done with one."""
+        pending, take = iter(tasks), threading.Lock()
+
+        def drain():
+            while True:
+                with take:
+                    task = next(pending, None)
+                if task is None:
+                    return
+                fn(*task)
+
+        helpers = [cls.pool.submit(drain)
+                   for _ in range(min(parallel.threads(), len(tasks)) - 1)]
+        try:
+            drain()
+        finally:
+            failures = [f.exception() for f in helpers]  # waits for every helper
+        for failure in failures:
+            if failure is not None:
+                raise failure
+
 
 def _parallel(flops, tasks):
-    return len(tasks) > 1 and flops >= _PARALLEL_FLOPS and Blas.load()
+    return (len(tasks) > 1 and flops >= _PARALLEL_FLOPS and parallel.threads() > 1
+            and Blas.load())
 
 
 def gemm_conv(x, w, out, strides, dilations):
@@ -123,20 +150,99 @@ def gemm_conv(x, w, out, strides, dilations):
     return y
 
 
+def _rows_of(block, out0):
+    """A block of ``_blocks`` as (batch slice, slice of the first output dim)."""
+    b = block[0] if isinstance(block[0], slice) else slice(block[0], block[0] + 1)
+    return b, block[1] if len(block) > 1 else slice(0, out0)
+
+
+def gemm_input_grad(dy, w, dxp, strides, dilations):
+    """Add into padded channels-last ``dxp`` the gradient of a convolution by ``w`` [*k, C, O]
+    with respect to its input, ``dy`` [N, *out, O] its output's: per block, one GEMM gives every
+    tap's share of every input position (col2im), each tap's share added at its place."""
+    out, o = dy.shape[1:-1], dy.shape[-1]
+    ksizes, c = w.shape[:-2], w.shape[-2]
+    kc = int(np.prod(ksizes)) * c
+    if dy.size == 0 or kc == 0:
+        return
+    wt = w.reshape(kc, o).T
+    taps = list(itertools.product(*(range(k) for k in ksizes)))
+    lead = (slice(None),) * (1 + len(out))
+    blocks = _blocks(dy.shape[0], out, kc * dy.itemsize)
+
+    def run(block):
+        b, rows = _rows_of(block, out[0])
+        src = dy[(b, rows)]
+        cols = np.matmul(src.reshape(-1, o), wt).reshape(*src.shape[:-1], *ksizes, c)
+        first = [rows.start] + [0] * (len(out) - 1)
+        for tap in taps:
+            where = (b,) + tuple(slice(t * d + f * s, t * d + f * s + (m - 1) * s + 1, s)
+                                 for t, d, f, s, m in zip(tap, dilations, first, strides,
+                                                          src.shape[1:-1]))
+            dxp[where] += cols[lead + tap]
+
+    # Blocks of whole images write apart and may run at once; row blocks of one image overlap.
+    if all(len(b) == 1 for b in blocks) and _parallel(2.0 * dy.size * kc, blocks):
+        Workers.run(run, [(b,) for b in blocks])
+        return
+    for block in blocks:
+        run(block)
+
+
+def gemm_filter_grad(x, dy, ksizes, strides, dilations):
+    """The gradient [*k, C, O] of a convolution with respect to its filter: padded channels-last
+    ``x``'s patches (im2col) times ``dy`` [N, *out, O], one GEMM per block, the blocks' sums
+    added in order (the same sum with or without workers)."""
+    out, o, c = dy.shape[1:-1], dy.shape[-1], x.shape[-1]
+    kc = int(np.prod(ksizes)) * c
+    dw = np.zeros((kc, o), x.dtype)
+    if dy.size == 0 or kc == 0:
+        return dw.reshape(*ksizes, c, o)
+    win = windows(x, out, ksizes, strides, dilations)
+    blocks = _blocks(x.shape[0], out, kc * x.itemsize)
+
+    def part(block, buf=None):
+        src = win[block]
+        patches = np.empty(src.shape, x.dtype) if buf is None else buf[:src.size].reshape(
+            src.shape)
+        np.copyto(patches, src)
+        return np.matmul(patches.reshape(-1, kc).T, dy[block].reshape(-1, o))
+
+    if _parallel(2.0 * dy.size * kc, blocks):
+        parts = [None] * len(blocks)
+
+        def run(i, block):
+            parts[i] = part(block)
+
+        Workers.run(run, list(enumerate(blocks)))
+    else:
+        buf = np.empty(max(win[b].size for b in blocks[:2]), x.dtype)
+        parts = (part(b, buf) for b in blocks)
+    for p in parts:
+        dw += p
+    return dw.reshape(*ksizes, c, o)
+
+
 # Winograd's F(2x2, 3x3) (Lavin & Gray, 2015): each 4x4 input tile gives a 2x2 output tile from
 # 16 products instead of 36, so a 3x3 convolution is 16 GEMMs of a quarter of the rows, 2.25x
 # fewer flops than im2col (float32 errors stay at the GEMM's level).
+_WINO_MIN_PIXELS = 700  # output pixels per image
+_WINO_MIN_CHANNELS = 30  # C * O / (C + O): 32 for 64 in and out channels
 _WINO_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
 
 
 def winograd_ok(x, w, out, strides, dilations):
     """Large float32 3x3 stride-1 convolutions of finite values (the transforms would turn an
     inf into nan where the direct sum gives inf; a sum is a cheap test that also catches values
-    big enough to overflow in the transforms)."""
+    big enough to overflow in the transforms). The transforms' memory traffic grows with C + O
+    and the GEMM's saving with C * O: with few channels, or small images (many small blocks),
+    im2col is faster (measured: 2x slower by Winograd at 13x13, C 32, O 64; 15% faster at
+    56x56, C 64, O 64, and at 198x198, C 100, O 100)."""
+    c, o = w.shape[-2], w.shape[-1]
     return (w.shape[:-2] == (3, 3) and x.dtype == np.float32 and max(strides) == 1
-            and max(dilations) == 1 and w.shape[-2] == x.shape[-1] and min(out) > 0
-            and 18.0 * x.shape[0] * out[0] * out[1] * w.shape[-2] * w.shape[-1]
-            >= _PARALLEL_FLOPS and Blas.load()
+            and max(dilations) == 1 and c == x.shape[-1] and min(out) > 0
+            and out[0] * out[1] >= _WINO_MIN_PIXELS and c * o >= _WINO_MIN_CHANNELS * (c + o)
+            and 18.0 * x.shape[0] * out[0] * out[1] * c * o >= _PARALLEL_FLOPS and Blas.load()
             and np.isfinite(np.sum(x)) and np.isfinite(np.sum(w)))
 
 

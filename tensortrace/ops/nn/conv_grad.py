@@ -16,6 +16,7 @@ from ...tensor import TensorSpec
 from .._args import shape_values
 from .._base import check_dtypes
 from ._geometry import check_cpu_layout, out_sizes, spatial_axes, spatial_pads, windows
+from ._kernels import gemm_filter_grad, gemm_input_grad
 from ._util import HALF_T, in_float32
 from .convolution import CONV_T
 
@@ -114,10 +115,9 @@ def _input_grad(op_name, label, input_sizes, w, dy, attrs, depthwise):
             dxp[where] += np.einsum("...cm,cm->...c", dyr, w[tap])
     else:
         groups, og = c // cin, cout // max(c // cin, 1)
-        for tap, where in g.tap_slices():
-            for j in range(groups):
-                part = dy[..., j * og:(j + 1) * og] @ w[tap][:, j * og:(j + 1) * og].T
-                dxp[where + (slice(j * cin, (j + 1) * cin),)] += part
+        for j in range(groups):
+            gemm_input_grad(dy[..., j * og:(j + 1) * og], w[..., j * og:(j + 1) * og],
+                            dxp[..., j * cin:(j + 1) * cin], g.s, g.d)
     return g.from_last(g.crop(dxp)).astype(dtype, copy=False)
 
 
@@ -136,21 +136,21 @@ def _filter_grad(op_name, label, x, filter_sizes, dy, attrs, depthwise):
         raise invalid_argument(f"input depth must be evenly divisible by filter depth: {c} vs "
                                f"{cin}", op_name)
     g.check_backprop(op_name, label, dy, c * cout if depthwise else cout)
-    win = windows(g.padded(x), g.out, g.k, g.s, g.d)
-    lead = (slice(None),) * (1 + len(g.out))
-    dw = np.zeros(wshape, x.dtype)
+    xp = g.padded(x)
     if depthwise:
+        win = windows(xp, g.out, g.k, g.s, g.d)
+        lead = (slice(None),) * (1 + len(g.out))
+        dw = np.zeros(wshape, x.dtype)
         dyr = dy.reshape(-1, c, cout)
         for tap in itertools.product(*(range(k) for k in g.k)):
             dw[tap] = np.einsum("nc,ncm->cm", win[lead + tap].reshape(-1, c), dyr)
         return dw.astype(dtype, copy=False)
     groups, og = c // cin, cout // max(c // cin, 1)
-    rows = dy.reshape(-1, cout)
-    for tap in itertools.product(*(range(k) for k in g.k)):
-        patch = win[lead + tap].reshape(-1, c)
-        for j in range(groups):
-            dw[tap][:, j * og:(j + 1) * og] = (patch[:, j * cin:(j + 1) * cin].T
-                                               @ rows[:, j * og:(j + 1) * og])
+    if groups == 1:
+        return gemm_filter_grad(xp, dy, g.k, g.s, g.d).astype(dtype, copy=False)
+    dw = np.concatenate([gemm_filter_grad(xp[..., j * cin:(j + 1) * cin],
+                                          dy[..., j * og:(j + 1) * og], g.k, g.s, g.d)
+                         for j in range(groups)], axis=-1)
     return dw.astype(dtype, copy=False)
 
 

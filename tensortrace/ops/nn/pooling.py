@@ -49,7 +49,7 @@ def _pool_kernel(x, ksize, strides, padding, explicit, channels_last, average):
 
 
 def _max_pool(x, k, s, pads, out):
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min  # V: bfloat16
     win = windows(pad_spatial(x, pads, fill), out, k, s, [1] * len(k))
     lead = (slice(None),) * (1 + len(out))
     taps = itertools.product(*(range(v) for v in k))
