@@ -96,9 +96,10 @@ class OwnedIterator(Iterator):
         return optional.from_iterator(ops.handle(ops.OptionalValue(_next(self._state))),
                                       self._spec)
 
-    def _for_loop(self, body, loop_vars, extra_test=None):
-        """``for element in it`` inside a trace (see ``Dataset._for_loop``)."""
-        return for_loop(self._resource(), self._spec, body, loop_vars, extra_test)
+    def _for_loop(self, body, loop_vars, extra_test=None, count=1):
+        """``for element in it`` inside a trace (see ``Dataset._for_loop``; ``count``: see
+        ``for_loop``)."""
+        return for_loop(self._resource(), self._spec, body, loop_vars, extra_test, count)
 
     # --- checkpoints (see checkpointing.py): the iterator is a trackable with one value ------
     _checkpoint_attribute = checkpointing.ATTRIBUTE
@@ -140,8 +141,8 @@ class GraphIterator(Iterator):
         return optional.from_iterator(bind(ops.GET_NEXT_AS_OPTIONAL, self._handle(),
                                            **_attrs(self._spec)), self._spec)
 
-    def _for_loop(self, body, loop_vars, extra_test=None):
-        return for_loop(self._handle(), self._spec, body, loop_vars, extra_test)
+    def _for_loop(self, body, loop_vars, extra_test=None, count=1):
+        return for_loop(self._handle(), self._spec, body, loop_vars, extra_test, count)
 
 
 class NumpyIterator:
@@ -175,43 +176,50 @@ def _numpy(v):
 
 
 # --- the graph loop -----------------------------------------------------------------------------
-def for_loop(resource, spec, body, loop_vars, extra_test=None):
+def for_loop(resource, spec, body, loop_vars, extra_test=None, count=1):
     """A ``tf.while_loop`` over the elements the iterator ``resource`` yields at run time.
 
     The loop carries the next element as an optional value in front of ``loop_vars``, so its
     size does not depend on the data. Shapes of loop variables that change across iterations
-    are relaxed, as TF's dataset loops do.
+    are relaxed, as TF's dataset loops do. With ``count`` > 1 each iteration takes that many
+    consecutive elements (the body gets them as a tuple) and the loop ends when fewer remain
+    (tf.distribute's replicas taking one element each).
     """
     attrs = _attrs(spec)
     loop_vars = tuple(loop_vars)
 
-    def cond(optional, *values):
-        has = bind(ops.HAS_VALUE, optional)
+    def fetch():
+        return tuple(bind(ops.GET_NEXT_AS_OPTIONAL, resource, **attrs) for _ in range(count))
+
+    def cond(*carried):
+        has = bind(ops.HAS_VALUE, carried[0])
+        for later in carried[1:count]:
+            has = logical_and(has, bind(ops.HAS_VALUE, later))
         if extra_test is None:
             return has
-        more = extra_test(*values)
+        more = extra_test(*carried[count:])
         if not isinstance(more, Tensor):
             return has if more else constant(False)
         return logical_and(has, more)
 
-    def step(optional, *values):
-        element = _pack(spec, bind(ops.GET_VALUE, optional, **attrs))
-        new = tuple(body(element, *values))
-        return (bind(ops.GET_NEXT_AS_OPTIONAL, resource, **attrs),) + new
+    def step(*carried):
+        elements = tuple(_pack(spec, bind(ops.GET_VALUE, o, **attrs)) for o in carried[:count])
+        new = tuple(body(elements[0] if count == 1 else elements, *carried[count:]))
+        return fetch() + new
 
-    first = bind(ops.GET_NEXT_AS_OPTIONAL, resource, **attrs)
+    first = fetch()
     # Exact shapes first; if the body changes a shape, retrace with every dimension unknown,
     # then with unknown ranks (TF relaxes to the most specific shape; this is coarser).
     for keep_rank in (None, True, False):
         invariants = None if keep_rank is None else \
-            (None,) + tuple(_relaxed_invariants(loop_vars, keep_rank))
+            (None,) * count + tuple(_relaxed_invariants(loop_vars, keep_rank))
         try:
-            out = while_loop(cond, step, (first,) + loop_vars, shape_invariants=invariants)
+            out = while_loop(cond, step, first + loop_vars, shape_invariants=invariants)
             break
         except ValueError as e:
             if "enters the loop with shape" not in str(e) or keep_rank is False:
                 raise
-    return tuple(out[1:])
+    return tuple(out[count:])
 
 
 def _relaxed_invariants(loop_vars, keep_rank):

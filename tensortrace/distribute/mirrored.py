@@ -15,8 +15,10 @@ from .. import config, nest
 from .._export import tf_export
 from .._logging import logger
 from ..convert import convert_to_tensor
+from ..graph.ir import SymbolicTensor
 from ..ops.array.joining import concat
 from ..ops.array.shapes import shape as _shape
+from ..ops.math.arithmetic import minimum
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
 from ..ops.utility import composites as _composites
@@ -372,13 +374,18 @@ _composites.replicas_in_sync[0] = _replicas_in_sync
 # --- distributed datasets ----------------------------------------------------------------------
 def _split(value, n):
     """``value``'s rows in ``n`` consecutive parts of ``ceil(rows / n)`` (the last ones what
-    remains, possibly none)."""
+    remains, possibly none); inside a trace with the rows unknown, as graph ops."""
     t = convert_to_tensor(value)
     if t.shape.rank == 0:
         raise IndexError("list index out of range")
-    rows = int(t.shape[0]) if t.shape[0] is not None else int(t.numpy().shape[0])
+    if t.shape[0] is not None:
+        rows = int(t.shape[0])
+    elif isinstance(t, SymbolicTensor):
+        rows = _shape(t)[0]
+    else:
+        rows = int(t.numpy().shape[0])
     k = -(-rows // n)
-    return [t[min(i * k, rows):min((i + 1) * k, rows)] for i in range(n)]
+    return [t[minimum(i * k, rows):minimum((i + 1) * k, rows)] for i in range(n)]
 
 
 def _unbatched_spec(spec):
@@ -402,12 +409,23 @@ class _SplitDataset(DistributedDataset):
             if getattr(spec, "shape", None) is not None and spec.shape.rank == 0:
                 raise IndexError("list index out of range")
 
-    def __iter__(self):
-        return _Iterator(self._strategy, iter(self._dataset), self._parts)
+    _per_replica = False  # one element split over the replicas, not one element each
 
-    def _parts(self, iterator):
+    def __iter__(self):
+        return _Iterator(self, iter(self._dataset))
+
+    def _for_loop(self, body, loop_vars, extra_test=None):
+        """``for x in dist_dataset`` inside a trace: the dataset's graph loop, each element
+        (or each replica's) made PerReplica."""
+        return _Iterator(self, iter(self._dataset))._for_loop(body, loop_vars, extra_test)
+
+    def _group(self, elements):
+        """The PerReplica structure of ``elements`` (one per replica, or one to split)."""
         n = self._strategy.num_replicas_in_sync
-        element = next(iterator)
+        if self._per_replica:
+            flat = [nest.flatten(e) for e in elements]
+            return nest.pack_sequence_as(elements[0], [PerReplica(p) for p in zip(*flat)])
+        element = elements[0]
         flat = [_split(v, n) for v in nest.flatten(element)]
         return nest.pack_sequence_as(element, [PerReplica(p) for p in flat])
 
@@ -424,17 +442,11 @@ class _SplitDataset(DistributedDataset):
 class _PerReplicaDataset(_SplitDataset):
     """A dataset whose consecutive elements go to the replicas in turn."""
 
+    _per_replica = True
+
     @staticmethod
     def _check(element_spec):
         pass
-
-    def _parts(self, iterator):
-        n = self._strategy.num_replicas_in_sync
-        elements = [next(iterator)]
-        for _ in range(1, n):
-            elements.append(next(iterator))
-        flat = [nest.flatten(e) for e in elements]
-        return nest.pack_sequence_as(elements[0], [PerReplica(p) for p in zip(*flat)])
 
     @property
     def element_spec(self):
@@ -444,14 +456,32 @@ class _PerReplicaDataset(_SplitDataset):
 
 
 class _Iterator(DistributedIterator):
-    def __init__(self, strategy, iterator, parts):
-        self._strategy, self._iterator, self._parts = strategy, iterator, parts
+    """An iterator over a distributed dataset: eagerly, or inside a trace (``next(it)`` and
+    ``for x in it`` there fetch at run time, as the dataset's own iterator does)."""
+
+    def __init__(self, dataset, iterator):
+        self._dataset, self._iterator = dataset, iterator
 
     def __iter__(self):
         return self
 
+    def _count(self):
+        return self._dataset._strategy.num_replicas_in_sync if self._dataset._per_replica else 1
+
     def __next__(self):
-        return self._parts(self._iterator)
+        return self._dataset._group([next(self._iterator) for _ in range(self._count())])
 
     def get_next(self):
         return next(self)
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def _for_loop(self, body, loop_vars, extra_test=None):
+        count = self._count()
+
+        def grouped(elements, *values):
+            return body(self._dataset._group(elements if count > 1 else (elements,)), *values)
+
+        return self._iterator._for_loop(grouped, loop_vars, extra_test, count=count)

@@ -42,6 +42,19 @@ class UpdateScope(_CrossReplicaScope):
         self.replica_id = replica_id
 
 
+_NESTED_MERGE_CALL = (
+    "`merge_call` called while defining a new graph or a tf.function. This can often happen if "
+    "the function `fn` passed to `strategy.run()` contains a nested `@tf.function`, and the "
+    "nested `@tf.function` contains a synchronization point, such as aggregating gradients "
+    "(e.g, optimizer.apply_gradients), or if the function `fn` uses a control flow statement "
+    "which contains a synchronization point in the body. Such behaviors are not yet supported. "
+    "Instead, please avoid nested `tf.function`s or control flow statements that may "
+    "potentially cross a synchronization boundary, for example, wrap the `fn` passed to "
+    "`strategy.run` or the entire `strategy.run` inside a `tf.function` or move the control "
+    "flow out of `fn`. If you are subclassing a `tf.keras.Model`, please avoid decorating "
+    "overridden methods `test_step` and `train_step` in `tf.function`.")
+
+
 class _Stop(Exception):
     """Raised in the replicas still waiting when another replica failed."""
 
@@ -76,7 +89,11 @@ class _Replica(threading.Thread):
             self.paused.set()
 
     def merge_call(self, merge_fn, args, kwargs):
-        """Wait here until every replica has arrived; the merge runs in the caller's thread."""
+        """Wait here until every replica has arrived; the merge runs in the caller's thread.
+        From a graph other than the run's (a nested tf.function, a control-flow body) the
+        merge function could not use the replicas' tensors: TF's RuntimeError."""
+        if context.state.graph is not self.run_state.graph:
+            raise RuntimeError(_NESTED_MERGE_CALL)
         self.merge = (merge_fn, args, kwargs)
         self.paused.set()
         self.go.wait()

@@ -1,0 +1,93 @@
+"""Do MirroredStrategy's replicas run concurrently on one machine? A compute-heavy step (a
+2048-wide float32 matmul and a reduction per replica) under ``strategy.run`` with 1 replica and
+with 2, eagerly and inside a tf.function; replica-steps/s and the speedup of 2 replicas over 1
+(2.0 is perfect overlap, 1.0 is replicas taking turns). Two NumPy threads doing the same
+matmuls give the machine's own ceiling.
+
+BLAS is pinned to one thread per replica (OPENBLAS/OMP/MKL_NUM_THREADS=1), so a replica is one
+core's worth of work and 2 replicas can at most double the throughput on 2 idle cores.
+
+    python bench/bench_replicas.py [--width 2048] [--steps 6]
+"""
+
+import argparse
+import logging
+import os
+import threading
+import time
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import numpy as np  # noqa: E402
+import _timing  # noqa: E402,F401 - puts the checkout first on sys.path
+
+import tensortrace as tf  # noqa: E402
+
+
+def _best_rate(fn, steps, replicas, rounds=3):
+    """Replica-steps per second of ``fn`` (one call runs ``replicas`` replica-steps): the
+    best of ``rounds`` rounds of ``steps`` calls (the least disturbed by other processes)."""
+    fn()
+    best = 0.0
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(steps):
+            fn()
+        best = max(best, steps * replicas / (time.perf_counter() - start))
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--width", type=int, default=2048)
+    parser.add_argument("--steps", type=int, default=6)
+    args = parser.parse_args()
+    tf.get_logger().setLevel(logging.ERROR)  # the "eager MirroredStrategy" warning
+    a = np.random.default_rng(0).normal(size=(args.width, args.width)).astype(np.float32)
+    print(f"{args.width}x{args.width} float32 matmul per replica-step, BLAS threads 1; "
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+
+    def numpy_threads(n):
+        def work():
+            np.sum(a @ a)
+
+        def run():
+            threads = [threading.Thread(target=work) for _ in range(n)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        return run
+
+    rates = {"numpy threads": [_best_rate(numpy_threads(n), args.steps, n) for n in (1, 2)]}
+
+    def step(x):
+        return tf.reduce_sum(tf.matmul(x, x))
+
+
+    for mode in ("eager", "tf.function"):
+        rates[mode] = []
+        for devices in (["cpu:0"], ["cpu:0", "cpu:1"]):
+            strategy = tf.distribute.MirroredStrategy(devices)
+            # each replica its own matrix, passed as an argument: a trace can neither fold
+            # the matmuls into constants nor merge the replicas' matmuls into one
+            x = strategy.experimental_distribute_values_from_function(
+                lambda ctx: tf.constant(a + np.float32(ctx.replica_id_in_sync_group)))
+
+            def run(x, strategy=strategy):
+                return strategy.run(step, args=(x,))
+
+            fn = run if mode == "eager" else tf.function(run)
+            rates[mode].append(_best_rate(lambda fn=fn, x=x: fn(x), args.steps,
+                                          len(devices)))
+
+    print(f"  {'':<24}{'1 replica':>12}{'2 replicas':>12}{'speedup':>9}  (replica-steps/s)")
+    for name, (one, two) in rates.items():
+        label = name if name == "numpy threads" else f"strategy.run, {name}"
+        print(f"  {label:<24}{one:12.2f}{two:12.2f}{two / one:8.2f}x")
+    print(f"  load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
