@@ -1,4 +1,4 @@
-"""The multi-worker and TPU strategies TF has and tensortrace does not: real classes, so that code
+"""The parameter-server and TPU strategies TF has and tensortrace does not: real classes, so that code
 asking ``isinstance(strategy, tf.distribute.TPUStrategy)`` gets its (false) answer, whose
 construction names what is missing."""
 
@@ -16,6 +16,5 @@ def _strategy_class(name):
     return tf_export(f"distribute.{name}")(cls)
 
 
-MultiWorkerMirroredStrategy = _strategy_class("MultiWorkerMirroredStrategy")
 ParameterServerStrategy = _strategy_class("ParameterServerStrategy")
 TPUStrategy = _strategy_class("TPUStrategy")
