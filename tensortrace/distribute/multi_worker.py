@@ -20,16 +20,17 @@ from .._export import tf_export
 from .._logging import logger
 from ..convert import convert_to_tensor
 from ..ops.array.joining import concat, split
-from ..ops.array.reshaping import reshape
+from ..ops.array.reshaping import reshape, transpose
 from ..ops.array.shapes import shape as _shape
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
 from ..ops.sparse.indexed_slices import IndexedSlices
 from ..registry import define_op, never_static
-from ..tensor import Tensor, TensorSpec
+from ..tensor import TensorSpec
 from ..tracing import trace as _trace
 from ..variables import ResourceVariable, Variable, VariableSynchronization
 from . import mirrored as _mirrored
+from . import multi_worker_input as _input
 from .replicas import UpdateScope
 from .strategy import (DistributedValues, ReduceOp, ReplicaContext, Strategy, StrategyExtended,
                        ValueContext, _mode, _reduce_op, _ReplicaScope, get_strategy)
@@ -222,6 +223,7 @@ def _workers_named(resolver):
 
 
 # --- the collective ops ------------------------------------------------------------------------
+_warned = [0]  # eager runs warned about (TF warns the first times)
 _communicators = {}  # group key -> the communicator of the strategy that made the group
 _group_keys = itertools.count(1)
 
@@ -468,6 +470,12 @@ class MultiWorkerMirroredStrategy(Strategy):
         context current; the other workers run it on theirs."""
         if context.state.graph is not None and _trace.converter is not None:
             fn = _trace.converter(fn)
+        elif context.state.graph is None and _warned[0] < 5:
+            _warned[0] += 1
+            logger.warning("Using CollectiveAllReduceStrategy eagerly has significant overhead "
+                           "currently. We will be working on improving this in the future, but "
+                           "for now please wrap `call_for_each_replica` or `experimental_run` "
+                           "or `run` inside a tf.function to get the best performance.")
         _mode.scopes.append(_WorkerReplicaScope(self))
         try:
             return fn(*select_replica(0, args), **select_replica(0, kwargs or {}))
@@ -506,6 +514,8 @@ class MultiWorkerMirroredStrategy(Strategy):
     def _batch_all_reduce(self, reduce_op, values, options=None):
         """The workers' ``values`` combined, one collective per pack of same-dtype tensors
         (``bytes_per_pack``: 0 is one pack); IndexedSlices are gathered."""
+        if self._cluster.num_workers == 1:  # one worker: its values are the combination
+            return [v if isinstance(v, IndexedSlices) else convert_to_tensor(v) for v in values]
         options = self._options.merge(options)
         out = [None] * len(values)
         packs = {}
@@ -544,8 +554,8 @@ class MultiWorkerMirroredStrategy(Strategy):
         if axis % max(rank or 1, 1) != 0:  # gather along axis 0 of the value moved there
             perm = [axis] + [d for d in range(rank) if d != axis]
             inverse = list(np.argsort(perm))
-            from_front = self._gather(_transpose(value, perm), 0, options)
-            return _transpose(from_front, inverse)
+            from_front = self._gather(transpose(value, perm), 0, options)
+            return transpose(from_front, inverse)
         return context.bind(CollectiveGatherV2, value, *self._collective_args(),
                             communication_hint=_hint(options),
                             timeout_seconds=self._timeout_attr(options))
@@ -621,10 +631,6 @@ def _size(t):
                                       f"of known shapes only, got shape {t.shape}")
 
 
-def _transpose(value, perm):
-    return _input.transpose(value, perm)
-
-
 class _WorkerSyncOnReadVariable(SyncOnReadVariable):
     """A sync-on-read variable of a MultiWorkerMirroredStrategy: reads in cross-replica
     context combine the workers' copies."""
@@ -665,5 +671,3 @@ def _create_variable(args, kwargs):
 
 
 Variable._creator = staticmethod(_create_variable)
-
-from . import multi_worker_input as _input  # noqa: E402 - it builds on the strategy above

@@ -24,7 +24,6 @@ from ..data.mapping import _FlatMapDataset
 from ..data.readers import CsvDatasetV2
 from ..data.sources import TextLineDatasetV2
 from ..data.tfrecord import TFRecordDatasetV2
-from ..ops.array.reshaping import transpose  # noqa: F401 - the strategy's gather uses it
 from .mirrored import _split, _unbatched_spec
 from .strategy import DistributedDataset, DistributedIterator, InputContext
 from .values import PerReplica, PerReplicaSpec

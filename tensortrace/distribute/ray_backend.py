@@ -236,12 +236,12 @@ class RayWorkers:
             raise ValueError(f"`num_workers`={num_workers} workers of {cpus_per_worker} CPUs "
                              f"need {num_workers * cpus_per_worker} CPUs; the Ray cluster has "
                              f"{available:g}")
+        runtime_env = {"env_vars": _worker_env(blas_threads, env_vars)}
         self._coordinator = ray.remote(num_cpus=0)(_Coordinator).options(
-            max_concurrency=1000).remote(num_workers)
+            max_concurrency=1000, runtime_env=runtime_env).remote(num_workers)
         addresses = [f"ray-worker-{i}" for i in range(num_workers)]
-        actor = ray.remote(_Worker).options(
-            num_cpus=cpus_per_worker, max_restarts=0,
-            runtime_env={"env_vars": _worker_env(blas_threads, env_vars)})
+        actor = ray.remote(_Worker).options(num_cpus=cpus_per_worker, max_restarts=0,
+                                            runtime_env=runtime_env)
         self._workers = [actor.remote(i, num_workers, self._coordinator, addresses)
                          for i in range(num_workers)]
         self._broken = None
