@@ -409,10 +409,10 @@ COPIES = {
                    'CommunicationOptions CrossDeviceOps DistributedDataset DistributedIterator '
                    'DistributedValues HierarchicalCopyAllReduce InputContext MirroredStrategy '
                    'MultiWorkerMirroredStrategy NcclAllReduce OneDeviceStrategy '
-                   'ParameterServerStrategy ReduceOp ReductionToOneDevice ReplicaContext Strategy '
-                   'StrategyExtended TFConfigClusterResolver TPUStrategy ValueContext '
-                   'experimental_set_strategy get_replica_context get_strategy has_strategy '
-                   'in_cross_replica_context'),
+                   'ParameterServerStrategy RayWorkers ReduceOp ReductionToOneDevice '
+                   'ReplicaContext Strategy StrategyExtended TFConfigClusterResolver TPUStrategy '
+                   'ValueContext experimental_set_strategy get_replica_context get_strategy '
+                   'has_strategy in_cross_replica_context run_on_ray'),
     'lookup': '',
     'profiler': 'PolymorphicFunction Profile ProfilerOptions Trace bind start stop tf_export',
 }
