@@ -7,8 +7,9 @@ Each worker is a Ray actor pinned to one BLAS thread (OMP/OPENBLAS/MKL_NUM_THREA
 environment, before NumPy loads) and one Ray CPU; each trains the same tf.function step
 (3 dense layers ``width`` wide, ``batch`` rows per replica, gradients all-reduced in the replica
 context, SGD). Throughput is rows per second (2 workers: the global batch is 2 x ``batch``).
-The all-reduce is also timed alone on gradient-sized tensors (the step's one packed
-collective), and the machine's load average is printed before and after."""
+The all-reduce is also timed alone (in a tf.function) on gradient-sized tensors (the step's
+one packed collective) and on one float (the round trip's latency); the machine's load average
+is printed before and after. One worker's collectives cost nothing (it is the whole cluster)."""
 
 import argparse
 import os
@@ -65,15 +66,17 @@ def train(width, batch, steps, warmup=2):
         train_step(x, y).numpy()
         if i >= warmup:
             times.append(time.perf_counter() - start)
+    def timed(values):
+        samples = []
+        for i in range(warmup + steps):
+            start = time.perf_counter()
+            all_reduce(values)[0].numpy()
+            if i >= warmup:
+                samples.append(time.perf_counter() - start)
+        return statistics.median(samples)
+
     grads = [tf.constant(rng.randn(*s).astype(np.float32)) for s in shapes]
-    reduce_times = []
-    for i in range(warmup + steps):
-        start = time.perf_counter()
-        out = all_reduce(grads)
-        out[0].numpy()
-        if i >= warmup:
-            reduce_times.append(time.perf_counter() - start)
-    return statistics.median(times), statistics.median(reduce_times)
+    return statistics.median(times), timed(grads), timed([tf.constant([1.0])])
 
 
 def main():
@@ -91,11 +94,11 @@ def main():
         with RayWorkers(n, num_cpus=max(2, os.cpu_count() or 1), blas_threads=1) as workers:
             per_worker = workers.run(train, args=(args.width, args.batch, args.steps),
                                      all_workers=True)
-        step = max(t for t, _ in per_worker)
-        reduce = max(r for _, r in per_worker)
+        step, reduce, latency = (max(r[i] for r in per_worker) for i in range(3))
         results[n] = (step, reduce)
         print(f"{n} worker(s): {step * 1e3:8.1f} ms/step, {n * args.batch / step:8.1f} rows/s; "
-              f"all-reduce alone {reduce * 1e3:6.1f} ms")
+              f"all-reduce alone: gradients {reduce * 1e3:6.1f} ms, one float "
+              f"{latency * 1e3:5.2f} ms")
     speedup = (2 * args.batch / results[2][0]) / (args.batch / results[1][0])
     print(f"throughput 2 workers / 1 worker: {speedup:.2f}x; step time added by the second "
           f"worker (reduction and waiting): {(results[2][0] - results[1][0]) * 1e3:.1f} ms; "

@@ -87,6 +87,15 @@ def raise_on_worker_1():
     return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
 
 
+def late_worker_1():
+    """Worker 1 comes to the collective late; worker 0 waits at most one second."""
+    options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=1.0)
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
+    if strategy.cluster_resolver.task_id == 1:
+        time.sleep(4)
+    return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+
+
 def train_and_save(directory):
     """TF's multi-worker checkpointing: the chief writes to ``directory``, the others to a
     temporary directory they remove."""
@@ -169,6 +178,15 @@ def test_a_worker_error_is_raised_and_the_workers_run_again(workers):
     with pytest.raises(ValueError, match="bad input on worker 1"):
         workers.run(raise_on_worker_1)
     assert workers.run(train_mlp, kwargs={"steps": 1})[0][0] > 0
+
+
+def test_a_collective_timeout_raises_deadline_exceeded(workers):
+    start = time.monotonic()
+    with pytest.raises(tf.errors.DeadlineExceededError,
+                       match="Collective ops timed out after 1.0 seconds"):
+        workers.run(late_worker_1)
+    assert time.monotonic() - start < 20
+    assert workers.run(train_mlp, kwargs={"steps": 1})[0][0] > 0  # and they run again
 
 
 def test_chief_checkpoint_restores_on_one_worker(workers, tmp_path):
