@@ -114,7 +114,8 @@ class _RayCommunicator:
             payload = array
         else:
             payload = [ray.put(array)]  # in a list: the coordinator passes the reference on
-        ref = self._coordinator.exchange.remote(next(self._seq), self._rank, meta, payload)
+        seq = next(self._seq)
+        ref = self._coordinator.exchange.remote(seq, self._rank, meta, payload)
         try:
             reply = ray.get(ref, timeout=timeout)
         except _ray_errors.GetTimeoutError:
@@ -130,9 +131,9 @@ class _RayCommunicator:
                                           f"Collective ops is aborted by: {reply[1]}")
         metas, payloads = reply[1], reply[2]
         if any(m != metas[0] for m in metas):
-            raise errors.InternalError(None, None, "The workers' collectives do not match (each "
-                                       f"worker's {kind} #{reply and self._rank}): "
-                                       f"{metas}; the workers must run the same program")
+            raise errors.InternalError(None, None, "The workers' collectives do not match: "
+                                       f"collective #{seq} is {metas} on workers 0, 1, ...; "
+                                       "the workers must run the same program")
         return payloads
 
     def _arrays(self, payloads, own):

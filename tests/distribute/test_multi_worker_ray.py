@@ -96,6 +96,12 @@ def late_worker_1():
     return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
 
 
+def mismatched_shapes():
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    n = 2 + strategy.cluster_resolver.task_id  # worker 0 reduces 2 values, worker 1 three
+    return strategy.reduce("SUM", strategy.run(lambda: tf.ones([n])), axis=None)
+
+
 def train_and_save(directory):
     """TF's multi-worker checkpointing: the chief writes to ``directory``, the others to a
     temporary directory they remove."""
@@ -187,6 +193,11 @@ def test_a_collective_timeout_raises_deadline_exceeded(workers):
         workers.run(late_worker_1)
     assert time.monotonic() - start < 20
     assert workers.run(train_mlp, kwargs={"steps": 1})[0][0] > 0  # and they run again
+
+
+def test_workers_running_different_collectives_get_an_error(workers):
+    with pytest.raises(tf.errors.InternalError, match="collectives do not match"):
+        workers.run(mismatched_shapes)
 
 
 def test_chief_checkpoint_restores_on_one_worker(workers, tmp_path):
