@@ -96,6 +96,24 @@ def late_worker_1():
     return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
 
 
+def gathers():
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    i = strategy.cluster_resolver.task_id
+    value = tf.reshape(tf.range(6, dtype=tf.float32), [2, 3]) + 10.0 * i
+    along0 = strategy.gather(strategy.run(lambda: value), axis=0)
+    along1 = strategy.gather(strategy.run(lambda: value), axis=1)
+
+    def in_replica():
+        ctx = tf.distribute.get_replica_context()
+        slices = tf.IndexedSlices(tf.ones([1, 3]) * (i + 1), tf.constant([i * 2]),
+                                  tf.constant([4, 3]))
+        return ctx.all_gather(value, axis=0), ctx.all_reduce("SUM", slices)
+
+    gathered, summed = strategy.run(in_replica)
+    return (along0.numpy(), along1.numpy(), gathered.numpy(), type(summed).__name__,
+            tf.convert_to_tensor(summed).numpy())
+
+
 def mismatched_shapes():
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     n = 2 + strategy.cluster_resolver.task_id  # worker 0 reduces 2 values, worker 1 three
@@ -193,6 +211,17 @@ def test_a_collective_timeout_raises_deadline_exceeded(workers):
         workers.run(late_worker_1)
     assert time.monotonic() - start < 20
     assert workers.run(train_mlp, kwargs={"steps": 1})[0][0] > 0  # and they run again
+
+
+def test_gathers_and_indexed_slices(workers):
+    (a0, a1, g, kind, dense), other = workers.run(gathers, all_workers=True)
+    value = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(a0, np.concatenate([value, value + 10], axis=0))
+    np.testing.assert_array_equal(a1, np.concatenate([value, value + 10], axis=1))
+    np.testing.assert_array_equal(g, a0)
+    assert kind == "IndexedSlices"  # gathered, not densified (TF's all-reduce of slices)
+    np.testing.assert_array_equal(dense, [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 0, 0]])
+    np.testing.assert_array_equal(other[4], dense)
 
 
 def test_workers_running_different_collectives_get_an_error(workers):
