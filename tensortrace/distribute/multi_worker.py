@@ -25,7 +25,7 @@ from ..ops.array.shapes import shape as _shape
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
 from ..ops.sparse.indexed_slices import IndexedSlices
-from ..registry import define_op, never_static
+from ..registry import NON_DIFFERENTIABLE, define_op, never_static
 from ..tensor import TensorSpec
 from ..tracing import trace as _trace
 from ..variables import ResourceVariable, Variable, VariableSynchronization
@@ -240,7 +240,7 @@ def _timeout(seconds):
     return None if not seconds else float(seconds)
 
 
-@define_op("CollectiveReduceV2", stateful=True, static=never_static, grad=None)
+@define_op("CollectiveReduceV2", stateful=True, static=never_static, grad=NON_DIFFERENTIABLE)
 class CollectiveReduceV2:
     """The workers' ``input`` tensors added (``final_op`` Div: then divided by their count)."""
 
@@ -258,7 +258,8 @@ class CollectiveReduceV2:
         return np.asarray(total, dtype=np.asarray(input).dtype)
 
 
-@define_op("CollectiveGatherV2", stateful=True, static=never_static, grad=None)
+@define_op("CollectiveGatherV2", stateful=True, static=never_static,
+           grad=NON_DIFFERENTIABLE)
 class CollectiveGatherV2:
     """The workers' ``input`` tensors concatenated along their first axis, in worker order."""
 

@@ -1,6 +1,6 @@
-"""The parameter-server and TPU strategies TF has and tensortrace does not: real classes, so that code
-asking ``isinstance(strategy, tf.distribute.TPUStrategy)`` gets its (false) answer, whose
-construction names what is missing."""
+"""The parameter-server and TPU strategies TF has and tensortrace does not: real classes, so
+that code asking ``isinstance(strategy, tf.distribute.TPUStrategy)`` gets its (false) answer,
+whose construction names what is missing."""
 
 from .._export import tf_export
 from .strategy import Strategy
