@@ -110,8 +110,13 @@ def gathers():
         return ctx.all_gather(value, axis=0), ctx.all_reduce("SUM", slices)
 
     gathered, summed = strategy.run(in_replica)
+    with strategy.scope():  # a metric's count: each worker adds to its own copy
+        count = tf.Variable(0.0, synchronization=tf.VariableSynchronization.ON_READ,
+                            aggregation=tf.VariableAggregation.SUM)
+    strategy.run(lambda: count.assign_add(float(i + 1)))
+    local = float(strategy.experimental_local_results(count)[0].numpy())
     return (along0.numpy(), along1.numpy(), gathered.numpy(), type(summed).__name__,
-            tf.convert_to_tensor(summed).numpy())
+            tf.convert_to_tensor(summed).numpy(), float(count.numpy()), local)
 
 
 def mismatched_shapes():
@@ -213,8 +218,9 @@ def test_a_collective_timeout_raises_deadline_exceeded(workers):
     assert workers.run(train_mlp, kwargs={"steps": 1})[0][0] > 0  # and they run again
 
 
-def test_gathers_and_indexed_slices(workers):
-    (a0, a1, g, kind, dense), other = workers.run(gathers, all_workers=True)
+def test_gathers_indexed_slices_and_sync_on_read(workers):
+    (a0, a1, g, kind, dense, count, local), other = workers.run(gathers, all_workers=True)
+    assert (count, local, other[5], other[6]) == (3.0, 1.0, 3.0, 2.0)  # sync on read: summed
     value = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_array_equal(a0, np.concatenate([value, value + 10], axis=0))
     np.testing.assert_array_equal(a1, np.concatenate([value, value + 10], axis=1))
