@@ -62,6 +62,7 @@ class _Coordinator:
         self._n = num_workers
         self._entries = {}
         self._error = None
+        self._run = 0  # which run of the workers this is (a late abort of an earlier one: ignored)
 
     async def exchange(self, seq, rank, meta, payload):
         if self._error is not None:
@@ -82,13 +83,16 @@ class _Coordinator:
             del self._entries[seq]
         return ("ok", entry.metas, entry.payloads)
 
-    def abort(self, message):
-        """Fail every waiting and later collective with ``message``."""
+    def abort(self, run, message):
+        """Fail every waiting and later collective of run ``run`` with ``message``."""
+        if run != self._run:
+            return
         self._error = message
         for entry in self._entries.values():
             entry.done.set()
 
-    def reset(self):
+    def reset(self, run):
+        self._run = run
         self._error = None
         self._entries.clear()
 
@@ -246,6 +250,7 @@ class RayWorkers:
         self._workers = [actor.remote(i, num_workers, self._coordinator, addresses)
                          for i in range(num_workers)]
         self._broken = None
+        self._runs = 0
         try:
             self.pids = ray.get([w.ready.remote() for w in self._workers],
                                 timeout=start_timeout)
@@ -258,6 +263,11 @@ class RayWorkers:
     def num_workers(self):
         return self._n
 
+    @property
+    def broken(self):
+        """Why these workers cannot run again (a worker died, they were shut down), or None."""
+        return self._broken
+
     def run(self, fn, args=(), kwargs=None, *, timeout=None, all_workers=False):
         """``fn(*args, **kwargs)`` on every worker; the chief's result (``all_workers``: the
         list of all the workers' results). A worker's exception is raised here once every
@@ -266,7 +276,8 @@ class RayWorkers:
         if self._broken is not None:
             raise errors.UnavailableError(None, None, f"{self._broken}; these workers cannot "
                                           "run again: start new ones")
-        ray.get(self._coordinator.reset.remote())
+        self._runs += 1
+        ray.get(self._coordinator.reset.remote(self._runs))
         refs = {w.run.remote(fn, tuple(args), dict(kwargs or {})): i
                 for i, w in enumerate(self._workers)}
         results = [None] * self._n
@@ -306,7 +317,7 @@ class RayWorkers:
 
     def _abort(self, message):
         try:
-            self._coordinator.abort.remote(message)
+            self._coordinator.abort.remote(self._runs, message)
         except _ray_errors.RayError:
             pass
 
