@@ -135,15 +135,19 @@ EXPORTS = {
         'distribute.cross_device_ops': ('CrossDeviceOps HierarchicalCopyAllReduce NcclAllReduce '
                                         'ReductionToOneDevice'),
         'distribute.mirrored': 'MirroredStrategy OneDeviceStrategy',
+        'distribute.multi_worker': 'MultiWorkerMirroredStrategy',
         'distribute.strategy': ('DistributedDataset DistributedIterator DistributedValues '
                                 'InputContext ReduceOp ReplicaContext Strategy StrategyExtended '
                                 'experimental_set_strategy get_replica_context get_strategy '
                                 'has_strategy in_cross_replica_context'),
-        'distribute.unprovided': ('MultiWorkerMirroredStrategy ParameterServerStrategy '
-                                  'TPUStrategy'),
+        'distribute.unprovided': 'ParameterServerStrategy TPUStrategy',
+    },
+    'distribute.cluster_resolver': {
+        'distribute.multi_worker': 'TFConfigClusterResolver',
     },
     'distribute.experimental': {
         'distribute.central_storage': 'CentralStorageStrategy',
+        'distribute.multi_worker': 'CommunicationImplementation CommunicationOptions',
         'distribute.strategy': 'ValueContext',
     },
     'dtypes': {
@@ -367,6 +371,7 @@ EXPORTS = {
                                   'latest_checkpoint'),
         'checkpoint.reader': 'list_variables load_checkpoint load_variable',
         'checkpoint.views': 'CheckpointView TrackableView',
+        'distribute.multi_worker': 'ClusterSpec',
         'parsing.messages': ('BytesList Example Feature FeatureList FeatureLists Features '
                              'FloatList Int64List SequenceExample'),
     },
@@ -406,12 +411,14 @@ COPIES = {
                'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
                'retain segment_mean segment_sqrt_n segment_sum slice softmax sparse_dense_matmul '
                'split to_dense to_indicator transpose'),
-    'distribute': ('CentralStorageStrategy CrossDeviceOps DistributedDataset DistributedIterator '
+    'distribute': ('CentralStorageStrategy ClusterSpec CommunicationImplementation '
+                   'CommunicationOptions CrossDeviceOps DistributedDataset DistributedIterator '
                    'DistributedValues HierarchicalCopyAllReduce InputContext MirroredStrategy '
                    'MultiWorkerMirroredStrategy NcclAllReduce OneDeviceStrategy '
-                   'ParameterServerStrategy ReduceOp ReductionToOneDevice ReplicaContext Strategy '
-                   'StrategyExtended TPUStrategy ValueContext experimental_set_strategy '
-                   'get_replica_context get_strategy has_strategy in_cross_replica_context'),
+                   'ParameterServerStrategy RayWorkers ReduceOp ReductionToOneDevice '
+                   'ReplicaContext Strategy StrategyExtended TFConfigClusterResolver TPUStrategy '
+                   'ValueContext experimental_set_strategy get_replica_context get_strategy '
+                   'has_strategy in_cross_replica_context run_on_ray'),
     'lookup': '',
     'profiler': 'PolymorphicFunction Profile ProfilerOptions Trace bind start stop tf_export',
 }
@@ -426,6 +433,7 @@ OPS = {
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
     'data.optional': 'OptionalFromValue OptionalNone',
+    'distribute.multi_worker': 'CollectiveGatherV2 CollectiveReduceV2',
     'ops.array.broadcasting': 'BroadcastArgs BroadcastTo SumToShape',
     'ops.array.creation': 'Fill OnesLike ZerosLike',
     'ops.array.joining': 'ConcatV2 Pack Split SplitV Unpack',

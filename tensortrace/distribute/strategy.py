@@ -385,6 +385,9 @@ def get_replica_context():
         return None
     entry = _current()
     if isinstance(entry, _ReplicaScope) and entry.strategy is not _default:
+        own = getattr(entry, "replica_context", None)  # a strategy's own kind of context
+        if own is not None:
+            return own()
         return ReplicaContext(entry.strategy, getattr(entry, "replica_id", 0),
                               getattr(entry, "run", None))
     return _default_replica

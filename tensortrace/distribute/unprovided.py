@@ -1,6 +1,6 @@
-"""The multi-worker and TPU strategies TF has and tensortrace does not: real classes, so that code
-asking ``isinstance(strategy, tf.distribute.TPUStrategy)`` gets its (false) answer, whose
-construction names what is missing."""
+"""The parameter-server and TPU strategies TF has and tensortrace does not: real classes, so
+that code asking ``isinstance(strategy, tf.distribute.TPUStrategy)`` gets its (false) answer,
+whose construction names what is missing."""
 
 from .._export import tf_export
 from .strategy import Strategy
@@ -16,6 +16,5 @@ def _strategy_class(name):
     return tf_export(f"distribute.{name}")(cls)
 
 
-MultiWorkerMirroredStrategy = _strategy_class("MultiWorkerMirroredStrategy")
 ParameterServerStrategy = _strategy_class("ParameterServerStrategy")
 TPUStrategy = _strategy_class("TPUStrategy")
