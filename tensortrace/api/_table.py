@@ -654,6 +654,7 @@ GRADS = {
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
     'data.optional': 'OptionalFromValue OptionalNone',
+    'distribute.multi_worker': 'CollectiveGatherV2 CollectiveReduceV2',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),
 }

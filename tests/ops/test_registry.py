@@ -31,7 +31,9 @@ GRAPH_ONLY = {"Const", "Placeholder", "ReadVariableOp", "AssignVariableOp",
               "HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
               "MutableDenseHashTableV2", "LookupTableFindV2", "LookupTableInsertV2",
               "LookupTableRemoveV2", "LookupTableSizeV2", "LookupTableExportV2",
-              "LookupTableImportV2", "InitializeTableV2", "InitializeTableFromTextFileV2"}
+              "LookupTableImportV2", "InitializeTableV2", "InitializeTableFromTextFileV2",
+              # the workers' collectives: tests/distribute/test_multi_worker_ray.py
+              "CollectiveReduceV2", "CollectiveGatherV2"}
 
 
 def test_every_op_has_infer_and_kernel():
