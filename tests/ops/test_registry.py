@@ -35,7 +35,9 @@ GRAPH_ONLY = {"Const", "Placeholder", "ReadVariableOp", "AssignVariableOp",
               # anonymous and dataset-filled tables, generic resources (a variable by handle):
               # tests/saving/test_tf_datasets.py, through SavedModels
               "AnonymousHashTable", "AnonymousMutableHashTable", "InitializeTableFromDataset",
-              "VarHandleOp", "DestroyResourceOp"}
+              "VarHandleOp", "DestroyResourceOp",
+              # the workers' collectives: tests/distribute/test_multi_worker_ray.py
+              "CollectiveReduceV2", "CollectiveGatherV2"}
 
 
 def test_every_op_has_infer_and_kernel():
