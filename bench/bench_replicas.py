@@ -2,7 +2,9 @@
 2048-wide float32 matmul and a reduction per replica) under ``strategy.run`` with 1 replica and
 with 2, eagerly and inside a tf.function; replica-steps/s and the speedup of 2 replicas over 1
 (2.0 is perfect overlap, 1.0 is replicas taking turns). Two NumPy threads doing the same
-matmuls give the machine's own ceiling.
+matmuls give the machine's own ceiling. Eagerly the replicas are threads that overlap in
+NumPy's kernels; inside a tf.function the replicas' ops are one graph, which the executor runs
+op after op (it has no inter-op parallelism), so there they take turns.
 
 BLAS is pinned to one thread per replica (OPENBLAS/OMP/MKL_NUM_THREADS=1), so a replica is one
 core's worth of work and 2 replicas can at most double the throughput on 2 idle cores.
