@@ -27,6 +27,8 @@ GRAPH_ONLY = {"Const", "Placeholder", "ReadVariableOp", "AssignVariableOp",
               "ResourceScatterNdAdd", "ResourceScatterNdSub", "ResourceScatterNdMax",
               "ResourceScatterNdMin",
               "IndexAxis0",  # made only by the optimizer: tests/tracing/test_passes.py
+              # a jit_compile function called in a trace: tests/xla/test_jit_call.py
+              "PartitionedCall", "StatefulPartitionedCall",
               # lookup tables, through their resources: tests/lookup
               "HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
               "MutableDenseHashTableV2", "LookupTableFindV2", "LookupTableInsertV2",
