@@ -281,7 +281,7 @@ EXPORTS = {
         'ops.utility.composites': ('compute_average_loss crelu depth_to_space in_top_k '
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
-        'sparse.ctc': 'ctc_loss',
+        'sparse.ctc': 'ctc_beam_search_decoder ctc_greedy_decoder ctc_loss',
         'sparse.embedding': 'embedding_lookup_sparse safe_embedding_lookup_sparse',
     },
     'nn.experimental': {
@@ -295,6 +295,7 @@ EXPORTS = {
                               'row_splits_to_segment_ids segment_ids_to_row_splits stack'),
     },
     'random': {
+        'ops.random.gamma': 'stateless_gamma',
         'ops.random.seeds': 'set_seed',
         'ops.random.stateful': ('categorical gamma normal poisson shuffle truncated_normal '
                                 'uniform'),
@@ -309,6 +310,7 @@ EXPORTS = {
     },
     'raw_ops': {
         'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
+        'ops.indexing.buckets': 'Bucketize UniqueV2 UniqueWithCountsV2',
     },
     'saved_model': {
         'saving': ('DEFAULT_SERVING_SIGNATURE_DEF_KEY LoadOptions SERVING SaveOptions '
@@ -329,6 +331,7 @@ EXPORTS = {
                                 'kaiser_window overlap_and_add stft vorbis_window'),
     },
     'sparse': {
+        'sparse.cross': 'cross cross_hashed',
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
                              'map_values mask maximum minimum reduce_max reduce_sum reorder '
                              'reset_shape reshape retain segment_mean segment_sqrt_n segment_sum '
@@ -396,10 +399,10 @@ COPIES = {
              'TFRecordDataset TextLineDataset UNKNOWN_CARDINALITY'),
     'summary': '',
     'ragged': '',
-    'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
-               'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
-               'retain segment_mean segment_sqrt_n segment_sum slice softmax sparse_dense_matmul '
-               'split to_dense to_indicator transpose'),
+    'sparse': ('SparseTensor add bincount concat cross cross_hashed expand_dims eye '
+               'fill_empty_rows from_dense map_values mask maximum minimum reduce_max reduce_sum '
+               'reorder reset_shape reshape retain segment_mean segment_sqrt_n segment_sum slice '
+               'softmax sparse_dense_matmul split to_dense to_indicator transpose'),
     'distribute': ('CentralStorageStrategy CrossDeviceOps DistributedDataset DistributedIterator '
                    'DistributedValues HierarchicalCopyAllReduce InputContext MirroredStrategy '
                    'MultiWorkerMirroredStrategy NcclAllReduce OneDeviceStrategy '
@@ -445,6 +448,7 @@ OPS = {
     'ops.image.sampling': 'SampleDistortedBoundingBoxV2 StatelessSampleDistortedBoundingBox',
     'ops.image.scale': 'ResizeArea ScaleAndTranslate ScaleAndTranslateGrad',
     'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
+    'ops.indexing.buckets': 'Bucketize UniqueV2 UniqueWithCountsV2',
     'ops.indexing.contraction': 'Einsum',
     'ops.indexing.gathering': 'GatherNd GatherV2',
     'ops.indexing.scatter': ('ScatterNd TensorScatterAdd TensorScatterMax TensorScatterMin '
@@ -490,6 +494,7 @@ OPS = {
                          'DepthwiseConv2dNativeBackpropInput'),
     'ops.nn.convolution': 'Conv2D Conv3D DepthwiseConv2dNative',
     'ops.nn.ctc': 'CTCLoss',
+    'ops.nn.ctc_decode': 'CTCBeamSearchDecoder CTCGreedyDecoder',
     'ops.nn.dropout': 'Dropout',
     'ops.nn.normalization': 'BatchNormalization BiasAdd FusedBatchNormV3 L2Loss Moments',
     'ops.nn.pool_grad': ('AvgPool3DGrad AvgPoolGrad MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad '
@@ -497,6 +502,7 @@ OPS = {
     'ops.nn.pooling': 'AvgPool AvgPool3D MaxPool MaxPool3D',
     'ops.nn.softmax': ('LogSoftmax SigmoidCrossEntropyWithLogits Softmax '
                        'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
+    'ops.random.gamma': 'StatelessRandomGammaV2 StatelessRandomGammaV3',
     'ops.random.stateful': ('Multinomial RandomGamma RandomPoissonV2 RandomShuffle '
                             'RandomStandardNormal RandomUniform RandomUniformInt TruncatedNormal'),
     'ops.random.stateless': ('RngReadAndSkip StatelessMultinomial StatelessRandomGetKeyCounter '
@@ -515,6 +521,7 @@ OPS = {
                               'SparseReduceSum SparseReduceSumSparse SparseSoftmax '
                               'SparseSparseMaximum SparseSparseMinimum SparseTensorDenseAdd '
                               'SparseTensorDenseMatMul'),
+    'ops.sparse.cross': 'SparseCross SparseCrossV2',
     'ops.sparse.reorganize': ('SparseConcat SparseFillEmptyRows SparseReorder SparseReshape '
                               'SparseSlice SparseSliceGrad SparseSplit SparseToDense'),
     'ops.sparse.segments': ('SparseSegmentMean SparseSegmentMeanWithNumSegments '
