@@ -71,6 +71,10 @@ EXPORTS = {
         'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
     },
+    'autodiff': {
+        'autodiff.forward': 'ForwardAccumulator',
+        'autodiff.tape': 'GradientTape',
+    },
     'autograph': {
         'autograph.api': 'set_verbosity to_code to_graph trace',
     },
@@ -411,12 +415,13 @@ COPIES = {
                    'get_replica_context get_strategy has_strategy in_cross_replica_context'),
     'lookup': '',
     'profiler': 'PolymorphicFunction Profile ProfilerOptions Trace bind start stop tf_export',
+    'autodiff': '',
 }
 
 # The package's modules that are its attributes (tf.ops ...).
-ENGINE = ('api autodiff checkpoint composite context convert errors executor graph initializers '
-          'messages module nest numerics ops parsing passes random_generator registry '
-          'saved_model_cli saving shapes shim tensor tnp tracing variables xla')
+ENGINE = ('api checkpoint composite context convert errors executor graph initializers messages '
+          'module nest numerics ops parsing passes random_generator registry saved_model_cli '
+          'saving shapes shim tensor tnp tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {

@@ -1,0 +1,140 @@
+"""Ops Keras' TensorFlow backend calls, against TF 2.21's recorded outputs
+(tests/fixtures/tf/make_keras_ops.py): the CTC decoders, stateless_gamma, sparse feature crosses,
+Bucketize and UniqueV2; and tf.autodiff.ForwardAccumulator against NumPy derivatives."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tensortrace as tf
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf", "keras_ops")
+with open(os.path.join(FIXTURES, "outputs.json")) as _f:
+    TF = json.load(_f)
+
+
+def _sparse(st):
+    values = [v.decode() if isinstance(v, bytes) else v for v in st.values.numpy().tolist()]
+    return [st.indices.numpy().tolist(), values, st.dense_shape.numpy().tolist()]
+
+
+@pytest.mark.parametrize("case", TF["ctc"], ids=lambda c: str(len(c["x"])))
+def test_ctc_decoders_match_tf(case):
+    x, lengths = np.float32(case["x"]), np.int32(case["lengths"])
+    if isinstance(case["beam"], str):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=case["beam"]):
+            tf.nn.ctc_beam_search_decoder(x, lengths, case["beam_width"], case["top_paths"])
+    else:
+        decoded, scores = tf.nn.ctc_beam_search_decoder(x, lengths, case["beam_width"],
+                                                        case["top_paths"])
+        assert [_sparse(s) for s in decoded] == case["beam"][:-1]
+        np.testing.assert_allclose(scores.numpy(), case["beam"][-1], rtol=1e-5, atol=1e-5)
+    decoded, scores = tf.nn.ctc_greedy_decoder(x, lengths, case["merge_repeated"],
+                                               case["blank_index"])
+    assert _sparse(decoded[0]) == case["greedy"][0]
+    np.testing.assert_allclose(scores.numpy(), case["greedy"][1], rtol=1e-6)
+    assert scores.dtype == tf.float32 and decoded[0].values.dtype == tf.int64
+
+
+def test_ctc_decoder_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="inputs is not a 3-Tensor"):
+        tf.nn.ctc_greedy_decoder(np.zeros((2, 3), np.float32), [1, 1])
+    with pytest.raises(tf.errors.FailedPreconditionError, match=r"sequence_length\(0\) <= 2"):
+        tf.nn.ctc_greedy_decoder(np.zeros((2, 1, 3), np.float32), [5])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="blank_index expected to be"):
+        tf.nn.ctc_greedy_decoder(np.zeros((2, 1, 3), np.float32), [1], blank_index=3)
+
+
+def test_ctc_decoders_trace():
+    f = tf.function(lambda x, n: tf.nn.ctc_beam_search_decoder(x, n, beam_width=3,
+                                                                top_paths=2))
+    x = np.float32(TF["ctc"][1]["x"])
+    n = np.int32(TF["ctc"][1]["lengths"])
+    decoded, scores = f(x, n)
+    eager, eager_scores = tf.nn.ctc_beam_search_decoder(x, n, beam_width=3, top_paths=2)
+    assert scores.shape.as_list() == list(eager_scores.shape)
+    assert [_sparse(d) for d in decoded] == [_sparse(d) for d in eager]
+
+
+def test_stateless_gamma_is_tfs():
+    got = tf.random.stateless_gamma([3, 2], [1, 2], [0.5, 1.5])
+    np.testing.assert_allclose(got.numpy(), TF["gamma"]["alpha_pair"], rtol=1e-6)
+    got = tf.random.stateless_gamma([4, 2], [3, 4], [0.5, 2.0])
+    np.testing.assert_allclose(got.numpy(), TF["gamma"]["seed_34"], rtol=1e-6)
+    got = tf.random.stateless_gamma([5], [7, 8], 1.0, beta=2.0, dtype=tf.float64)
+    np.testing.assert_allclose(got.numpy(), TF["gamma"]["beta_f64"], rtol=1e-12)
+
+
+def test_stateless_gamma_statistics_and_errors():
+    x = tf.random.stateless_gamma([20000], [5, 6], 0.7).numpy()
+    assert abs(x.mean() - 0.7) < 0.03 and abs(x.var() - 0.7) < 0.06  # mean = var = alpha
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must end with broadcasted shape"):
+        tf.random.stateless_gamma([2, 3], [1, 2], [1.0, 2.0])
+
+
+@pytest.mark.parametrize("name", sorted(TF["cross"]))
+def test_sparse_cross_matches_tf(name):
+    st1 = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["a", "b", "c"], [2, 2])
+    st2 = tf.SparseTensor([[0, 0], [1, 0]], ["d", "e"], [2, 1])
+    sti = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([7, -8], tf.int64), [2, 1])
+    dense, ints = tf.constant([["f"], ["g"]]), tf.constant([[1, 2], [3, 4]])
+    made = {
+        "cross": lambda: tf.sparse.cross([st1, st2, dense]),
+        "cross_sep_dense_first": lambda: tf.sparse.cross([dense, st1], separator="+"),
+        "cross_ints": lambda: tf.sparse.cross([ints, st2]),
+        "hashed": lambda: tf.sparse.cross_hashed([st1, st2, dense]),
+        "hashed_100": lambda: tf.sparse.cross_hashed([st1, st2, dense], num_buckets=100),
+        "hashed_key": lambda: tf.sparse.cross_hashed([ints, sti], num_buckets=5, hash_key=123),
+        "hashed_mixed": lambda: tf.sparse.cross_hashed(
+            [tf.constant([[1], [2]]), tf.constant([["x"], ["y"]])], 10),
+    }[name]()
+    assert _sparse(made) == TF["cross"][name]
+
+
+def test_bucketize_and_unique_v2():
+    got = tf.raw_ops.Bucketize(input=[[-5, 10000], [150, 10]], boundaries=[0., 10., 100.])
+    assert got.numpy().tolist() == TF["bucketize"] and got.dtype == tf.int32
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expected sorted boundaries"):
+        tf.raw_ops.Bucketize(input=[1.], boundaries=[3., 1.])
+    y, idx, count = tf.raw_ops.UniqueWithCountsV2(x=[[1, 2, 1], [1, 2, 1]], axis=[1])
+    assert [y.numpy().tolist(), idx.numpy().tolist(), count.numpy().tolist()] == \
+        TF["unique_v2_axis1"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"axis has to be between \[0, 2\)"):
+        tf.raw_ops.UniqueV2(x=[[1, 2]], axis=[2])
+
+
+def test_forward_accumulator_jvp():
+    x, v = np.array([1., 2., 3.], np.float32), np.array([1., 0., 2.], np.float32)
+    xt = tf.constant(x)
+    with tf.autodiff.ForwardAccumulator(xt, tf.constant(v)) as acc:
+        y = tf.reduce_sum(tf.sin(xt) * xt ** 2)
+    expected = np.sum((np.cos(x) * x ** 2 + np.sin(x) * 2 * x) * v)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), expected, rtol=1e-5)
+    assert acc.jvp(tf.constant(1.0)) is None
+    var = tf.Variable([2., 3.])
+    with tf.autodiff.ForwardAccumulator(var, tf.constant([1., 0.])) as acc:
+        y = var * var
+    np.testing.assert_allclose(acc.jvp(y).numpy(), [4., 0.])
+
+
+def test_forward_accumulator_with_tapes():
+    x = tf.constant([1., 2.])
+    with tf.GradientTape() as tape:  # Hessian-vector product: tape over accumulator
+        tape.watch(x)
+        with tf.autodiff.ForwardAccumulator(x, tf.constant([1., 1.])) as acc:
+            y = tf.reduce_sum(x ** 3)
+        jvp = acc.jvp(y)
+    np.testing.assert_allclose(jvp.numpy(), 15.0)
+    np.testing.assert_allclose(tape.gradient(jvp, x).numpy(), [6., 12.])
+    with tf.autodiff.ForwardAccumulator(x, tf.constant([1., 1.])) as acc:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x ** 3)
+        grad = tape.gradient(y, x)
+    np.testing.assert_allclose(acc.jvp(grad).numpy(), [6., 12.])
+    f = tf.function(lambda t: tf.exp(t) * 2)
+    with tf.autodiff.ForwardAccumulator(x, tf.ones(2)) as acc:
+        y = f(x)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), 2 * np.exp([1., 2.]), rtol=1e-6)
