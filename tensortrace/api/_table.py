@@ -527,6 +527,8 @@ OPS = {
                               'SparseSparseMaximum SparseSparseMinimum SparseTensorDenseAdd '
                               'SparseTensorDenseMatMul'),
     'ops.sparse.cross': 'SparseCross SparseCrossV2',
+    'ops.sparse.csr': ('CSRSparseMatrixToSparseTensor SparseMatrixSparseMatMul '
+                       'SparseTensorToCSRSparseMatrix'),
     'ops.sparse.reorganize': ('SparseConcat SparseFillEmptyRows SparseReorder SparseReshape '
                               'SparseSlice SparseSliceGrad SparseSplit SparseToDense'),
     'ops.sparse.segments': ('SparseSegmentMean SparseSegmentMeanWithNumSegments '

@@ -138,3 +138,26 @@ def test_forward_accumulator_with_tapes():
     with tf.autodiff.ForwardAccumulator(x, tf.ones(2)) as acc:
         y = f(x)
     np.testing.assert_allclose(acc.jvp(y).numpy(), 2 * np.exp([1., 2.]), rtol=1e-6)
+
+
+def test_csr_sparse_matrix_product():
+    from tensortrace.ops.sparse import csr
+
+    def product(a, b):
+        a = csr.sparse_tensor_to_csr_sparse_matrix(a.indices, a.values, a.dense_shape)
+        b = csr.sparse_tensor_to_csr_sparse_matrix(b.indices, b.values, b.dense_shape)
+        c = csr.sparse_matrix_sparse_mat_mul(a, b, tf.float32)
+        assert c.dtype == tf.variant and c.shape == ()
+        return _sparse(csr.csr_sparse_matrix_to_sparse_tensor(c, tf.float32))
+
+    a = tf.SparseTensor([[0, 0], [0, 2], [1, 1]], [1., -1., 2.], [2, 3])
+    b = tf.SparseTensor([[0, 1], [2, 1], [1, 0]], [3., 3., 4.], [3, 2])
+    assert product(a, b) == TF["csr"]["unordered"]
+    a3 = tf.sparse.from_dense(np.arange(12, dtype=np.float32).reshape(2, 2, 3) % 3)
+    b3 = tf.sparse.from_dense(np.ones((2, 3, 2), np.float32))
+    assert product(a3, b3) == TF["csr"]["batched"]
+    x = tf.SparseTensor([[0, 0], [0, 1]], [1., 1.], [1, 2])
+    y = tf.SparseTensor([[0, 0], [1, 0]], [1., -1.], [2, 1])
+    assert product(x, y) == TF["csr"]["zero"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Inner product dimensions"):
+        product(a, a)
