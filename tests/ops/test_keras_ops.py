@@ -161,3 +161,18 @@ def test_csr_sparse_matrix_product():
     assert product(x, y) == TF["csr"]["zero"]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Inner product dimensions"):
         product(a, a)
+
+
+def test_ragged_one_hot_and_bincount():
+    rt = tf.ragged.constant([[1, 2, 2], [3], [], [0, 5]])
+    w = tf.ragged.constant([[1., 2., 3.], [4.], [], [5., 6.]])
+    want = TF["ragged"]
+    assert tf.math.bincount(rt).numpy().tolist() == want["bincount"]
+    assert tf.math.bincount(rt, axis=-1, minlength=7, binary_output=True).numpy().tolist() == \
+        want["bincount_rows"]
+    assert tf.math.bincount(rt, weights=w, axis=-1, maxlength=3).numpy().tolist() == \
+        want["bincount_weights"]
+    assert _sparse(tf.sparse.bincount(rt, weights=w, axis=-1)) == want["sparse_bincount"]
+    assert tf.one_hot(rt, 4).to_list() == want["one_hot"]
+    with pytest.raises(ValueError, match=r"axis \(1\) must be greater than indices.ragged_rank"):
+        tf.one_hot(rt, 4, axis=1)
