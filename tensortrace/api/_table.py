@@ -54,6 +54,7 @@ EXPORTS = {
         'ops.math.special': 'digamma lgamma',
         'ops.math.transcendental': ('acos acosh asin asinh atan atan2 atanh cos cosh exp sigmoid '
                                     'sin sinh sqrt tan tanh'),
+        'ops.nn.space_to_batch': 'required_space_to_batch_paddings',
         'ops.reduce': ('argmax argmin cumsum reduce_all reduce_any reduce_logsumexp reduce_max '
                        'reduce_mean reduce_min reduce_prod reduce_sum'),
         'ops.sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',

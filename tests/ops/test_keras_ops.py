@@ -176,3 +176,15 @@ def test_ragged_one_hot_and_bincount():
     assert tf.one_hot(rt, 4).to_list() == want["one_hot"]
     with pytest.raises(ValueError, match=r"axis \(1\) must be greater than indices.ragged_rank"):
         tf.one_hot(rt, 4, axis=1)
+
+
+def test_required_space_to_batch_paddings():
+    # TF 2.21: ([[0, 0], [0, 2]], [[0, 0], [0, 2]]) and ([[1, 1], [0, 2]], [[0, 0], [0, 0]])
+    paddings, crops = tf.required_space_to_batch_paddings([2, 3], [1, 5])
+    assert paddings.numpy().tolist() == [[0, 0], [0, 2]] == crops.numpy().tolist()
+    paddings, crops = tf.required_space_to_batch_paddings(tf.constant([4, 7]), [2, 3],
+                                                          base_paddings=[[1, 1], [0, 2]])
+    assert paddings.numpy().tolist() == [[1, 1], [0, 2]]
+    assert crops.numpy().tolist() == [[0, 0], [0, 0]] and crops.dtype == tf.int32
+    with pytest.raises(ValueError, match=r"Shape \(1, 1\) must have rank 1"):
+        tf.required_space_to_batch_paddings([2], [[1]])
