@@ -508,7 +508,7 @@ OPS = {
     'ops.nn.pooling': 'AvgPool AvgPool3D MaxPool MaxPool3D',
     'ops.nn.softmax': ('LogSoftmax SigmoidCrossEntropyWithLogits Softmax '
                        'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
-    'ops.random.gamma': 'StatelessRandomGammaV2 StatelessRandomGammaV3',
+    'ops.random.gamma': 'RandomGammaGrad StatelessRandomGammaV2 StatelessRandomGammaV3',
     'ops.random.stateful': ('Multinomial RandomGamma RandomPoissonV2 RandomShuffle '
                             'RandomStandardNormal RandomUniform RandomUniformInt TruncatedNormal'),
     'ops.random.stateless': ('RngReadAndSkip StatelessMultinomial StatelessRandomGetKeyCounter '
@@ -610,6 +610,7 @@ GRADS = {
                           'MaxPool3D MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad MaxPoolGradGrad '
                           'Moments Relu Relu6 Selu SigmoidCrossEntropyWithLogits Silu Softmax '
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
+    'autodiff.rules.random': 'RandomGamma StatelessRandomGammaV2 StatelessRandomGammaV3',
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),
     'autodiff.rules.signal': ('FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT '
@@ -640,7 +641,7 @@ GRADS = {
                                'LookupTableSizeV2 Multinomial MutableDenseHashTableV2 '
                                'MutableHashTableOfTensorsV2 MutableHashTableV2 NoOp '
                                'ParseExampleV2 ParseSequenceExampleV2 ParseTensor Placeholder '
-                               'PrintV2 RandomGamma RandomPoissonV2 RandomShuffle '
+                               'PrintV2 RandomGammaGrad RandomPoissonV2 RandomShuffle '
                                'RandomStandardNormal RandomUniform RandomUniformInt ReadFile '
                                'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
                                'ResourceScatterNdAdd ResourceScatterNdMax ResourceScatterNdMin '

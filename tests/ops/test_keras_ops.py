@@ -3,6 +3,7 @@
 Bucketize and UniqueV2; and tf.autodiff.ForwardAccumulator against NumPy derivatives."""
 
 import json
+import math
 import os
 
 import numpy as np
@@ -188,3 +189,30 @@ def test_required_space_to_batch_paddings():
     assert crops.numpy().tolist() == [[0, 0], [0, 0]] and crops.dtype == tf.int32
     with pytest.raises(ValueError, match=r"Shape \(1, 1\) must have rank 1"):
         tf.required_space_to_batch_paddings([2], [[1]])
+
+
+def test_gamma_alpha_gradient():
+    alpha = tf.Variable([0.5, 2.0])
+    with tf.GradientTape() as tape:
+        sample = tf.random.stateless_gamma([4, 2], [3, 4], alpha)
+    np.testing.assert_allclose(tape.gradient(sample, alpha).numpy(),
+                               TF["gamma"]["alpha_gradient"], rtol=2e-6)
+    # d sample / d alpha = -dP(a, x)/da / density(a, x), P by quadrature, against RandomGammaGrad
+    from tensortrace.context import bind
+    from tensortrace.ops.random.gamma import RandomGammaGrad
+
+    def cdf(a, x, n=400000):
+        u = np.linspace(0, x ** a, n + 1)
+        f = np.exp(-u ** (1 / a)) / a
+        return np.sum((f[1:] + f[:-1]) / 2 * np.diff(u)) / math.gamma(a)
+
+    for a, x in [(0.5, 0.3), (2.0, 1.7), (0.9, 0.01), (1.0, 2.5)]:
+        h = 1e-4
+        slope = (cdf(a + h, x) - cdf(a - h, x)) / (2 * h)
+        density = x ** (a - 1) * np.exp(-x) / math.gamma(a)
+        got = bind(RandomGammaGrad, tf.constant(a, tf.float64), tf.constant(x, tf.float64))
+        np.testing.assert_allclose(got.numpy(), -slope / density, rtol=1e-4)
+    stateful = tf.Variable([[0.5], [3.0]])
+    with tf.GradientTape() as tape:
+        sample = tf.random.gamma([5], alpha=stateful, seed=1)
+    assert tape.gradient(sample, stateful).shape == (2, 1)

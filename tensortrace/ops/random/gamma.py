@@ -1,6 +1,8 @@
 """``tf.random.stateless_gamma``: TF's StatelessRandomGammaV2/V3 ops bit for bit (Marsaglia and
 Tsang's transformation-rejection on Philox doubles, each sample with its own window of 256
-counters)."""
+counters); and RandomGammaGrad, the derivative of a gamma sample with respect to its alpha
+(implicit reparameterization: ``-dP(a, x)/da / dP(a, x)/dx``, P the regularized lower incomplete
+gamma function, from its power series)."""
 
 import numpy as np
 
@@ -13,6 +15,7 @@ from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import TensorSpec
 from .._base import check_dtypes
+from ..math.special import _digamma
 from ..array.broadcasting import broadcast_dynamic_shape, broadcast_to
 from ..array.shapes import shape as shape_of
 from ..math.arithmetic import maximum
@@ -151,3 +154,42 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=D.float32, name=None):
     if static.rank is not None and result.shape.rank is None:
         result.set_shape(static)
     return result
+
+
+def _gamma_grad(alpha, sample):
+    """d sample / d alpha of Gamma(alpha) samples: with P(a, x) = x^a e^-x / Gamma(a + 1) S,
+    S = sum_n x^n / ((a + 1) ... (a + n)), the ratio -dP/da / dP/dx is
+    -(x / a) (S (log x - digamma(a + 1)) + dS/da)."""
+    a, x = np.broadcast_arrays(np.asarray(alpha, np.float64), np.asarray(sample, np.float64))
+    term, total, slope, harmonic = np.ones_like(x), np.ones_like(x), np.zeros_like(x), \
+        np.zeros_like(x)
+    with np.errstate(all="ignore"):
+        for n in range(1, 20000):  # the terms shrink once n passes x
+            step = 1.0 / (a + n)
+            term = term * x * step
+            harmonic = harmonic + step
+            total = total + term
+            slope = slope - term * harmonic
+            if n > 8 and not np.any(term > 1e-17 * total):
+                break
+        grad = -(x / a) * (total * (np.log(x) - _digamma(a + 1.0)) + slope)
+        grad = np.where(x > 0, grad, 0.0)
+        grad = np.where(a > 0, grad, np.nan)
+    return grad
+
+
+@define_op("RandomGammaGrad")
+class RandomGammaGrad:
+    """The derivative of Gamma(alpha) samples ``sample`` with respect to ``alpha``."""
+
+    check = DtypeCheck("RandomGammaGrad", (D.float32, D.float64), 2)
+
+    def infer(alpha, sample):
+        check_dtypes("RandomGammaGrad", (alpha, sample), (D.float32, D.float64),
+                     names=("alpha", "sample"))
+        return TensorSpec(alpha.shape if alpha.shape.rank is not None and sample.shape.rank
+                          is not None and alpha.shape.rank >= sample.shape.rank
+                          else sample.shape, alpha.dtype)
+
+    def kernel(alpha, sample):
+        return out(_gamma_grad(alpha, sample).astype(np.asarray(alpha).dtype))
