@@ -216,3 +216,9 @@ def test_gamma_alpha_gradient():
     with tf.GradientTape() as tape:
         sample = tf.random.gamma([5], alpha=stateful, seed=1)
     assert tape.gradient(sample, stateful).shape == (2, 1)
+
+
+def test_einsum_bfloat16():
+    a = tf.ones([2, 3], tf.bfloat16)
+    got = tf.einsum("ij,kj->ik", a, a)  # TF 2.21: [[3, 3], [3, 3]] of bfloat16
+    assert got.dtype == tf.bfloat16 and got.numpy().astype(np.float32).tolist() == [[3, 3]] * 2
