@@ -1,14 +1,16 @@
-"""``tf.nn.ctc_loss``, and the CTC decoders (their paths as SparseTensors): the CTC loss of logits against dense (zero-padded, with lengths) or
-sparse label sequences, through TF's CTCLoss op (its blank is the last class: another blank
-index moves that class last and shifts the labels, as TF's sparse-label path does). Dense
-labels give TF's values wherever an alignment exists; a label sequence too long for its frames
-raises the op's InvalidArgumentError, where TF's dense path returns a large finite loss; and a
-dense label equal to the blank gets TF's loss, but its gradient on the blank class differs."""
+"""``tf.nn.ctc_loss`` and the CTC decoders (their paths as SparseTensors). The CTC loss of
+logits against dense (zero-padded, with lengths) or sparse label sequences, through TF's CTCLoss
+op (its blank is the last class: another blank index moves that class last and shifts the
+labels, as TF's sparse-label path does). Dense labels give TF's values wherever an alignment
+exists; a label sequence too long for its frames raises the op's InvalidArgumentError, where
+TF's dense path returns a large finite loss; and a dense label equal to the blank gets TF's
+loss, but its gradient on the blank class differs."""
 
 from .. import dtypes as D
 from .._export import tf_export
 from ..context import bind
 from ..convert import convert_to_tensor
+from ..ops._args import int_attr
 from ..ops.array.creation import fill
 from ..ops.array.joining import concat
 from ..ops.array.ranges import range as tf_range
@@ -20,7 +22,6 @@ from ..ops.math.compare import equal, less
 from ..ops.math.select import where
 from ..ops.nn.ctc import CTCLoss
 from ..ops.nn.ctc_decode import CTCBeamSearchDecoder, CTCGreedyDecoder
-from ..ops._args import int_attr
 from .sparse_tensor import SparseTensor
 
 

@@ -1,19 +1,19 @@
 """Gradients of the gamma samplers with respect to ``alpha``: TF's implicit reparameterization
 (RandomGammaGrad), summed over the sample dimensions alpha does not have."""
 
-from ...ops.array.reshaping import reshape
+from ... import dtypes as D
+from ...context import bind
+from ...ops.array.creation import ones
 from ...ops.array.joining import concat
 from ...ops.array.ranges import range as tf_range
-from ...ops.array.creation import ones
+from ...ops.array.reshaping import reshape
 from ...ops.array.shapes import rank, shape
 from ...ops.random.gamma import RandomGammaGrad
 from ...ops.reduce import reduce_sum
-from ...context import bind
 from ..grad_util import register_gradients
-from ... import dtypes as D
 
 
-def _alpha_grad(dy, shape_tensor, alpha, sample, leading):
+def _alpha_grad(dy, alpha, sample, leading):
     """TF's ``_GammaGradAlpha``: alpha gets ``leading`` unit dimensions, RandomGammaGrad gives
     d sample / d alpha, and the sample dimensions are summed away."""
     broadcastable = reshape(alpha, concat([ones([leading], D.int32), shape(alpha)], 0))
@@ -26,7 +26,7 @@ def _stateless(alpha_index):
         shape_tensor, alpha = op.inputs[0], op.inputs[alpha_index]
         leading = shape(shape_tensor)[0] - rank(alpha)
         grads = [None] * len(op.inputs)
-        grads[alpha_index] = _alpha_grad(dy, shape_tensor, alpha, op.outputs[0], leading)
+        grads[alpha_index] = _alpha_grad(dy, alpha, op.outputs[0], leading)
         return grads
 
     return rule
@@ -35,7 +35,7 @@ def _stateless(alpha_index):
 def _random_gamma(op, dy):
     shape_tensor, alpha = op.inputs
     leading = shape(shape_tensor)[0]
-    return None, _alpha_grad(dy, shape_tensor, alpha, op.outputs[0], leading)
+    return None, _alpha_grad(dy, alpha, op.outputs[0], leading)
 
 
 register_gradients({

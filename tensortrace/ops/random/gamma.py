@@ -15,10 +15,10 @@ from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import TensorSpec
 from .._base import check_dtypes
-from ..math.special import _digamma
 from ..array.broadcasting import broadcast_dynamic_shape, broadcast_to
 from ..array.shapes import shape as shape_of
 from ..math.arithmetic import maximum
+from ..math.special import _digamma
 from . import philox
 from ._common import dims, infer_seed, infer_shape, out, seed_tensor, shape_tensor
 from .seeds import stateless_philox
