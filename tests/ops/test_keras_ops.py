@@ -222,3 +222,21 @@ def test_einsum_bfloat16():
     a = tf.ones([2, 3], tf.bfloat16)
     got = tf.einsum("ij,kj->ik", a, a)  # TF 2.21: [[3, 3], [3, 3]] of bfloat16
     assert got.dtype == tf.bfloat16 and got.numpy().astype(np.float32).tolist() == [[3, 3]] * 2
+
+
+def test_ops_without_gradients_raise_lookup_error():
+    x = tf.constant([[1., 2.], [1., 2.]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y, _ = tf.raw_ops.UniqueV2(x=x, axis=[0])
+    with pytest.raises(LookupError, match="UniqueV2"):
+        tape.gradient(y, x)
+    alpha = tf.constant([1.5])
+    with tf.GradientTape() as outer:
+        outer.watch(alpha)
+        with tf.GradientTape() as inner:
+            inner.watch(alpha)
+            sample = tf.random.stateless_gamma([3, 1], [1, 2], alpha)
+        first = inner.gradient(sample, alpha)
+    with pytest.raises(LookupError, match="RandomGammaGrad"):
+        outer.gradient(first, alpha)

@@ -10,7 +10,7 @@ from ...ops.array.reshaping import reshape
 from ...ops.array.shapes import rank, shape
 from ...ops.random.gamma import RandomGammaGrad
 from ...ops.reduce import reduce_sum
-from ..grad_util import register_gradients
+from ..grad_util import no_gradient, register_gradients
 
 
 def _alpha_grad(dy, alpha, sample, leading):
@@ -42,4 +42,5 @@ register_gradients({
     "StatelessRandomGammaV2": _stateless(2),
     "StatelessRandomGammaV3": _stateless(4),
     "RandomGamma": _random_gamma,
+    "RandomGammaGrad": no_gradient,  # TF registers none
 })

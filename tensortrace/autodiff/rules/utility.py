@@ -66,7 +66,7 @@ not_differentiable(
     # random: draws do not depend differentiably on their seeds or shapes (RandomGamma's
     # implicit reparameterisation in alpha: rules/random.py)
     "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
-    "Multinomial", "RandomShuffle", "RandomPoissonV2", "RandomGammaGrad",
+    "Multinomial", "RandomShuffle", "RandomPoissonV2",
     "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
     "StatelessRandomUniformInt", "StatelessRandomUniformFullInt", "StatelessMultinomial",
     "StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
