@@ -240,3 +240,73 @@ def test_ops_without_gradients_raise_lookup_error():
         first = inner.gradient(sample, alpha)
     with pytest.raises(LookupError, match="RandomGammaGrad"):
         outer.gradient(first, alpha)
+
+
+# --- op-table cases (eager values, and infer against the kernels) -----------------------------
+from tensortrace.context import bind as _bind  # noqa: E402
+from tensortrace.ops.random import gamma as _gamma  # noqa: E402
+from tensortrace.ops.sparse import csr as _csr  # noqa: E402
+
+from .optable import Case, run_case  # noqa: E402
+
+
+def _parts(st):
+    return st.indices, st.values, st.dense_shape
+
+
+def _csr_product(ai, av, ash, bi, bv, bsh):
+    a = _csr.sparse_tensor_to_csr_sparse_matrix(ai, av, ash)
+    b = _csr.sparse_tensor_to_csr_sparse_matrix(bi, bv, bsh)
+    return tuple(_csr.csr_sparse_matrix_to_sparse_tensor(
+        _csr.sparse_matrix_sparse_mat_mul(a, b, tf.float32), tf.float32))
+
+
+_CTC = TF["ctc"][1]
+_I64 = np.int64
+CASES = [
+    Case(lambda x, n: (*_parts(tf.nn.ctc_greedy_decoder(x, n, _CTC["merge_repeated"],
+                                                         _CTC["blank_index"])[0][0]),),
+         (np.float32(_CTC["x"]), np.int32(_CTC["lengths"])), dynamic_shape=True,
+         ref=lambda x, n: tuple(np.asarray(v, d) for v, d in
+                                zip(_CTC["greedy"][0], (_I64, _I64, _I64))), id="CTCGreedy"),
+    Case(lambda x, n: _parts(tf.nn.ctc_beam_search_decoder(x, n, 3, 2)[0][0]),
+         (np.float32(_CTC["x"]), np.int32(_CTC["lengths"])), dynamic_shape=True,
+         id="CTCBeamSearch"),
+    Case(lambda x: tf.raw_ops.Bucketize(input=x, boundaries=[0., 10., 100.]),
+         (np.array([[-5, 10000], [150, 10]], np.int32),),
+         ref=lambda x: np.int32(TF["bucketize"]), id="Bucketize"),
+    Case(lambda x: tuple(tf.raw_ops.UniqueWithCountsV2(x=x, axis=np.int64([1]))),
+         (np.array([[1, 2, 1], [1, 2, 1]], np.int32),), dynamic_shape=True,
+         ref=lambda x: tuple(np.asarray(v, d) for v, d in
+                             zip(TF["unique_v2_axis1"], (np.int32, np.int32, np.int32))),
+         id="UniqueWithCountsV2"),
+    Case(lambda x: tuple(tf.raw_ops.UniqueV2(x=x, axis=np.int64([0]))),
+         (np.array([3., 1., 3.], np.float32),), dynamic_shape=True,
+         ref=lambda x: (np.float32([3, 1]), np.int32([0, 1, 0])), id="UniqueV2"),
+    Case(lambda a, b: _parts(tf.sparse.cross_hashed([a, b], 10)),
+         (np.array([[1], [2]], np.int64), np.array([["x"], ["y"]], object)), dynamic_shape=True,
+         ref=lambda a, b: tuple(np.asarray(v, _I64) for v in TF["cross"]["hashed_mixed"]),
+         id="SparseCross"),
+    Case(lambda a: _parts(tf.sparse.cross([a, a], separator="+")),
+         (np.array([["f"], ["g"]], object),), dynamic_shape=True,
+         check=lambda out, a: out[1].numpy().tolist() == [b"f+f", b"g+g"], id="SparseCrossV2"),
+    Case(_csr_product, (np.int64([[0, 0], [0, 2], [1, 1]]), np.float32([1., -1., 2.]),
+                        np.int64([2, 3]), np.int64([[0, 1], [2, 1], [1, 0]]),
+                        np.float32([3., 3., 4.]), np.int64([3, 2])), dynamic_shape=True,
+         ref=lambda *a: tuple(np.asarray(v, d) for v, d in
+                              zip(TF["csr"]["unordered"], (_I64, np.float32, _I64))),
+         id="CSRSparseMatMul"),
+    Case(lambda a: tf.random.stateless_gamma([3, 2], [1, 2], a), (np.float32([0.5, 1.5]),),
+         ref=lambda a: np.float32(TF["gamma"]["alpha_pair"]), id="StatelessRandomGammaV3"),
+    Case(lambda a: _bind(_gamma.StatelessRandomGammaV2, tf.constant([3, 2]),
+                         tf.constant([1, 2]), a), (np.float32([0.5, 1.5]),),
+         ref=lambda a: np.float32(TF["gamma"]["alpha_pair"]), id="StatelessRandomGammaV2"),
+    Case(lambda a, x: _bind(_gamma.RandomGammaGrad, a, x), (np.array(1.0), np.array(2.5)),
+         # alpha = 1: x is exponential, d x / d alpha = -dP/da / e^-x (quadrature value above)
+         ref=lambda a, x: np.float64(1.7970322332601896), rtol=1e-8, id="RandomGammaGrad"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_op_table(case):
+    run_case(case)
