@@ -131,7 +131,8 @@ _COUNT_ATTRS = {"AddN": (("N", 0, 1),), "ConcatV2": (("N", 0, 1),), "Einsum": ((
                 "SparseConcat": (("N", 0, 3),), "Assert": (("T", 1, 1),),
                 "StringFormat": (("T", 0, 1),), "IdentityN": (("T", 0, 1),),
                 "Split": (("num_split", 0, 1),), "SplitV": (("size_splits", 0, 1),),
-                "Unpack": (("num", 0, 1),), "EagerPyFunc": (("Tin", 0, 1), ("Tout", 0, 1))}
+                "Unpack": (("num", 0, 1),), "CTCBeamSearchDecoder": (("top_paths", 0, 1),),
+                "EagerPyFunc": (("Tin", 0, 1), ("Tout", 0, 1))}
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -11,7 +11,7 @@ MODULES = {
     "python.trackable.data_structures": "data_structures",
     "python.eager.context": "eager_context",
     "python.ops.math_ops": "math_ops",
-    "python.ops.linalg.sparse.sparse_csr_matrix_ops": "",
+    "python.ops.linalg.sparse.sparse_csr_matrix_ops": "sparse_csr_matrix_ops",
     "python.framework.config": "framework_config",
     "python.framework.tensor_util": "tensor_util",
     "compiler.tf2xla.python.xla": "xla",

@@ -15,6 +15,7 @@ from ..ops.math.casting import cast
 from ..ops.math.clip import clip_by_value
 from ..ops.math.compare import is_nan
 from ..ops.math.select import where
+from ..ops.sparse import csr
 from ..ops.utility.basic import get_static_value, is_tensor
 from ..tensor import Tensor
 from ..variables import Variable
@@ -110,3 +111,10 @@ def tf_record():
 
 def xla():
     return {"dynamic_update_slice": dynamic_update_slice}
+
+
+def sparse_csr_matrix_ops():
+    """TF's CSR sparse matrix functions Keras' sparse-sparse matmul calls."""
+    return {name: getattr(csr, name) for name in (
+        "sparse_tensor_to_csr_sparse_matrix", "csr_sparse_matrix_to_sparse_tensor",
+        "sparse_matrix_sparse_mat_mul")}

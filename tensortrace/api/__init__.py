@@ -34,7 +34,7 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "types", "types.experimental", "types.experimental.distributed", "version",
               "sparse", "graph_util", "distribute", "distribute.experimental", "nn.experimental",
               "compat.v1", "lookup", "lookup.experimental", "profiler", "profiler.experimental",
-              "raw_ops", "dtypes.experimental")
+              "raw_ops", "dtypes.experimental", "autodiff")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {

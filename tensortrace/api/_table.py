@@ -54,6 +54,7 @@ EXPORTS = {
         'ops.math.special': 'digamma lgamma',
         'ops.math.transcendental': ('acos acosh asin asinh atan atan2 atanh cos cosh exp sigmoid '
                                     'sin sinh sqrt tan tanh'),
+        'ops.nn.space_to_batch': 'required_space_to_batch_paddings',
         'ops.reduce': ('argmax argmin cumsum reduce_all reduce_any reduce_logsumexp reduce_max '
                        'reduce_mean reduce_min reduce_prod reduce_sum'),
         'ops.sparse.indexed_slices': 'IndexedSlices IndexedSlicesSpec',
@@ -70,6 +71,10 @@ EXPORTS = {
         'saving.graph_util': 'import_graph_def',
         'sparse.sparse_tensor': 'SparseTensor SparseTensorSpec',
         'variables': 'VariableAggregation VariableSynchronization',
+    },
+    'autodiff': {
+        'autodiff.forward': 'ForwardAccumulator',
+        'autodiff.tape': 'GradientTape',
     },
     'autograph': {
         'autograph.api': 'set_verbosity to_code to_graph trace',
@@ -286,7 +291,7 @@ EXPORTS = {
         'ops.utility.composites': ('compute_average_loss crelu depth_to_space in_top_k '
                                    'log_poisson_loss scale_regularization_loss space_to_depth '
                                    'weighted_cross_entropy_with_logits zero_fraction'),
-        'sparse.ctc': 'ctc_loss',
+        'sparse.ctc': 'ctc_beam_search_decoder ctc_greedy_decoder ctc_loss',
         'sparse.embedding': 'embedding_lookup_sparse safe_embedding_lookup_sparse',
     },
     'nn.experimental': {
@@ -300,6 +305,7 @@ EXPORTS = {
                               'row_splits_to_segment_ids segment_ids_to_row_splits stack'),
     },
     'random': {
+        'ops.random.gamma': 'stateless_gamma',
         'ops.random.seeds': 'set_seed',
         'ops.random.stateful': ('categorical gamma normal poisson shuffle truncated_normal '
                                 'uniform'),
@@ -314,6 +320,7 @@ EXPORTS = {
     },
     'raw_ops': {
         'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
+        'ops.indexing.buckets': 'Bucketize UniqueV2 UniqueWithCountsV2',
         'saving.tf_resources': ('AssignAddVariableOp AssignVariableOp DestroyResourceOp '
                                 'ReadVariableOp VarHandleOp'),
     },
@@ -336,6 +343,7 @@ EXPORTS = {
                                 'kaiser_window overlap_and_add stft vorbis_window'),
     },
     'sparse': {
+        'sparse.cross': 'cross cross_hashed',
         'sparse.functions': ('add bincount concat expand_dims eye fill_empty_rows from_dense '
                              'map_values mask maximum minimum reduce_max reduce_sum reorder '
                              'reset_shape reshape retain segment_mean segment_sqrt_n segment_sum '
@@ -407,10 +415,10 @@ COPIES = {
              'TFRecordDataset TextLineDataset UNKNOWN_CARDINALITY'),
     'summary': '',
     'ragged': '',
-    'sparse': ('SparseTensor add bincount concat expand_dims eye fill_empty_rows from_dense '
-               'map_values mask maximum minimum reduce_max reduce_sum reorder reset_shape reshape '
-               'retain segment_mean segment_sqrt_n segment_sum slice softmax sparse_dense_matmul '
-               'split to_dense to_indicator transpose'),
+    'sparse': ('SparseTensor add bincount concat cross cross_hashed expand_dims eye '
+               'fill_empty_rows from_dense map_values mask maximum minimum reduce_max reduce_sum '
+               'reorder reset_shape reshape retain segment_mean segment_sqrt_n segment_sum slice '
+               'softmax sparse_dense_matmul split to_dense to_indicator transpose'),
     'distribute': ('CentralStorageStrategy ClusterSpec CommunicationImplementation '
                    'CommunicationOptions CrossDeviceOps DistributedDataset DistributedIterator '
                    'DistributedValues HierarchicalCopyAllReduce InputContext MirroredStrategy '
@@ -421,12 +429,13 @@ COPIES = {
                    'has_strategy in_cross_replica_context run_on_ray'),
     'lookup': '',
     'profiler': 'PolymorphicFunction Profile ProfilerOptions Trace bind start stop tf_export',
+    'autodiff': '',
 }
 
 # The package's modules that are its attributes (tf.ops ...).
-ENGINE = ('api autodiff checkpoint composite context convert errors executor graph initializers '
-          'messages module nest numerics ops parsing passes random_generator registry '
-          'saved_model_cli saving shapes shim tensor tnp tracing variables xla')
+ENGINE = ('api checkpoint composite context convert errors executor graph initializers messages '
+          'module nest numerics ops parsing passes random_generator registry saved_model_cli '
+          'saving shapes shim tensor tnp tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {
@@ -459,6 +468,7 @@ OPS = {
     'ops.image.sampling': 'SampleDistortedBoundingBoxV2 StatelessSampleDistortedBoundingBox',
     'ops.image.scale': 'ResizeArea ScaleAndTranslate ScaleAndTranslateGrad',
     'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
+    'ops.indexing.buckets': 'Bucketize UniqueV2 UniqueWithCountsV2',
     'ops.indexing.contraction': 'Einsum',
     'ops.indexing.gathering': 'GatherNd GatherV2',
     'ops.indexing.scatter': ('ScatterNd TensorScatterAdd TensorScatterMax TensorScatterMin '
@@ -505,6 +515,7 @@ OPS = {
                          'DepthwiseConv2dNativeBackpropInput'),
     'ops.nn.convolution': 'Conv2D Conv3D DepthwiseConv2dNative',
     'ops.nn.ctc': 'CTCLoss',
+    'ops.nn.ctc_decode': 'CTCBeamSearchDecoder CTCGreedyDecoder',
     'ops.nn.dropout': 'Dropout',
     'ops.nn.normalization': 'BatchNormalization BiasAdd FusedBatchNormV3 L2Loss Moments',
     'ops.nn.pool_grad': ('AvgPool3DGrad AvgPoolGrad MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad '
@@ -512,6 +523,7 @@ OPS = {
     'ops.nn.pooling': 'AvgPool AvgPool3D MaxPool MaxPool3D',
     'ops.nn.softmax': ('LogSoftmax SigmoidCrossEntropyWithLogits Softmax '
                        'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
+    'ops.random.gamma': 'RandomGammaGrad StatelessRandomGammaV2 StatelessRandomGammaV3',
     'ops.random.stateful': ('Multinomial RandomGamma RandomPoissonV2 RandomShuffle '
                             'RandomStandardNormal RandomUniform RandomUniformInt TruncatedNormal'),
     'ops.random.stateless': ('RngReadAndSkip StatelessMultinomial StatelessRandomGetKeyCounter '
@@ -530,6 +542,9 @@ OPS = {
                               'SparseReduceSum SparseReduceSumSparse SparseSoftmax '
                               'SparseSparseMaximum SparseSparseMinimum SparseTensorDenseAdd '
                               'SparseTensorDenseMatMul'),
+    'ops.sparse.cross': 'SparseCross SparseCrossV2',
+    'ops.sparse.csr': ('CSRSparseMatrixToSparseTensor SparseMatrixSparseMatMul '
+                       'SparseTensorToCSRSparseMatrix'),
     'ops.sparse.reorganize': ('SparseConcat SparseFillEmptyRows SparseReorder SparseReshape '
                               'SparseSlice SparseSliceGrad SparseSplit SparseToDense'),
     'ops.sparse.segments': ('SparseSegmentMean SparseSegmentMeanWithNumSegments '
@@ -584,12 +599,13 @@ GRADS = {
                              'ResizeNearestNeighbor ResizeNearestNeighborGrad '
                              'SampleDistortedBoundingBoxV2 ScaleAndTranslate '
                              'ScaleAndTranslateGrad StatelessSampleDistortedBoundingBox'),
-    'autodiff.rules.indexing': ('Einsum GatherNd GatherV2 LowerBound Roll ScatterNd SegmentMax '
-                                'SegmentMean SegmentMin SegmentProd SegmentSum Slice StridedSlice '
-                                'StridedSliceGrad TensorScatterAdd TensorScatterMax '
+    'autodiff.rules.indexing': ('Bucketize Einsum GatherNd GatherV2 LowerBound Roll ScatterNd '
+                                'SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum Slice '
+                                'StridedSlice StridedSliceGrad TensorScatterAdd TensorScatterMax '
                                 'TensorScatterMin TensorScatterSub TensorScatterUpdate TopKV2 '
-                                'Unique UniqueWithCounts UnsortedSegmentMax UnsortedSegmentMin '
-                                'UnsortedSegmentProd UnsortedSegmentSum UpperBound'),
+                                'Unique UniqueV2 UniqueWithCounts UniqueWithCountsV2 '
+                                'UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd '
+                                'UnsortedSegmentSum UpperBound'),
     'autodiff.rules.linalg': ('BatchMatMulV2 Cholesky Diag DiagPart Eig L2Normalize '
                               'LogMatrixDeterminant Lu MatMul MatrixBandPart MatrixDeterminant '
                               'MatrixDiagPartV3 MatrixDiagV3 MatrixInverse MatrixSolve '
@@ -612,22 +628,27 @@ GRADS = {
                           'MaxPool3D MaxPool3DGrad MaxPool3DGradGrad MaxPoolGrad MaxPoolGradGrad '
                           'Moments Relu Relu6 Selu SigmoidCrossEntropyWithLogits Silu Softmax '
                           'SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits'),
+    'autodiff.rules.random': ('RandomGamma RandomGammaGrad StatelessRandomGammaV2 '
+                              'StatelessRandomGammaV3'),
     'autodiff.rules.reduce': ('All Any ArgMax ArgMin Cumprod Cumsum CumulativeLogsumexp '
                               'EuclideanNorm Max Mean Min Prod Sum'),
     'autodiff.rules.signal': ('FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT '
                               'RFFT2D RFFT3D'),
-    'autodiff.rules.sparse': ('DenseCountSparseOutput DenseToDenseSetOperation '
+    'autodiff.rules.sparse': ('CSRSparseMatrixToSparseTensor CTCBeamSearchDecoder '
+                              'CTCGreedyDecoder DenseCountSparseOutput DenseToDenseSetOperation '
                               'DenseToSparseSetOperation SetSize SparseAdd SparseAddGrad '
-                              'SparseConcat SparseCountSparseOutput SparseDenseCwiseAdd '
-                              'SparseDenseCwiseDiv SparseDenseCwiseMul SparseFillEmptyRows '
-                              'SparseReduceMax SparseReduceMaxSparse SparseReduceSum '
-                              'SparseReduceSumSparse SparseReorder SparseReshape '
-                              'SparseSegmentMean SparseSegmentMeanWithNumSegments '
-                              'SparseSegmentSqrtN SparseSegmentSqrtNWithNumSegments '
-                              'SparseSegmentSum SparseSegmentSumWithNumSegments SparseSlice '
-                              'SparseSliceGrad SparseSoftmax SparseSparseMaximum '
-                              'SparseSparseMinimum SparseSplit SparseTensorDenseAdd '
-                              'SparseTensorDenseMatMul SparseToDense SparseToSparseSetOperation'),
+                              'SparseConcat SparseCountSparseOutput SparseCross SparseCrossV2 '
+                              'SparseDenseCwiseAdd SparseDenseCwiseDiv SparseDenseCwiseMul '
+                              'SparseFillEmptyRows SparseMatrixSparseMatMul SparseReduceMax '
+                              'SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse '
+                              'SparseReorder SparseReshape SparseSegmentMean '
+                              'SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
+                              'SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
+                              'SparseSegmentSumWithNumSegments SparseSlice SparseSliceGrad '
+                              'SparseSoftmax SparseSparseMaximum SparseSparseMinimum SparseSplit '
+                              'SparseTensorDenseAdd SparseTensorDenseMatMul '
+                              'SparseTensorToCSRSparseMatrix SparseToDense '
+                              'SparseToSparseSetOperation'),
     'autodiff.rules.tensor_array': ('TensorListConcatV2 TensorListFromTensor TensorListGather '
                                     'TensorListGetItem TensorListLength TensorListReserve '
                                     'TensorListScatterIntoExistingList TensorListSetItem '
@@ -644,12 +665,12 @@ GRADS = {
                                'LookupTableSizeV2 Multinomial MutableDenseHashTableV2 '
                                'MutableHashTableOfTensorsV2 MutableHashTableV2 NoOp '
                                'ParseExampleV2 ParseSequenceExampleV2 ParseTensor Placeholder '
-                               'PrintV2 RandomGamma RandomPoissonV2 RandomShuffle '
-                               'RandomStandardNormal RandomUniform RandomUniformInt ReadFile '
-                               'ReadVariableOp ReduceJoin RegexFullMatch RegexReplace '
-                               'ResourceScatterNdAdd ResourceScatterNdMax ResourceScatterNdMin '
-                               'ResourceScatterNdSub ResourceScatterNdUpdate RngReadAndSkip '
-                               'SerializeTensor StatelessMultinomial StatelessRandomGetKeyCounter '
+                               'PrintV2 RandomPoissonV2 RandomShuffle RandomStandardNormal '
+                               'RandomUniform RandomUniformInt ReadFile ReadVariableOp ReduceJoin '
+                               'RegexFullMatch RegexReplace ResourceScatterNdAdd '
+                               'ResourceScatterNdMax ResourceScatterNdMin ResourceScatterNdSub '
+                               'ResourceScatterNdUpdate RngReadAndSkip SerializeTensor '
+                               'StatelessMultinomial StatelessRandomGetKeyCounter '
                                'StatelessRandomNormal StatelessRandomNormalV2 '
                                'StatelessRandomUniform StatelessRandomUniformFullInt '
                                'StatelessRandomUniformFullIntV2 StatelessRandomUniformInt '

@@ -69,7 +69,7 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-@tf_export("GradientTape")
+@tf_export("GradientTape", "autodiff.GradientTape")
 class GradientTape:
     """Record operations for automatic differentiation."""
 

@@ -8,7 +8,7 @@ from .. import dtypes as D
 from .. import errors
 from ..ops import reduce as R
 from ..ops import functional
-from ..ops.array import creation, joining, padding, reshaping, sequences, shapes
+from ..ops.array import creation, joining, padding, ranges, reshaping, sequences, shapes
 from ..ops.array.broadcasting import broadcast_to
 from ..ops.debugging import assert_equal
 from ..ops.indexing import gathering
@@ -16,6 +16,7 @@ from ..ops.indexing.segment import (unsorted_segment_max, unsorted_segment_min,
                                     unsorted_segment_prod, unsorted_segment_sum)
 from ..ops.math import arithmetic, casting, compare, select
 from ..ops.strings import join_split
+from ..ops.utility import counting
 from ..tensor import Tensor, TensorSpec
 from . import _util as U
 from ._util import cast, concat, gather, reshape, tensor, tf_shape
@@ -417,6 +418,42 @@ def _reshape(tensor_, shape):
     return shape._with_values(U.reshape(tensor(tensor_), [-1]))
 
 
+def _one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None):
+    """tf.one_hot of a RaggedTensor: the flat values one-hot encoded (a new dense dimension);
+    a non-negative ``axis`` counts the ragged dimensions and must lie past them."""
+    if isinstance(axis, int) and axis >= 0:
+        if axis <= indices.ragged_rank:
+            raise ValueError(f"axis ({axis}) must be greater than indices.ragged_rank "
+                             f"({indices.ragged_rank}).")
+        axis -= indices.ragged_rank
+    return indices.with_flat_values(ranges.one_hot(indices.flat_values, depth, on_value,
+                                                   off_value, axis, dtype))
+
+
+def _bincount(arr, weights=None, minlength=None, maxlength=None, dtype=D.int32, name=None,
+              axis=None, binary_output=False):
+    """tf.math.bincount of a RaggedTensor: over all its values (``axis`` 0), or per row
+    (``axis`` -1: a dense [rows, size] result, size as the flat count's)."""
+    flat_w = weights.flat_values if isinstance(weights, RaggedTensor) else weights
+    whole = counting.bincount(arr.flat_values, flat_w, minlength, maxlength, dtype,
+                              binary_output=binary_output)
+    if axis in (None, 0):
+        return whole
+    if arr.ragged_rank != 1:
+        raise ValueError(f"Unsupported value for argument axis={axis} with a RaggedTensor of "
+                         f"ragged rank {arr.ragged_rank}: only 2-D ragged inputs count per row.")
+    size = cast(tf_shape(whole)[0], D.int64)
+    values = cast(arr.flat_values, D.int64)
+    keep = compare.less(values, size)  # values past maxlength are not counted
+    ids = arithmetic.add(arithmetic.multiply(cast(arr.value_rowids(), D.int64), size), values)
+    ids = gathering.boolean_mask(ids, keep)
+    if flat_w is not None:
+        flat_w = gathering.boolean_mask(flat_w, keep)
+    total = arithmetic.multiply(cast(arr.nrows(), D.int64), size)
+    counts = counting.bincount(ids, flat_w, total, total, dtype, binary_output=binary_output)
+    return reshape(counts, joining.stack([cast(arr.nrows(), D.int64), size]))
+
+
 def _string_join(inputs, separator=""):
     """tf.strings.join of ragged (and dense or scalar) inputs: the values joined elementwise."""
     return elementwise(lambda *xs: join_split.join(list(xs), separator), tuple(inputs), {})
@@ -430,5 +467,6 @@ composite.OVERRIDES.update({
     padding.tile: _tile, functional.map_fn: _map_fn,
     creation.zeros: _like_shape(lambda n, dtype: creation.zeros(U.reshape(n, [1]), dtype)),
     creation.ones: _like_shape(lambda n, dtype: creation.ones(U.reshape(n, [1]), dtype)),
-    creation.fill: _fill, reshaping.reshape: _reshape, join_split.join: _string_join})
+    creation.fill: _fill, reshaping.reshape: _reshape, join_split.join: _string_join,
+    ranges.one_hot: _one_hot, counting.bincount: _bincount})
 composite.CLASSES["ragged"] = RaggedTensor

@@ -6,4 +6,5 @@ from .functions import (add, bincount, expand_dims, eye, fill_empty_rows,  # noq
                         segment_sum, slice, softmax, sparse_dense_matmul, split, to_dense,
                         to_indicator, transpose)
 from .functions import concat_sparse as concat  # noqa: F401
+from .cross import cross, cross_hashed  # noqa: F401
 from .sparse_tensor import SparseTensor  # noqa: F401

@@ -394,6 +394,10 @@ def mask(a, mask_indices, name=None):
 def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
              binary_output=False, name=None):
     """Counts of each value (per row with ``axis=-1``) as a SparseTensor."""
+    if hasattr(values, "nested_row_splits"):  # a RaggedTensor counts as its sparse form
+        values = values.to_sparse()
+    if hasattr(weights, "nested_row_splits"):
+        weights = weights.to_sparse()
     if not isinstance(values, SparseTensor):
         values = convert_to_tensor(values)
     if weights is not None and not isinstance(weights, SparseTensor):

@@ -297,6 +297,16 @@ CASES.append(Case(  # TF 2.21's losses (tests/ops/test_ctc_loss.py has the gradi
     ((np.arange(24).reshape((2, 4, 3)).astype("float32") - 12) / 100,),
     ref=lambda x: np.array([1.6884574890136719, 2.769132137298584], np.float32), rtol=1e-5,
     id="CTCLoss"))
+CASES.append(Case(  # TF 2.21's decodings: tests/ops/test_keras_ops.py has more against TF
+    lambda x: tf.nn.ctc_greedy_decoder(x, [2, 1])[1],
+    (np.array([[[0.1, 0.9, 0.0], [0.8, 0.1, 0.1]], [[0.1, 0.9, 0.0], [0.3, 0.3, 0.4]]],
+              np.float32),),
+    ref=lambda x: np.float32([[-1.8], [-0.8]]), id="CTCGreedyDecoder"))
+CASES.append(Case(
+    lambda x: tf.nn.ctc_beam_search_decoder(x, [2, 1], beam_width=2)[1],
+    (np.array([[[0.1, 0.9, 0.0], [0.8, 0.1, 0.1]], [[0.1, 0.9, 0.0], [0.3, 0.3, 0.4]]],
+              np.float32),), rtol=1e-5,
+    check=lambda out, x: out.shape == (2, 1), id="CTCBeamSearchDecoder"))
 
 
 def test_every_nn_op_is_in_the_table():

@@ -16,6 +16,7 @@ TABLE_MODULES = [
     "tests.test_tensor_array", "tests.autodiff.test_grad_ops", "tests.data.test_ops",
     "tests.utility.test_ops", "tests.ops.test_tf_sweep", "tests.summary.test_ops",
     "tests.sparse.test_ops", "tests.ops.strings.test_optable", "tests.ops.test_example_parsing",
+    "tests.ops.test_keras_ops",
     "tests.ops.test_signal",
 ]
 

@@ -345,5 +345,8 @@ register_gradients({
     "Einsum":              _einsum_grad,
     "Unique":              no_gradient,
     "UniqueWithCounts":    no_gradient,
+    "UniqueV2":            no_gradient,
+    "UniqueWithCountsV2":  no_gradient,
+    "Bucketize":           no_gradient,
 })
 not_differentiable("LowerBound", "UpperBound")

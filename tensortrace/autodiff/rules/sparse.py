@@ -177,7 +177,12 @@ register_gradients({
     "SparseToDense":           _to_dense_grad,
     # TF registers none: differentiating through them raises LookupError
     **dict.fromkeys(("SparseReduceMax", "SparseReduceMaxSparse", "SparseReduceSumSparse",
-                     "SparseReshape", "SparseSplit"), no_gradient),
+                     "SparseReshape", "SparseSplit", "SparseCross", "SparseCrossV2"),
+                    no_gradient),
+    # TF defines gradients for these CSR ops (sparse_csr_matrix_grad.py); tensortrace does not
+    # yet, so differentiating through them raises LookupError rather than giving None
+    **dict.fromkeys(("SparseTensorToCSRSparseMatrix", "CSRSparseMatrixToSparseTensor",
+                     "SparseMatrixSparseMatMul"), no_gradient),
     **{f"SparseSegment{kind}{suffix}": _segment_grad(kind)
        for kind in ("Sum", "Mean", "SqrtN") for suffix in ("", "WithNumSegments")},
 })
@@ -185,4 +190,4 @@ register_gradients({
 not_differentiable("SparseAddGrad", "SparseConcat", "SparseSliceGrad",
                    "DenseCountSparseOutput", "SparseCountSparseOutput", "SetSize",
                    "DenseToDenseSetOperation", "DenseToSparseSetOperation",
-                   "SparseToSparseSetOperation")
+                   "SparseToSparseSetOperation", "CTCGreedyDecoder", "CTCBeamSearchDecoder")

@@ -63,10 +63,10 @@ not_differentiable(
     "AssignSubVariableOp", "InitializeVariableOnce", "VarIsInitializedOp", "IndexAxis0",
     "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
     "ResourceScatterNdMax", "ResourceScatterNdMin",
-    # random: draws do not depend differentiably on their seeds or shapes; RandomGamma's
-    # implicit reparameterisation (TF's RandomGammaGrad) is not implemented
+    # random: draws do not depend differentiably on their seeds or shapes (RandomGamma's
+    # implicit reparameterisation in alpha: rules/random.py)
     "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
-    "Multinomial", "RandomShuffle", "RandomGamma", "RandomPoissonV2",
+    "Multinomial", "RandomShuffle", "RandomPoissonV2",
     "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
     "StatelessRandomUniformInt", "StatelessRandomUniformFullInt", "StatelessMultinomial",
     "StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",

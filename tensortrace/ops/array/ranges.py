@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import dtypes as D
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...errors import OpError, invalid_argument
@@ -224,7 +225,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if on.dtype != off.dtype:
         raise TypeError(f"dtype {on.dtype} of on_value does not match dtype {off.dtype} of "
                         "off_value")
-    ids = convert_to_tensor(indices, dtype_hint=D.int64)  # TF prefers OneHot's default TI
+    try:
+        ids = convert_to_tensor(indices, dtype_hint=D.int64)  # TF prefers OneHot's default TI
+    except (TypeError, ValueError):  # a composite (ragged) has its own form
+        return fallback(one_hot, (indices, depth), {"on_value": on_value, "off_value": off_value,
+                                                    "axis": axis, "dtype": dtype})
     return bind(OneHot, ids, scalar_tensor(depth, D.int32), on, off,
                 axis=-1 if axis is None else int_attr(axis))
 

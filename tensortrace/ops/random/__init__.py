@@ -1,3 +1,3 @@
 """Random ops (``tf.random.*``): seeds, the stateful ops and the stateless ones."""
 
-from . import seeds, stateful, stateless  # noqa: F401  (registers the ops)
+from . import gamma, seeds, stateful, stateless  # noqa: F401  (registers the ops)

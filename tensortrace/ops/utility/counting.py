@@ -6,6 +6,7 @@ import numpy as np
 from ... import dtypes as D
 from ... import errors
 from ..._export import tf_export
+from ...composite import fallback
 from ...context import bind
 from ...convert import convert_to_tensor
 from ...messages import shape_text
@@ -155,7 +156,12 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=D.int32, n
     ``weights`` each occurrence adds its weight (and the output takes the weights' dtype).
     ``axis=-1`` counts each row of a 2-D ``arr`` separately.
     """
-    arr = convert_to_tensor(arr)
+    try:
+        arr = convert_to_tensor(arr)
+    except (TypeError, ValueError):  # a composite (ragged) has its own form
+        return fallback(bincount, (arr,), {"weights": weights, "minlength": minlength,
+                                           "maxlength": maxlength, "dtype": dtype, "axis": axis,
+                                           "binary_output": binary_output})
     if weights is not None:
         weights = convert_to_tensor(weights)
     if weights is not None and binary_output:
