@@ -119,7 +119,7 @@ EXPORTS = {
         'data': ('AUTOTUNE DatasetSpec INFINITE_CARDINALITY TFRecordDataset TextLineDataset '
                  'UNKNOWN_CARDINALITY experimental'),
         'data.dataset': 'Dataset Options',
-        'data.iterator': 'Iterator',
+        'data.iterator': 'Iterator IteratorSpec',
     },
     'data.experimental': {
         'data': 'cardinality',

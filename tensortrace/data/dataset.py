@@ -16,7 +16,6 @@ from ..convert import constant, convert_to_tensor
 from ..ops.math.casting import cast
 from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
-from ..tracing import signature
 from ..tracing.function import function
 from . import iterator as _iterator
 from . import ops, structure
@@ -344,7 +343,7 @@ class DatasetSpec:
     # --- the trace-type protocol ------------------------------------------------------------
     def is_subtype_of(self, other):
         return (isinstance(other, DatasetSpec) and self.shape == other.shape
-                and _element_subtype(self.element_spec, other.element_spec))
+                and structure.is_subtype(self.element_spec, other.element_spec))
 
     def most_specific_common_supertype(self, others):
         return self if all(o == self for o in others) else None
@@ -355,18 +354,6 @@ class DatasetSpec:
 
     def to_tensors(self, value):
         return [value._variant()]  # fed to the trace's variant placeholder
-
-
-def _element_subtype(spec, general):
-    if isinstance(general, dict):
-        return (isinstance(spec, dict) and spec.keys() == general.keys()
-                and all(_element_subtype(spec[k], general[k]) for k in general))
-    if isinstance(general, (list, tuple)):
-        return (type(spec) is type(general) and len(spec) == len(general)
-                and all(_element_subtype(a, b) for a, b in zip(spec, general)))
-    if isinstance(general, TensorSpec):
-        return signature.is_subtype(spec, general)
-    return spec == general
 
 
 class DatasetArgument(Dataset):

@@ -7,6 +7,7 @@ resource handle), the graph iterator of a trace, and the graph loop over a datas
 
 import numpy as np
 
+from .. import dtypes as D
 from .. import errors, nest
 from .._export import tf_export
 from ..context import bind, state
@@ -14,7 +15,7 @@ from ..convert import constant
 from ..ops.control_flow.loops import while_loop
 from ..ops.math.compare import logical_and
 from ..shapes import TensorShape
-from ..tensor import Tensor
+from ..tensor import Tensor, TensorSpec
 from . import checkpointing, ops, optional, structure
 
 _ERROR_THRESHOLD = 32
@@ -101,6 +102,15 @@ class OwnedIterator(Iterator):
         ``for_loop``)."""
         return for_loop(self._resource(), self._spec, body, loop_vars, extra_test, count)
 
+    @property
+    def _type_spec(self):
+        return IteratorSpec(self._spec)
+
+    def __tf_tracing_type__(self, context):
+        """An iterator argument of a tf.function is traced by its spec, as in TF: iterators of
+        one element spec share a trace (Keras passes a new one every epoch)."""
+        return IteratorSpec(self._spec)
+
     # --- checkpoints (see checkpointing.py): the iterator is a trackable with one value ------
     _checkpoint_attribute = checkpointing.ATTRIBUTE
 
@@ -112,6 +122,49 @@ class OwnedIterator(Iterator):
 
     def __repr__(self):
         return f"<tensortrace.data.OwnedIterator object at {hex(id(self))}>"
+
+
+class _IteratorArgument(OwnedIterator):
+    """An iterator argument inside a trace: its ops run on the resource placeholder that each
+    call feeds with the passed iterator's handle."""
+
+    def __init__(self, handle, spec):
+        self._spec, self._handle, self._state = spec, handle, None
+
+
+@tf_export("data.IteratorSpec")
+class IteratorSpec:
+    """The type spec of an iterator (``tf.data.IteratorSpec``), and the trace type of an
+    iterator argument of a tf.function (the protocol of ``tracing.signature``)."""
+
+    def __init__(self, element_spec):
+        self._element_spec = element_spec
+
+    element_spec = property(lambda self: self._element_spec)
+
+    def __eq__(self, other):
+        return type(other) is IteratorSpec and self._element_spec == other._element_spec
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return f"IteratorSpec({structure.structure_text(self._element_spec)},)"
+
+    # --- the trace-type protocol ------------------------------------------------------------
+    def is_subtype_of(self, other):
+        return (type(other) is IteratorSpec
+                and structure.is_subtype(self._element_spec, other._element_spec))
+
+    def most_specific_common_supertype(self, others):
+        return self if all(o == self for o in others) else None
+
+    def placeholder_value(self, context):
+        handle = context.graph.placeholder(TensorSpec((), D.resource), context.name)
+        return _IteratorArgument(handle, self._element_spec)
+
+    def to_tensors(self, value):
+        return [value._resource()]  # fed to the trace's resource placeholder
 
 
 class GraphIterator(Iterator):

@@ -13,6 +13,7 @@ from ..composite import CompositeTensor, NoneTensorSpec, TypeSpec, flat_componen
 from ..convert import convert_to_tensor
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor, TensorSpec
+from ..tracing import signature
 
 _wrap = EagerTensor._wrap
 
@@ -178,6 +179,19 @@ def relaxed(a, b):
             TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
             for x, y in zip(leaves(a), leaves(b))]
     return _pack(a, flat, False)
+
+
+def is_subtype(spec, general):
+    """Whether element spec ``spec`` fits the more general ``general`` (trace-type matching)."""
+    if isinstance(general, dict):
+        return (isinstance(spec, dict) and spec.keys() == general.keys()
+                and all(is_subtype(spec[k], general[k]) for k in general))
+    if isinstance(general, (list, tuple)):
+        return (type(spec) is type(general) and len(spec) == len(general)
+                and all(is_subtype(a, b) for a, b in zip(spec, general)))
+    if isinstance(general, TensorSpec):
+        return signature.is_subtype(spec, general)
+    return spec == general
 
 
 def structure_text(spec):
