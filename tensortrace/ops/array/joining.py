@@ -180,7 +180,7 @@ def stack(values, axis=0, name="stack"):
         ValueError: if ``axis`` is out of range.
     """
     axis = int_attr(axis)
-    if isinstance(values, Tensor) or hasattr(values, "_as_graph_or_eager_tensor"):
+    if isinstance(values, (Tensor, np.ndarray)) or hasattr(values, "_as_graph_or_eager_tensor"):
         x = convert_to_tensor(values)
         return x if axis == 0 else stack(unstack(x), axis)
     if not values:
