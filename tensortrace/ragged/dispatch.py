@@ -267,10 +267,11 @@ def _stack(values, axis=0, name=None):
 
 def _gather(params, indices, axis=0, batch_dims=0):
     if isinstance(indices, RaggedTensor):
-        rank = params.shape.rank
-        if (not isinstance(params, RaggedTensor) and not batch_dims and rank is not None
-                and axis not in (None, 0, -rank)):
-            return _axis_gather(params, indices, axis % rank if axis < 0 else axis)
+        if not isinstance(params, RaggedTensor):
+            params = tensor(params)
+            rank = params.shape.rank
+            if not batch_dims and rank is not None and axis not in (None, 0, -rank):
+                return _axis_gather(params, indices, axis % rank if axis < 0 else axis)
         return indices.with_flat_values(_gather(params, indices.flat_values, axis, batch_dims))
     if not isinstance(params, RaggedTensor):
         return gathering.gather(params, indices, axis=axis, batch_dims=batch_dims)
