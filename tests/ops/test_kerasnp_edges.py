@@ -73,6 +73,18 @@ def test_bessel_i0_i1_and_gradients():
                                np.i0([1.5]), rtol=1e-13)
 
 
+@pytest.mark.parametrize("fn", ["bessel_i0", "bessel_i1"])
+def test_bessel_gradients_finite_differences(fn):
+    op = getattr(tf.math, fn)
+    x = tf.constant([-3., -0.7, 0.4, 2.5, 6.], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = op(x)
+    h = 1e-6
+    numeric = (op(x + h).numpy() - op(x - h).numpy()) / (2 * h)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), numeric, rtol=1e-7)
+
+
 def test_band_part_jit_compile_with_tensor_bounds():
     pytest.importorskip("jax")
 
