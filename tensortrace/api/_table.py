@@ -254,8 +254,8 @@ EXPORTS = {
         'ops.math.compare': ('equal greater greater_equal is_finite is_inf is_nan less less_equal '
                              'logical_and logical_not logical_or logical_xor not_equal'),
         'ops.math.complex_numbers': 'angle conj imag real',
-        'ops.math.special': ('bessel_i0e bessel_i1e digamma erf erfc erfinv lgamma ndtri '
-                             'polygamma zeta'),
+        'ops.math.special': ('bessel_i0 bessel_i0e bessel_i1 bessel_i1e digamma erf erfc erfinv '
+                             'lgamma ndtri polygamma zeta'),
         'ops.math.transcendental': ('acos acosh asin asinh atan atan2 atanh cos cosh exp expm1 '
                                     'log log1p log_sigmoid rsqrt sigmoid sin sinh softplus '
                                     'softsign sqrt tan tanh'),
@@ -268,7 +268,7 @@ EXPORTS = {
         'ops.utility.counting': 'bincount',
     },
     'math.special': {
-        'ops.math.special': 'bessel_i0e bessel_i1e',
+        'ops.math.special': 'bessel_i0 bessel_i0e bessel_i1 bessel_i1e',
     },
     'nn': {
         'ops.indexing.sorting': 'top_k',
@@ -506,7 +506,8 @@ OPS = {
                          'LogicalOr NotEqual RightShift'),
     'ops.math.complex_numbers': 'Angle Complex ComplexAbs Conj Imag Real',
     'ops.math.select': 'SelectV2 Where',
-    'ops.math.special': 'BesselI0e BesselI1e Digamma Erf Erfc Erfinv Lgamma Ndtri Polygamma Zeta',
+    'ops.math.special': ('BesselI0 BesselI0e BesselI1 BesselI1e Digamma Erf Erfc Erfinv Lgamma '
+                         'Ndtri Polygamma Zeta'),
     'ops.math.transcendental': ('Acos Acosh Asin Asinh Atan Atan2 Atanh Cos Cosh Exp Expm1 Log '
                                 'Log1p Rsqrt Sigmoid Sin Sinh Softplus Softsign Sqrt Tan Tanh'),
     'ops.nn.activations': 'Elu Gelu LeakyRelu Relu Relu6 Selu Silu',
@@ -611,15 +612,16 @@ GRADS = {
                               'MatrixDiagPartV3 MatrixDiagV3 MatrixInverse MatrixSolve '
                               'MatrixTranspose Norm Qr SelfAdjointEigV2 Svd Tensordot Trace'),
     'autodiff.rules.math': ('Abs Acos Acosh Add AddN AddV2 Angle Asin Asinh Atan Atan2 Atanh '
-                            'BesselI0e BesselI1e BitwiseAnd BitwiseOr BitwiseXor Cast Ceil '
-                            'ClipByValue Complex ComplexAbs Conj Cos Cosh Digamma DivNoNan Equal '
-                            'Erf Erfc Erfinv Exp Expm1 Floor FloorDiv FloorMod Greater '
-                            'GreaterEqual Imag Invert IsFinite IsInf IsNan LeftShift Less '
-                            'LessEqual Lgamma Log Log1p LogicalAnd LogicalNot LogicalOr Maximum '
-                            'Minimum Mul MulNoNan Ndtri Neg NextAfter NotEqual Polygamma Pow Real '
-                            'RealDiv Reciprocal RightShift Rint Round Rsqrt SelectV2 Sigmoid Sign '
-                            'Sin Sinh Softplus Softsign Sqrt Square SquaredDifference Sub Tan '
-                            'Tanh TruncateDiv TruncateMod Where Xdivy Xlog1py Xlogy Zeta'),
+                            'BesselI0 BesselI0e BesselI1 BesselI1e BitwiseAnd BitwiseOr '
+                            'BitwiseXor Cast Ceil ClipByValue Complex ComplexAbs Conj Cos Cosh '
+                            'Digamma DivNoNan Equal Erf Erfc Erfinv Exp Expm1 Floor FloorDiv '
+                            'FloorMod Greater GreaterEqual Imag Invert IsFinite IsInf IsNan '
+                            'LeftShift Less LessEqual Lgamma Log Log1p LogicalAnd LogicalNot '
+                            'LogicalOr Maximum Minimum Mul MulNoNan Ndtri Neg NextAfter NotEqual '
+                            'Polygamma Pow Real RealDiv Reciprocal RightShift Rint Round Rsqrt '
+                            'SelectV2 Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Square '
+                            'SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod Where Xdivy '
+                            'Xlog1py Xlogy Zeta'),
     'autodiff.rules.nn': ('AvgPool AvgPool3D AvgPool3DGrad AvgPoolGrad BatchNormalization BiasAdd '
                           'CTCLoss Conv2D Conv2DBackpropFilter Conv2DBackpropInput Conv3D '
                           'Conv3DBackpropFilterV2 Conv3DBackpropInputV2 DepthwiseConv2dNative '

@@ -6,7 +6,7 @@ theirs)."""
 from .. import dtypes as D
 from .. import nest
 from .._export import tf_export
-from ..composite import CompositeTensor, fallback_call
+from ..composite import CompositeTensor, eager, fallback_call
 from ..context import state
 from ..convert import convert_to_tensor
 from ..graph.ir import Graph
@@ -89,6 +89,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     if not elems_flat:
         raise ValueError(f"elems must be a Tensor or (possibly nested) sequence of Tensors. Got "
                          f"{elems}, which does not contain any Tensors.")
+    if any(isinstance(t, CompositeTensor) and eager(t) for t in elems_flat):
+        return _map_rows(fn, elems, elems_flat, fn_output_signature)
     elems_flat = [convert_to_tensor(t) for t in elems_flat]
     if elems_flat[0].shape.rank == 0:
         raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
@@ -116,6 +118,33 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
                                maximum_iterations=n)
     results = _with_first_dim([r.stack() for r in results_ta], n_static)
     return nest.pack_sequence_as(result_structure, results)
+
+
+def _map_rows(fn, elems, elems_flat, fn_output_signature):
+    """``map_fn`` over eager elems holding composite tensors (a SparseTensor beside dense
+    tensors): each composite split into its rows by its TypeSpec (``_unbatch_values``, as
+    tf.data unbatches it), ``fn`` called on each row, the results batched back the same way
+    (dense ones stacked)."""
+    columns = [t._type_spec._unbatch_values(t) if isinstance(t, CompositeTensor)
+               else unstack(convert_to_tensor(t)) for t in elems_flat]
+    if len({len(c) for c in columns}) > 1:
+        raise ValueError(f"Dimensions {len(columns[0])} and "
+                         f"{next(len(c) for c in columns if len(c) != len(columns[0]))} are not "
+                         "compatible")
+    structure = elems if fn_output_signature is None else fn_output_signature
+    results = []
+    for row in zip(*columns):
+        result = fn(nest.pack_sequence_as(elems, list(row)))
+        nest.assert_same_structure(structure, result)
+        results.append(nest.flatten(result))
+    if not results:
+        raise ValueError("tf.map_fn over composite elems needs at least one row")
+    outputs = []
+    for k, first in enumerate(results[0]):
+        column = [r[k] for r in results]
+        outputs.append(first._type_spec._batch_values(column)
+                       if isinstance(first, CompositeTensor) else stack(column))
+    return nest.pack_sequence_as(structure, outputs)
 
 
 @tf_export("scan")

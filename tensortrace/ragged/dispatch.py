@@ -268,6 +268,11 @@ def _stack(values, axis=0, name=None):
 
 def _gather(params, indices, axis=0, batch_dims=0):
     if isinstance(indices, RaggedTensor):
+        if not isinstance(params, RaggedTensor):
+            params = tensor(params)
+            rank = params.shape.rank
+            if not batch_dims and rank is not None and axis not in (None, 0, -rank):
+                return _axis_gather(params, indices, axis % rank if axis < 0 else axis)
         return indices.with_flat_values(_gather(params, indices.flat_values, axis, batch_dims))
     if not isinstance(params, RaggedTensor):
         return gathering.gather(params, indices, axis=axis, batch_dims=batch_dims)
@@ -279,6 +284,30 @@ def _gather(params, indices, axis=0, batch_dims=0):
     if indices.shape.rank == 1:
         return gather_rows(params, indices)
     return _nest_rows(gather_rows(params, reshape(indices, [-1])), indices)
+
+
+def _axis_gather(params, indices, axis):
+    """Dense ``params`` gathered by ragged ``indices`` along ``axis`` > 0 (TF's
+    ``_axis_gather``): each slice ``params[i0, ..., i_{axis-1}]`` takes the indices' ragged
+    structure, so the result is ``params.shape[:axis] + indices.shape + params.shape[axis+1:]``
+    with the indices' ragged dimensions."""
+    flat = gathering.gather(params, indices.flat_values, axis=axis)
+    dtype = indices.row_splits.dtype
+    dims = tf_shape(params, out_type=dtype)
+    outer = R.reduce_prod(dims[:axis])
+    values = reshape(flat, concat([[-1], tf_shape(flat, out_type=dtype)[axis + 1:]], 0))
+    copies = U.tf_range(outer, dtype=dtype)
+    levels = []
+    for splits in indices.nested_row_splits:
+        count = splits[-1]
+        starts = reshape(copies * count, [-1, 1]) + reshape(splits[:-1], [1, -1])
+        levels.append(concat([reshape(starts, [-1]), reshape(outer * count, [1])], 0))
+    result = RaggedTensor.from_nested_row_splits(values, levels, validate=False)
+    result = RaggedTensor.from_uniform_row_length(result, indices.nrows(out_type=dtype),
+                                                  validate=False)
+    for j in reversed(range(1, axis)):
+        result = RaggedTensor.from_uniform_row_length(result, dims[j], validate=False)
+    return result
 
 
 def _nest_rows(flat, indices):

@@ -253,6 +253,12 @@ CASES = [
          ref=lambda x: np.sign(x) * np.exp(-np.abs(x)) * sum(
              (np.abs(x) / 2) ** (2 * k + 1) / (math.factorial(k) * math.factorial(k + 1))
              for k in range(40)), rtol=1e-11),
+    Case(tf.math.bessel_i0, (rand(20, dtype=np.float64, low=-8, high=8),), ref=np.i0,
+         rtol=1e-12),
+    Case(tf.math.bessel_i1, (rand(20, dtype=np.float64, low=-8, high=8),),
+         ref=lambda x: np.sign(x) * sum(
+             (np.abs(x) / 2) ** (2 * k + 1) / (math.factorial(k) * math.factorial(k + 1))
+             for k in range(40)), rtol=1e-11),
     Case(tf.math.invert_permutation, (np.array([3, 4, 0, 2, 1], np.int32),),
          ref=lambda p: np.argsort(p).astype(np.int32)),
 ]

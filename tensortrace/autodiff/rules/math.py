@@ -12,7 +12,8 @@ from ...ops.math.compare import greater, greater_equal, less, less_equal, logica
 from ...ops.math.complex_numbers import complex, conj, imag, real
 from ...ops.math.operands import constant_like
 from ...ops.math.select import where
-from ...ops.math.special import bessel_i0e, bessel_i1e, digamma, polygamma, zeta
+from ...ops.math.special import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma,
+                                 polygamma, zeta)
 from ...ops.math.transcendental import cos, cosh, exp, log, sigmoid, sin, sinh, sqrt
 from ..grad_util import no_gradient, not_differentiable, register_gradients, skip, unbroadcast
 
@@ -84,6 +85,8 @@ _UNARY = {  # op: its input's gradient from (x, y = op(x), upstream dy)
     "Ndtri":      lambda x, y, dy: dy * np.sqrt(2 * np.pi) * exp(square(y) / 2),
     "BesselI0e":  lambda x, y, dy: dy * (bessel_i1e(x) - sign(x) * y),
     "BesselI1e":  lambda x, y, dy: dy * (_i1e_prime(x, y)),
+    "BesselI0":   lambda x, y, dy: dy * bessel_i1(x),
+    "BesselI1":   lambda x, y, dy: dy * _i1_prime(x, y),
     "Lgamma":     lambda x, y, dy: dy * digamma(conj(x)),
     "Digamma":    lambda x, y, dy: dy * polygamma(_one(x), conj(x)),
     "Softplus":   lambda x, y, dy: dy * sigmoid(x),
@@ -145,6 +148,12 @@ def _i1e_prime(x, y):
     """d/dx of i1e: i0e(x) - y * (sign(x) + 1/x), with its limit 1/2 at 0 (TF's rule)."""
     safe = where(x == 0, ones_like(x), x)
     return where(x == 0, 0.5 * ones_like(x), bessel_i0e(x) - y * (sign(x) + reciprocal(safe)))
+
+
+def _i1_prime(x, y):
+    """d/dx of i1: i0(x) - y / x, and 1 at 0 (TF's rule imputes 1 there, not the limit 1/2)."""
+    safe = where(x == 0, ones_like(x), x)
+    return where(x == 0, ones_like(x), bessel_i0(x) - y / safe)
 
 
 def _unary_rule(derivative):

@@ -183,6 +183,11 @@ def stack(values, axis=0, name="stack"):
     if isinstance(values, Tensor) or hasattr(values, "_as_graph_or_eager_tensor"):
         x = convert_to_tensor(values)
         return x if axis == 0 else stack(unstack(x), axis)
+    if isinstance(values, np.ndarray):  # TF converts it whole; Pack takes no array as a list
+        if axis == 0:
+            return convert_to_tensor(values)
+        raise ValueError(f"expected a sequence for attr N, got an ndarray with rank "
+                         f"{values.ndim} instead")
     if not values:
         return convert_to_tensor(values)
     if axis == 0 and not holds_tensor(values):

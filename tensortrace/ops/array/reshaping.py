@@ -27,12 +27,15 @@ class Reshape:
 
     def infer(tensor, shape):
         check_index("Reshape", shape, "shape")
+        if shape.shape.rank not in (None, 1):  # the kernel's legacy scalar is no graph shape
+            raise graph_error("Reshape", f"Shape must be rank 1 but is rank {shape.shape.rank}",
+                              tensor.shape, shape.shape)
         return TensorSpec(_reshaped(tensor.shape, shape_values(shape), shape), tensor.dtype)
 
     def kernel(tensor, shape):
-        if shape.ndim != 1:
+        if shape.ndim > 1:  # TF's kernel still takes a scalar as a one-entry shape
             raise invalid_argument(f"sizes input must be 1-D, not {shape_text(shape.shape)}")
-        return tensor.reshape(_resolve_reshape(tensor, shape.tolist()))
+        return tensor.reshape(_resolve_reshape(tensor, shape.reshape(-1).tolist()))
 
     check = DtypeCheck("Reshape", INDEX, 1, first=1, attr="Tshape")
 

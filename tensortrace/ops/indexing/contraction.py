@@ -106,11 +106,11 @@ class Einsum:
                                            f"dimension {d}")
         # planning costs ~10us; it pays off (BLAS contractions) beyond tiny operands
         plan = len(arrays) > 2 or sum(np.size(a) for a in arrays) > 256
-        work = arrays
-        if arrays[0].dtype.kind == "V":  # bfloat16: NumPy's einsum has no loop for it
-            work = [a.astype(np.float32) for a in arrays]
-        out = np.einsum(equation, *work, optimize="greedy" if plan else False)
-        return result(np.asarray(out).astype(arrays[0].dtype, copy=False))
+        dtype = arrays[0].dtype
+        if dtype.kind == "V":  # bfloat16: NumPy's einsum has no loop for it; float32 has
+            arrays = [a.astype(np.float32) for a in arrays]
+        out = np.einsum(equation, *arrays, optimize="greedy" if plan else False)
+        return result(np.asarray(out).astype(dtype, copy=False))
 
 
 @tf_export("einsum", "linalg.einsum")

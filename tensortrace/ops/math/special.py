@@ -294,3 +294,21 @@ def _bessel_i1e(x):
 BESSEL_I1E, bessel_i1e = unary_op("BesselI1e", quiet(_bessel_i1e), FLOATING, "math.bessel_i1e",
                                   "math.special.bessel_i1e",
                                   doc="exp(-|x|) I1(x), the scaled modified Bessel function.")
+
+
+def _bessel_i0(x):
+    x64 = np.asarray(x, np.float64)
+    return (_bessel_i0e64(x64) * np.exp(np.abs(x64))).astype(x.dtype)[()]
+
+
+def _bessel_i1(x):
+    x64 = np.asarray(x, np.float64)
+    return (_bessel_i1e64(x64) * np.exp(np.abs(x64))).astype(x.dtype)[()]
+
+
+BESSEL_I0, bessel_i0 = unary_op("BesselI0", quiet(_bessel_i0), FLOATING, "math.bessel_i0",
+                                "math.special.bessel_i0",
+                                doc="I0(x), the modified Bessel function of order 0.")
+BESSEL_I1, bessel_i1 = unary_op("BesselI1", quiet(_bessel_i1), FLOATING, "math.bessel_i1",
+                                "math.special.bessel_i1",
+                                doc="I1(x), the modified Bessel function of order 1.")

@@ -170,6 +170,16 @@ def _one_hot(op, indices, depth, on_value, off_value, axis):
     return jnp.moveaxis(out, -1, axis) if axis not in (-1, out.ndim - 1) else out
 
 
+@lowering("MatrixBandPart")
+def _band_part(op, x, num_lower, num_upper):
+    # the band's bounds may be traced values (tf.linalg.band_part(x, -1, k) with a tensor k)
+    i = jnp.arange(x.shape[-2])[:, None]
+    j = jnp.arange(x.shape[-1])[None, :]
+    keep = (((num_lower < 0) | (i - j <= num_lower))
+            & ((num_upper < 0) | (j - i <= num_upper)))
+    return jnp.where(keep, x, jnp.zeros((), x.dtype))
+
+
 @lowering("ReverseV2")
 def _reverse(op, x, axis):
     return jnp.flip(x, tuple(_ints(axis, op, 1)))
