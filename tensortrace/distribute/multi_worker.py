@@ -31,9 +31,8 @@ from ..tracing import trace as _trace
 from ..variables import ResourceVariable, Variable, VariableSynchronization
 from . import mirrored as _mirrored
 from . import multi_worker_input as _input
-from .replicas import UpdateScope
-from .strategy import (DistributedValues, ReduceOp, ReplicaContext, Strategy, StrategyExtended,
-                       ValueContext, _mode, _reduce_op, _ReplicaScope, get_strategy)
+from .strategy import (ReduceOp, ReplicaContext, Strategy, ValueContext, _mode, _reduce_op,
+                       _ReplicaScope, get_strategy)
 from .values import Mirrored, MirroredVariable, SyncOnReadVariable, select_replica
 
 _LOCAL_DEVICE = "/device:CPU:0"
@@ -313,20 +312,10 @@ class _WorkerReplicaContext(ReplicaContext):
         return nest.map_structure(lambda v: self._strategy._gather(v, axis, options), value)
 
 
-class _MultiWorkerExtended(StrategyExtended):
-    """``strategy.extended`` of a MultiWorkerMirroredStrategy: collectives over the workers."""
-
-    def __init__(self, container_strategy, devices):
-        super().__init__(container_strategy)
-        self._devices = tuple(devices)
-
-    @property
-    def worker_devices(self):
-        return self._devices
-
-    @property
-    def parameter_devices(self):
-        return self._devices
+class _MultiWorkerExtended(_mirrored.MirroredExtended):
+    """``strategy.extended`` of a MultiWorkerMirroredStrategy: a MirroredStrategy's with one
+    local replica, whose updates, reductions and gathers are collectives over the workers
+    (TF's CollectiveAllReduceExtended extends MirroredExtended the same way)."""
 
     @property
     def should_checkpoint(self):
@@ -347,31 +336,6 @@ class _MultiWorkerExtended(StrategyExtended):
     def _in_multi_worker_mode(self):
         return self._container_strategy()._cluster.num_workers > 1
 
-    def value_container(self, value):
-        return getattr(value, "_tt_mirrored_by", None) or value
-
-    def call_for_each_replica(self, fn, args=(), kwargs=None):
-        return self._container_strategy().run(fn, args, kwargs)
-
-    def experimental_local_results(self, value):
-        return self._local_results(value)
-
-    def _local_results(self, value):
-        if isinstance(value, (DistributedValues, MirroredVariable)):
-            return tuple(value.values)
-        return (value,)
-
-    def update(self, var, fn, args=(), kwargs=None, group=True):
-        """``fn(copy, *args, **kwargs)`` on this worker's copy of ``var``."""
-        strategy = self._container_strategy()
-        copy = var.values[0] if isinstance(var, MirroredVariable) else var
-        _mode.scopes.append(UpdateScope(strategy, 0))
-        try:
-            out = fn(copy, *select_replica(0, args), **select_replica(0, kwargs or {}))
-        finally:
-            _mode.scopes.pop()
-        return nest.map_structure(_mirrored._as_value, out)
-
     def reduce_to(self, reduce_op, value, destinations, options=None):
         """``value`` combined over the workers (a Mirrored of this worker's copy)."""
         reduce_op = _reduce_op(reduce_op)
@@ -391,9 +355,6 @@ class _MultiWorkerExtended(StrategyExtended):
         m = Mirrored((value,))
         m._strategy = self._container_strategy()
         return m
-
-    def broadcast_to(self, tensor, destinations):
-        return tensor
 
     def _gather_to(self, value, axis):
         return self._container_strategy()._gather(value, axis)
