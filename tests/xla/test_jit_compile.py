@@ -88,6 +88,31 @@ def test_nn_and_linalg():
                        tf.add_n([a, a, a])), x, w)
 
 
+def test_matmul_with_a_transposed_left_operand():
+    """On CPU a float32 ``transpose_a`` product lowers to a kept transposed copy and a plain
+    dot (XLA's faster kernel for it); every dtype and operand kind keeps the NumPy values."""
+    x, dy = floats(6, 5), floats(6, 3)
+    both(lambda a, b: (tf.matmul(a, b, transpose_a=True),
+                       tf.matmul(a, tf.transpose(b), transpose_a=True, transpose_b=True),
+                       tf.matmul(tf.nn.relu(a), b, transpose_a=True),
+                       tf.matmul(tf.constant(np.arange(12.0, dtype=np.float32).reshape(3, 4)),
+                                 a[:3], transpose_a=True)), x, dy)
+    both(lambda a, b: tf.matmul(a, b, transpose_a=True),
+         floats(4, 2, dtype=np.float64), floats(4, 3, dtype=np.float64), rtol=1e-12)
+    ints = tf.constant(np.arange(12, dtype=np.int32).reshape(4, 3))
+    both(lambda a: tf.matmul(a, a, transpose_a=True), ints)
+
+    def weight_grad(a, b):
+        w = tf.ones([5, 3])
+        with tf.GradientTape() as tape:
+            tape.watch(w)
+            loss = tf.reduce_sum(tf.matmul(a, w) * b)
+        return tape.gradient(loss, w)
+
+    f = both(weight_grad, x, dy)
+    np.testing.assert_allclose(f(x, dy).numpy(), x.numpy().T @ dy.numpy(), rtol=1e-5)
+
+
 def test_convolution_and_pooling():
     image, kernel = floats(2, 6, 6, 3), floats(3, 3, 3, 4)
     both(lambda x, k: (tf.nn.conv2d(x, k, 1, "SAME"), tf.nn.conv2d(x, k, 2, "VALID"),
