@@ -158,10 +158,16 @@ class _Run:
                 r.paused.wait()
                 r.paused.clear()
         else:
+            ops = self.graph._ops
+            replica_of = self.graph.__dict__.setdefault("_replica_of", {})
             for r in self.replicas:
+                first = len(ops)
                 r.go.set()
                 r.paused.wait()
                 r.paused.clear()
+                # the ops this replica's turn added are its own: the executor may run them
+                # beside the other replicas' (executor/replica_groups.py)
+                replica_of.update((op.name, r.index) for op in ops[first:])
 
     def shared_variable(self, index, make):
         """Replica ``index``'s next new variable: replica 0 makes it (``make()``), the others
