@@ -230,6 +230,32 @@ def test_retracing_and_graph_export_are_unchanged():
     assert names == names_seq and "MatMul_5" in names
 
 
+def test_a_saved_function_runs_its_replicas_the_same_after_loading(tmp_path):
+    with _min_work(CONCURRENT):
+        s = tf.distribute.MirroredStrategy(TWO)
+        with s.scope():
+            m = tf.Module()
+            m.w = tf.Variable(np.arange(16.0, dtype=np.float32).reshape(4, 4))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+        def f(x):
+            def replica(x):  # a loop inside a part
+                y, i = x, tf.constant(0)
+                while i < 2:
+                    y, i = tf.matmul(y, m.w) / 10.0, i + 1
+                return tf.reduce_sum(y)
+            return s.reduce("SUM", s.run(replica, args=(x,)), axis=None)
+
+        m.f = f
+        x = tf.ones([2, 4])
+        w = m.w.numpy() / 10
+        np.testing.assert_allclose(float(m.f(x)), 2 * 2 * np.sum(np.ones(4) @ w @ w), rtol=1e-6)
+        assert "_parts((" in m.f.get_concrete_function().code
+        tf.saved_model.save(m, str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    assert float(loaded.f(x)) == float(m.f(x))
+
+
 def test_a_failing_replica_raises_tfs_error_and_leaves_no_thread_running():
     """Replica 1 gathers out of range: TF's InvalidArgumentError naming its node, from the
     part on the other thread; both replicas failing give replica 0's error (the in-order one);
