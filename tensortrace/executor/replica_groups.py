@@ -17,7 +17,7 @@ from . import parallel
 
 #: The second-biggest part of a group must cost this many element operations (about a
 #: nanosecond each) to pay for handing parts to threads (~30-50 us).
-MIN_PART_WORK = 1 << 17
+MIN_PART_WORK = 1 << 18
 
 #: Stateful ops that only read the resources they are given (parts may share those).
 _READERS = frozenset({"ReadVariableOp", "VarIsInitializedOp", "ResourceGather",
