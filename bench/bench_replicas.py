@@ -91,10 +91,10 @@ def main():
                                           len(devices)))
 
     rates.update(_mlp_rates(args))
-    print(f"  {'':<30}{'1 replica':>12}{'2 replicas':>12}{'speedup':>9}  (replica-steps/s)")
+    print(f"  {'':<36}{'1 replica':>12}{'2 replicas':>12}{'speedup':>9}  (replica-steps/s)")
     for name, (one, two) in rates.items():
         label = name if "numpy" in name else f"strategy.run, {name}"
-        print(f"  {label:<30}{one:12.2f}{two:12.2f}{two / one:8.2f}x")
+        print(f"  {label:<36}{one:12.2f}{two:12.2f}{two / one:8.2f}x")
     print(f"  load average after: {os.getloadavg()[0]:.2f}")
 
 
@@ -148,6 +148,8 @@ def _mlp_rates(args):
 
         rates["MLP step, tf.function"].append(
             _best_rate(lambda train=train, x=x: train(x), args.steps, len(devices)))
+    parts = "_parts((" in train.get_concrete_function(x).code
+    print(f"2-replica MLP step traced into replica parts run on threads: {parts}")
     return rates
 
 
