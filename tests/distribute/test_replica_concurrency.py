@@ -3,7 +3,6 @@ the replicas' meeting points, with the values, gradients, errors and output orde
 them in order."""
 
 import contextlib
-import io
 import logging
 import subprocess
 import sys
@@ -173,7 +172,10 @@ def test_printing_replicas_print_in_replica_order(capsys):
         f = tf.function(lambda: s.run(fn))
         for _ in range(3):
             f()
+        code = f.get_concrete_function().code
     assert capsys.readouterr().out == "replica 0\nreplica 1\n" * 3
+    prints = [line for line in code.splitlines() if "PrintV2" in line]
+    assert len(prints) == 2 and all(line.startswith(" " * 8 + "_k") for line in prints)
 
 
 def test_gradients_through_the_traced_run():
@@ -277,8 +279,10 @@ def test_a_failing_replica_raises_tfs_error_and_leaves_no_thread_running():
             return s.run(lambda i: tf.reduce_sum(tf.gather(params * 2.0, i)), args=(i,))
 
         def ids(bad):
-            return s.experimental_distribute_values_from_function(
-                lambda ctx: tf.constant([ctx.replica_id_in_sync_group, bad[ctx.replica_id_in_sync_group]]))
+            def replica_ids(ctx):
+                rid = ctx.replica_id_in_sync_group
+                return tf.constant([rid, bad[rid]])
+            return s.experimental_distribute_values_from_function(replica_ids)
 
         for bad in ([0, 9], [10, 9]):
             try:
