@@ -242,9 +242,9 @@ def test_a_saved_function_runs_its_replicas_the_same_after_loading(tmp_path):
         @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
         def f(x):
             def replica(x):  # a loop inside a part
-                y, i = x, tf.constant(0)
-                while i < 2:
-                    y, i = tf.matmul(y, m.w) / 10.0, i + 1
+                y, _ = tf.while_loop(lambda y, i: i < 2,
+                                     lambda y, i: (tf.matmul(y, m.w) / 10.0, i + 1),
+                                     (x, tf.constant(0)))
                 return tf.reduce_sum(y)
             return s.reduce("SUM", s.run(replica, args=(x,)), axis=None)
 
