@@ -6,8 +6,11 @@ Eagerly the replicas run concurrently between meeting points (NumPy releases the
 kernels, so compute-heavy replicas overlap); what they print is held per replica and written in
 replica order at each meeting point, so the output is TF's, whose replicas take turns. While a
 function is traced they take turns in replica order, as TF's replica threads always do, so the
-trace gets each replica's ops in order. A generator shared by the replicas (made outside the
-strategy) is drawn from in replica order in both modes, so each replica gets TF's numbers."""
+trace gets each replica's ops in order; the graph records which replica made each op
+(``graph._replica_of``), and the executor runs each replica's ops between meeting points as a
+part of their own on a thread (``executor/replica_groups.py``). A generator shared by the
+replicas (made outside the strategy) is drawn from in replica order in both modes, so each
+replica gets TF's numbers."""
 
 import io
 import sys
@@ -158,10 +161,16 @@ class _Run:
                 r.paused.wait()
                 r.paused.clear()
         else:
+            ops = self.graph._ops
+            replica_of = self.graph.__dict__.setdefault("_replica_of", {})
             for r in self.replicas:
+                first = len(ops)
                 r.go.set()
                 r.paused.wait()
                 r.paused.clear()
+                # the ops this replica's turn added are its own: the executor may run them
+                # beside the other replicas' (executor/replica_groups.py)
+                replica_of.update((op.name, r.index) for op in ops[first:])
 
     def shared_variable(self, index, make):
         """Replica ``index``'s next new variable: replica 0 makes it (``make()``), the others

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..numerics import EXTOBJ, IGNORE
 from ..registry import get as get_op
-from . import buffers, parallel
+from . import buffers, parallel, replica_groups
 
 
 class Generated:
@@ -135,14 +135,67 @@ class Emitter:
             self.names[id(ph)] = name
         feed_ids = {id(ph) for ph in feeds}
         ops = [op for op in graph.get_operations() if op.type != "Placeholder"]
-        dels = _last_uses(ops, graph.outputs)
-        reuse = buffers.plan(ops, graph.outputs, self.overrides)
 
         def may_delete(t):
             return t.op.type != "Const" and (free_feeds or id(t) not in feed_ids)
 
-        self._sequence(ops, reuse, dels, indent, may_delete)
+        items = replica_groups.plan(graph, ops)
+        if items is not None:  # replicas' work that runs at once
+            self._items(items, graph.outputs, indent, may_delete)
+        else:
+            dels = _last_uses(ops, graph.outputs)
+            reuse = buffers.plan(ops, graph.outputs, self.overrides)
+            self._sequence(ops, reuse, dels, indent, may_delete)
         return [self.names[id(t)] for t in graph.outputs]
+
+    def _items(self, items, outputs, indent, may_delete):
+        """Emit ``replica_groups.plan``'s items: runs of ops in order, and groups whose
+        replicas' parts are functions called on threads. Each item has its own liveness and
+        buffer plan, so no part writes into a buffer another part or a later item reads."""
+        last = {id(t): -1 for t in outputs}
+        for k, item in enumerate(items):
+            for op in item.ops if isinstance(item, replica_groups.Group) else item:
+                for t in op.inputs:
+                    last[id(t)] = k
+        final = {id(t) for t in outputs}
+        for k, item in enumerate(items):
+            def later(t, k=k):
+                return last.get(id(t), -1) > k or id(t) in final
+            if isinstance(item, replica_groups.Group):
+                self._group(item, later, indent, may_delete)
+                continue
+            keep = [t for op in item for t in op.inputs + op.outputs if later(t)]
+            self._sequence(item, buffers.plan(item, keep, self.overrides),
+                           _last_uses(item, keep), indent, may_delete)
+
+    def _group(self, group, later, indent, may_delete):
+        """The ops every part reads, then one function per replica's part (values it makes are
+        its locals; those read later are returned), the parts called at once, then the values
+        read inside for the last time deleted."""
+        for op in group.consts + group.before:
+            self._op(op, indent)
+        fns, returned = [], []
+        for replica in sorted(group.parts):
+            ops = group.parts[replica]
+            made = {id(t) for op in ops for t in op.outputs}
+            live = [t for op in ops for t in op.outputs if later(t)]
+            fns.append(self.fresh(f"replica_{replica}"))
+            self.line(f"def {fns[-1]}():", indent)
+            self._sequence(ops, buffers.plan(ops, live, self.overrides), _last_uses(ops, live),
+                           indent + 1, lambda t, made=made: id(t) in made and may_delete(t))
+            names = [self.names[id(t)] for t in live]
+            self.line(f"return ({', '.join(names)}{',' if names else ''})", indent + 1)
+            returned.append(names)
+        results = self.fresh("replica_results")
+        self.namespace["_parts"] = replica_groups.run_parts
+        self.line(f"{results} = _parts(({', '.join(fns)},))", indent)
+        for k, names in enumerate(returned):
+            if names:
+                self.line(f"{', '.join(names)}, = {results}[{k}]", indent)
+        made = {id(t) for ops in group.parts.values() for op in ops for t in op.outputs}
+        gone = [self.names[id(t)] for op in group.ops for t in op.inputs
+                if id(t) not in made and not later(t) and may_delete(t)]
+        self.line(f"del {', '.join(dict.fromkeys(fns + [results] + gone))}", indent)
 
     def _sequence(self, ops, reuse, dels, indent, may_delete, into=None):
         """Emit ``ops`` with the ``buffers.plan`` ``reuse``, deleting each value ``may_delete``
