@@ -27,8 +27,8 @@ import numpy as np
 
 from .. import dtypes
 from ..saving import io as _io
-from ..tensor import EagerTensor
 from ..saving.load import load
+from ..tensor import EagerTensor
 
 try:
     import ray  # noqa: F401 - the optional dependency
