@@ -10,6 +10,7 @@ import pytest
 
 import tensortrace as tf
 from tensortrace.distribute import ray_data
+from tensortrace.tracing import concrete
 
 ray = pytest.importorskip("ray", reason="the ray extra")
 pytest.importorskip("ray.data", reason="the ray extra")
@@ -100,6 +101,8 @@ def test_mistakes_fail_on_the_driver_naming_what_is_missing(cluster):
         ray_data.predict_batches(ds, os.path.join(MODELS, "absent"))
     with pytest.raises(TypeError, match="takes a ray.data.Dataset; got list"):
         ray_data.predict_batches([1], mlp)
+    with pytest.raises(ValueError, match="`num_cpus` must be a positive number; got 0"):
+        ray_data.predict_batches(ds, mlp, input_columns={"x": "features"}, num_cpus=0)
 
 
 def test_predictor_checks_each_batch():
@@ -125,3 +128,48 @@ def test_predictor_checks_each_batch():
         ray_data.SavedModelPredictor(os.path.join(MODELS, "conv"), keep_columns=["mean"])
     with pytest.raises(ValueError, match=r"input_columns names \['y'\], which signature"):
         ray_data.SavedModelPredictor(os.path.join(MODELS, "conv"), input_columns={"y": "a"})
+
+
+def test_tf_multi_output_signature_compiles_once_for_full_and_partial_batches(monkeypatch):
+    """TF's ``scaled`` signature (two outputs) over full batches and a partial last one: TF's
+    recorded rows, and one compiled graph for all of them (a loaded signature never retraces)."""
+    compiled = []
+    real = concrete.compile_graph
+    monkeypatch.setattr(concrete, "compile_graph", lambda *a: compiled.append(a) or real(*a))
+    recorded = _tf_call("multi", "signature:scaled")
+    x = np.array(recorded["inputs"]["x"]["value"], np.float32)
+    want = {k: np.array(v["value"], np.float32) for k, v in recorded["outputs"].items()}
+    predict = ray_data.SavedModelPredictor(os.path.join(MODELS, "multi"), "scaled")
+    for rows in (slice(0, 2), slice(0, 2), slice(1, 2), slice(0, 1)):
+        out = predict({"x": x[rows]})
+        assert sorted(out) == ["output_0", "output_1"]
+        for name in out:
+            np.testing.assert_array_equal(out[name], want[name][rows])
+    assert len(compiled) == 1
+
+
+def test_read_only_batches_are_fed_without_a_copy(tmp_path):
+    """A zero-copy batch (read-only, as Ray Data gives) reaches the signature as a tensor on
+    the column's memory; a writable one, or one of another dtype, is converted (copied) by the
+    call. The values are the same, and the batch is left as it was."""
+    class Double(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32, name="x")])
+        def __call__(self, x):
+            return {"y": x * 2.0, "s": tf.reduce_sum(x, axis=1)}
+
+    tf.saved_model.save(Double(), str(tmp_path))
+    predict = ray_data.SavedModelPredictor(tmp_path)
+    fed = []
+    signature = predict._fn
+    predict._fn = lambda **feeds: fed.append(feeds["x"]) or signature(**feeds)
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    frozen = x.copy()
+    frozen.flags.writeable = False
+    for batch in (frozen, frozen, frozen[:1], x, x.astype(np.float64)):
+        out = predict({"x": batch})
+        np.testing.assert_array_equal(out["y"], np.asarray(batch, np.float32) * 2)
+        np.testing.assert_array_equal(out["s"], np.asarray(batch, np.float32).sum(axis=1))
+        assert out["y"].flags.writeable and not np.shares_memory(out["y"], batch)
+    assert [isinstance(f, tf.Tensor) for f in fed] == [True, True, True, False, False]
+    assert all(np.shares_memory(np.asarray(f), frozen) for f in fed[:3])
+    np.testing.assert_array_equal(frozen, np.arange(8).reshape(4, 2))
