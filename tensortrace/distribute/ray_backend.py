@@ -77,6 +77,7 @@ class _Mailbox:
         with self._ready:
             if run >= self._run:
                 self._errors.setdefault(run, message)
+                self._slots = {k: v for k, v in self._slots.items() if k[0] != run}
                 self._ready.notify_all()
 
     def collect(self, run, seq, count, timeout):
