@@ -1,6 +1,7 @@
 """Training on Ray: N actors, each a worker of one ``MultiWorkerMirroredStrategy`` cluster, run
-the same training function; their collectives meet in a coordinator actor and their tensors
-travel through Ray's object store.
+the same training function; each sends its part of a collective straight to the others (a
+tensor through Ray's object store: it is put once, and read by the others without a copy on
+one machine) and reduces the parts in worker order.
 
     def train():
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
@@ -15,11 +16,11 @@ machine on first use (``ray.init(num_cpus=...)``) unless it is running, or ``add
 others' collectives: the run raises (``tf.errors.UnavailableError`` for a dead worker) instead
 of waiting."""
 
-import asyncio
 import importlib
 import itertools
 import os
 import sys
+import threading
 import time
 
 import numpy as np
@@ -46,116 +47,146 @@ def _require_ray(what):
         _ray_errors = importlib.import_module("ray.exceptions")
 
 
-# --- the coordinator: where the workers' k-th collectives meet ---------------------------------
-class _Entry:
-    def __init__(self, n):
-        self.metas, self.payloads = [None] * n, [None] * n
-        self.arrived = self.taken = 0
-        self.done = asyncio.Event()
+# --- the mailbox: where the other workers' k-th collectives arrive ----------------------------
+class _Mailbox:
+    """What the other workers sent this worker for its collectives, by run and sequence number
+    (a worker's k-th collective meets the others' k-th: they run the same program), and why a
+    run was aborted. Filled by the actor's collective thread, emptied by its training thread."""
 
+    def __init__(self):
+        self._ready = threading.Condition()
+        self._run = 0
+        self._slots = {}  # (run, seq) -> {rank: (meta, payload)}
+        self._errors = {}  # run -> why it was aborted
 
-class _Coordinator:
-    """Each worker hands in its k-th collective (what it is, and its value or a reference to
-    it in the object store); when all have, each gets every worker's record back."""
+    def start(self, run):
+        """Run ``run`` begins: what earlier runs left is dropped (a later run's messages may
+        already be here: a faster worker started it)."""
+        with self._ready:
+            self._run = run
+            self._slots = {k: v for k, v in self._slots.items() if k[0] >= run}
+            self._errors = {r: m for r, m in self._errors.items() if r >= run}
 
-    def __init__(self, num_workers):
-        self._n = num_workers
-        self._entries = {}
-        self._error = None
-        self._run = 0  # which run of the workers this is (a late abort of an earlier one: ignored)
-
-    async def exchange(self, seq, rank, meta, payload):
-        if self._error is not None:
-            return ("error", self._error)
-        entry = self._entries.get(seq)
-        if entry is None:
-            entry = self._entries[seq] = _Entry(self._n)
-        entry.metas[rank], entry.payloads[rank] = meta, payload
-        entry.arrived += 1
-        if entry.arrived == self._n:
-            entry.done.set()
-        else:
-            await entry.done.wait()
-        if self._error is not None:
-            return ("error", self._error)
-        entry.taken += 1
-        if entry.taken == self._n:
-            del self._entries[seq]
-        return ("ok", entry.metas, entry.payloads)
+    def deliver(self, run, seq, rank, meta, payload):
+        with self._ready:
+            if run >= self._run:
+                self._slots.setdefault((run, seq), {})[rank] = (meta, payload)
+                self._ready.notify_all()
 
     def abort(self, run, message):
-        """Fail every waiting and later collective of run ``run`` with ``message``."""
-        if run != self._run:
-            return
-        self._error = message
-        for entry in self._entries.values():
-            entry.done.set()
+        with self._ready:
+            if run >= self._run:
+                self._errors.setdefault(run, message)
+                self._slots = {k: v for k, v in self._slots.items() if k[0] != run}
+                self._ready.notify_all()
 
-    def reset(self, run):
-        self._run = run
-        self._error = None
-        self._entries.clear()
+    def collect(self, run, seq, count, timeout):
+        """The ``count`` other workers' records of collective ``seq`` ({rank: (meta, payload)});
+        None after ``timeout`` seconds; a str (why) if the run was aborted."""
+        key = (run, seq)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._ready:
+            while True:
+                if run in self._errors:
+                    return self._errors[run]
+                if len(self._slots.get(key, ())) == count:
+                    return self._slots.pop(key, {})
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return None
+                self._ready.wait(left)
 
 
 # --- the communicator a worker's strategy uses -------------------------------------------------
-_INLINE_BYTES = 64 * 1024  # smaller arrays travel inside the coordinator's messages
+_INLINE_BYTES = 64 * 1024  # smaller arrays travel inside the messages, larger through the store
+_COLLECTIVE_GROUP = "collective"  # the worker actors' concurrency group that takes messages
+
+
+def _clock():
+    """Wall and CPU (this process's threads, Ray's too) seconds."""
+    return time.perf_counter(), time.process_time()
 
 
 class _RayCommunicator:
-    """Collectives of one worker through the coordinator; each worker numbers its collectives,
-    and the k-th ones of all workers meet (they run the same program)."""
+    """Collectives of one worker: it sends its part (a large array as a reference to it in the
+    object store) straight to every other worker's mailbox and reads theirs from its own, one
+    message per pair and no go-between; each worker reduces the parts in worker order, so every
+    worker gets the same bits. ``stats`` counts the collectives, their bytes and the wall and
+    CPU seconds spent in each piece (put, exchange, get, sum)."""
 
     num_workers = property(lambda self: self._n)
 
-    def __init__(self, coordinator, rank, num_workers):
-        self._coordinator, self._rank, self._n = coordinator, rank, num_workers
+    def __init__(self, mailbox, run, peers, rank):
+        self._mailbox, self._run, self._rank, self._n = mailbox, run, rank, len(peers)
+        self._send = [None if i == rank else p.deliver.options(concurrency_group=_COLLECTIVE_GROUP)
+                      for i, p in enumerate(peers)]
         self._seq = itertools.count()
+        self.stats = dict.fromkeys(("collectives", "bytes") + tuple(
+            k + cpu for k in ("put", "exchange", "get", "sum") for cpu in ("", "_cpu")), 0)
+
+    def _charge(self, piece, since):
+        """Add the wall and CPU seconds since ``since`` to ``piece``; now."""
+        now = _clock()
+        self.stats[piece] += now[0] - since[0]
+        self.stats[piece + "_cpu"] += now[1] - since[1]
+        return now
 
     def _exchange(self, kind, array, timeout):
         meta = (kind,) if kind == "broadcast" else (
             kind, array.dtype.str, array.shape[1:] if kind == "all_gather" else array.shape)
+        if self._n == 1:  # the whole cluster: its own part is all there is
+            return [array]
+        start = _clock()
         if array is None or array.nbytes <= _INLINE_BYTES:
             payload = array
         else:
-            payload = [ray.put(array)]  # in a list: the coordinator passes the reference on
+            payload = [ray.put(array)]  # in a list: the receiver gets the reference, not the array
+        sent = self._charge("put", start)
         seq = next(self._seq)
-        ref = self._coordinator.exchange.remote(seq, self._rank, meta, payload)
-        try:
-            reply = ray.get(ref, timeout=timeout)
-        except _ray_errors.GetTimeoutError:
-            ray.cancel(ref)
+        for send in self._send:
+            if send is not None:
+                send.remote(self._run, seq, self._rank, meta, payload)
+        got = self._mailbox.collect(self._run, seq, self._n - 1, timeout)
+        if got is None:
             raise errors.DeadlineExceededError(
                 None, None, f"Collective ops timed out after {timeout} seconds waiting for the "
-                f"other workers ({kind} on worker {self._rank})") from None
-        except _ray_errors.RayError as e:
-            raise errors.UnavailableError(None, None, "Collective ops is aborted by: the "
-                                          f"coordinator is gone ({type(e).__name__})") from None
-        if reply[0] == "error":
-            raise errors.UnavailableError(None, None,
-                                          f"Collective ops is aborted by: {reply[1]}")
-        metas, payloads = reply[1], reply[2]
+                f"other workers ({kind} on worker {self._rank})")
+        if isinstance(got, str):
+            raise errors.UnavailableError(None, None, f"Collective ops is aborted by: {got}")
+        got[self._rank] = (meta, payload)
+        metas = [got[i][0] for i in range(self._n)]
         if any(m != metas[0] for m in metas):
             raise errors.InternalError(None, None, "The workers' collectives do not match: "
                                        f"collective #{seq} is {metas} on workers 0, 1, ...; "
                                        "the workers must run the same program")
-        return payloads
+        self.stats["collectives"] += 1
+        self.stats["bytes"] += 0 if array is None else array.nbytes
+        self._charge("exchange", sent)
+        return [got[i][1] for i in range(self._n)]
 
     def _arrays(self, payloads, own):
-        """The workers' arrays, in worker order (this worker's own without a copy)."""
+        """The workers' arrays, in worker order (this worker's own without a copy; the others'
+        in the object store: read-only views of it on this machine)."""
         refs = [(i, p[0]) for i, p in enumerate(payloads)
                 if i != self._rank and isinstance(p, list)]
+        if not refs:  # small arrays came inside the messages
+            return [own if i == self._rank else p for i, p in enumerate(payloads)]
+        start = _clock()
         try:
             fetched = dict(zip([i for i, _ in refs], ray.get([r for _, r in refs])))
         except _ray_errors.RayError as e:
             raise errors.UnavailableError(None, None, "Collective ops is aborted by: a worker's "
                                           f"tensor is lost ({type(e).__name__})") from None
+        self._charge("get", start)
         return [own if i == self._rank else fetched.get(i, p) for i, p in enumerate(payloads)]
 
     def all_reduce(self, array, timeout=None):
         parts = self._arrays(self._exchange("all_reduce", array, timeout), array)
+        start = _clock()
         total = np.add(parts[0], parts[1]) if len(parts) > 1 else np.array(parts[0])
         for part in parts[2:]:
             np.add(total, part, out=total)
+        self._charge("sum", start)
         return total
 
     def all_gather(self, array, timeout=None):
@@ -167,25 +198,45 @@ class _RayCommunicator:
         return np.array(self._arrays(payloads, array)[root])
 
 
+_current = []  # the communicator of the training function this worker process runs
+
+
+def collective_stats():
+    """This worker's collectives so far in the running training function: how many, their
+    bytes, and the seconds spent putting, exchanging, getting and summing (None outside a
+    Ray worker's run)."""
+    return dict(_current[0].stats) if _current else None
+
+
 # --- the worker actors -------------------------------------------------------------------------
 class _Worker:
-    """One worker process: joins the cluster, runs the training function."""
+    """One worker process: joins the cluster, runs the training function; its collective
+    thread takes the other workers' messages meanwhile."""
 
-    def __init__(self, rank, num_workers, coordinator, addresses):
+    def __init__(self, rank, num_workers, addresses):
         _require_ray("a Ray worker")  # this process's module globals
-        self._rank, self._n = rank, num_workers
-        self._coordinator, self._addresses = coordinator, addresses
+        self._rank, self._n, self._addresses = rank, num_workers, addresses
+        self._mailbox = _Mailbox()
 
     def ready(self):
         return os.getpid()
 
-    def run(self, fn, args, kwargs):
-        communicator = _RayCommunicator(self._coordinator, self._rank, self._n)
+    def deliver(self, run, seq, rank, meta, payload):
+        self._mailbox.deliver(run, seq, rank, meta, payload)
+
+    def abort(self, run, message):
+        self._mailbox.abort(run, message)
+
+    def run(self, fn, args, kwargs, run, peers):
+        self._mailbox.start(run)
+        communicator = _RayCommunicator(self._mailbox, run, peers, self._rank)
         join_cluster(self._n, self._rank, communicator, self._addresses)
+        _current[:] = [communicator]
         try:
             return fn(*args, **kwargs)
         finally:
             leave_cluster()
+            _current[:] = []
 
 
 def _init_ray(address, num_cpus, needed):
@@ -199,13 +250,21 @@ def _init_ray(address, num_cpus, needed):
                  include_dashboard=False)
 
 
+# glibc hands each array over 32 MiB (a gradient pack, its sum) fresh zeroed pages from mmap and
+# unmaps them when freed: every training step paid the page faults again. Larger thresholds
+# keep such arrays in the heap, whose freed memory the next step reuses.
+_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(256 << 20), "MALLOC_TRIM_THRESHOLD_": str(512 << 20)}
+
+
 def _worker_env(blas_threads, env_vars):
     """The actors' environment: this tensortrace first on the path, BLAS pinned to
-    ``blas_threads`` threads (NumPy reads it when it loads)."""
+    ``blas_threads`` threads (NumPy reads it when it loads), glibc's malloc keeping large
+    arrays' memory for reuse (unless this process's environment sets those variables)."""
     paths = [_ROOT] + [p for p in (os.getcwd(), sys.path[0]) if p and os.path.isdir(p)]
     if os.environ.get("PYTHONPATH"):
         paths.append(os.environ["PYTHONPATH"])
     env = {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
+    env.update({k: v for k, v in _MALLOC_ENV.items() if k not in os.environ})
     if blas_threads is not None:
         for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env[name] = str(blas_threads)
@@ -242,13 +301,11 @@ class RayWorkers:
                              f"need {num_workers * cpus_per_worker} CPUs; the Ray cluster has "
                              f"{available:g}")
         runtime_env = {"env_vars": _worker_env(blas_threads, env_vars)}
-        self._coordinator = ray.remote(num_cpus=0)(_Coordinator).options(
-            max_concurrency=1000, runtime_env=runtime_env).remote(num_workers)
         addresses = [f"ray-worker-{i}" for i in range(num_workers)]
-        actor = ray.remote(_Worker).options(num_cpus=cpus_per_worker, max_restarts=0,
-                                            runtime_env=runtime_env)
-        self._workers = [actor.remote(i, num_workers, self._coordinator, addresses)
-                         for i in range(num_workers)]
+        # the collective group's thread takes the other workers' messages while fn runs
+        actor = ray.remote(concurrency_groups={_COLLECTIVE_GROUP: 1})(_Worker).options(
+            num_cpus=cpus_per_worker, max_restarts=0, runtime_env=runtime_env)
+        self._workers = [actor.remote(i, num_workers, addresses) for i in range(num_workers)]
         self._broken = None
         self._runs = 0
         try:
@@ -277,8 +334,7 @@ class RayWorkers:
             raise errors.UnavailableError(None, None, f"{self._broken}; these workers cannot "
                                           "run again: start new ones")
         self._runs += 1
-        ray.get(self._coordinator.reset.remote(self._runs))
-        refs = {w.run.remote(fn, tuple(args), dict(kwargs or {})): i
+        refs = {w.run.remote(fn, tuple(args), dict(kwargs or {}), self._runs, self._workers): i
                 for i, w in enumerate(self._workers)}
         results = [None] * self._n
         failure = None
@@ -316,10 +372,11 @@ class RayWorkers:
         return results if all_workers else results[0]
 
     def _abort(self, message):
-        try:
-            self._coordinator.abort.remote(self._runs, message)
-        except _ray_errors.RayError:
-            pass
+        for w in self._workers:  # a dead one's message is lost: nobody waits for it
+            try:
+                w.abort.options(concurrency_group=_COLLECTIVE_GROUP).remote(self._runs, message)
+            except _ray_errors.RayError:
+                pass
 
     def _kill_all(self, why):
         self._broken = f"the workers were stopped: {why}"
@@ -327,8 +384,8 @@ class RayWorkers:
             ray.kill(w)
 
     def shutdown(self):
-        """Stop the workers and their coordinator (Ray itself keeps running)."""
-        for handle in self._workers + [self._coordinator]:
+        """Stop the workers (Ray itself keeps running)."""
+        for handle in self._workers:
             try:
                 ray.kill(handle)
             except _ray_errors.RayError:

@@ -5,6 +5,7 @@ TF's (tests/fixtures/tf/make_multi_worker.py recorded them). Ray starts once per
 
 import json
 import os
+import re
 import shutil
 import time
 
@@ -202,6 +203,37 @@ def shards_and_reductions(cases):
     return out
 
 
+def reduce_through_the_store(steps):
+    """All-reduces, gathers and a broadcast of arrays too large for the messages (they go
+    through the object store), then ``steps`` more all-reduces; what this worker got, and its
+    collectives' counts."""
+    from tensortrace.distribute.ray_backend import collective_stats
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    index = strategy.cluster_resolver.task_id
+    value = tf.constant(np.random.RandomState(index).randn(3, 30000).astype(np.float32))
+    with strategy.scope():  # the chief's initial value, broadcast
+        v = tf.Variable(np.random.RandomState(index + 7).randn(40000).astype(np.float32))
+
+    @tf.function
+    def step(x):
+        ctx = tf.distribute.get_replica_context()
+        return ctx.all_reduce("SUM", x), ctx.all_reduce("MEAN", x), ctx.all_gather(x, axis=0)
+
+    total, mean, gathered = strategy.run(step, args=(value,))
+    for _ in range(steps):
+        strategy.run(step, args=(value,))
+    return (value.numpy(), total.numpy(), mean.numpy(), gathered.numpy(), v.numpy(),
+            collective_stats())
+
+
+def _store_objects():
+    """How many objects Ray's object store holds (Ray's memory summary)."""
+    import ray
+    from ray._private.internal_api import memory_summary
+    text = memory_summary(address=ray.get_runtime_context().gcs_address, stats_only=True)
+    return int(re.search(r"Plasma memory usage \d+ MiB, (\d+) objects", text).group(1))
+
+
 # --- the tests ---------------------------------------------------------------------------------
 def test_two_workers_follow_one_replica_with_the_global_batch(workers):
     (losses0, weights0), (losses1, weights1) = workers.run(train_mlp, all_workers=True)
@@ -296,3 +328,23 @@ def test_a_dead_worker_fails_the_run_within_bounded_time(workers, tmp_path):
     assert workers.broken == "worker 1 died"
     with open(marker) as f:  # the survivor's collective was aborted, not left waiting
         assert "Collective ops is aborted by: worker 1 died" in f.read()
+
+
+def test_large_tensors_go_through_the_store_and_are_freed(workers):
+    before = _store_objects()
+    got = workers.run(reduce_through_the_store, args=(40,), all_workers=True)
+    (x0, total, mean, gathered, v0, stats), (x1, total1, mean1, gathered1, v1, _) = got
+    np.testing.assert_array_equal(total, x0 + x1)  # worker order: bit for bit the same sum
+    np.testing.assert_array_equal(total1, total)
+    np.testing.assert_array_equal(mean, (x0 + x1) / np.float32(2))
+    np.testing.assert_array_equal(mean1, mean)
+    np.testing.assert_array_equal(gathered, np.concatenate([x0, x1]))
+    np.testing.assert_array_equal(gathered1, gathered)
+    np.testing.assert_array_equal(v1, v0)  # the chief's initial value
+    assert stats["collectives"] == 1 + 3 * 41 and stats["bytes"] > 41 * 3 * x0.nbytes
+    assert stats["put"] > 0 and stats["sum"] > 0
+    del got, x0, total, mean, gathered, v0, x1, total1, mean1, gathered1, v1  # Ray's views
+    deadline = time.monotonic() + 10  # the object store frees them (asynchronously)
+    while _store_objects() > before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _store_objects() <= before
