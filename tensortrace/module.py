@@ -50,7 +50,6 @@ _attach_hook = None
 #: AutoTrackable: ListWrapper, _DictWrapper, _TupleWrapper). The trackable data structures
 #: register it (the public surface installs a loader of them until then).
 structure_wrapper = [None]
-_STRUCTURES = frozenset({list, dict, tuple, collections.OrderedDict})
 
 
 def set_attach_hook(hook):
@@ -79,7 +78,9 @@ class Module:
         self._scope_name = name
 
     def __setattr__(self, name, value):
-        if type(value) in _STRUCTURES and structure_wrapper[0] is not None:
+        t = type(value)  # by identity: hashing a type with a metaclass can be slow
+        if (t is list or t is dict or t is tuple or t is collections.OrderedDict) and \
+                structure_wrapper[0] is not None:
             value = structure_wrapper[0](value)
         object.__setattr__(self, name, value)
         hook = _attach_hook
