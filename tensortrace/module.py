@@ -7,6 +7,7 @@
     Dense().trainable_variables   # (<tf.Variable 'Variable:0' ...>,)
 """
 
+import collections
 import re
 
 from . import variables as _variables
@@ -42,27 +43,19 @@ class _NameScope:
 
 #: Called as ``hook(module, name, value)`` after an attribute is set, while one is installed:
 #: checkpoint restoration installs one while values wait for objects not attached yet (TF's
-#: deferred restoration). Without one, Module has no Python ``__setattr__`` (which would slow
-#: every assignment).
+#: deferred restoration).
 _attach_hook = None
 
-
-def _setattr_with_hook(self, name, value):
-    object.__setattr__(self, name, value)
-    hook = _attach_hook
-    if hook is not None:
-        hook(self, name, value)
+#: ``wrap(value)``: a list, dict or tuple as a tf.Module attribute holds it (TF's Module is an
+#: AutoTrackable: ListWrapper, _DictWrapper, _TupleWrapper). The trackable data structures
+#: register it (the public surface installs a loader of them until then).
+structure_wrapper = [None]
 
 
 def set_attach_hook(hook):
     """Install ``hook`` (None removes it)."""
     global _attach_hook
     _attach_hook = hook
-    if hook is None:
-        if "__setattr__" in vars(Module):
-            del Module.__setattr__
-    else:
-        Module.__setattr__ = _setattr_with_hook
 
 
 def _camel_to_snake(name):
@@ -83,6 +76,16 @@ class Module:
                              f"Python identifiers (e.g. a valid class name).")
         self._name = name
         self._scope_name = name
+
+    def __setattr__(self, name, value):
+        t = type(value)  # by identity: hashing a type with a metaclass can be slow
+        if (t is list or t is dict or t is tuple or t is collections.OrderedDict) and \
+                structure_wrapper[0] is not None:
+            value = structure_wrapper[0](value)
+        object.__setattr__(self, name, value)
+        hook = _attach_hook
+        if hook is not None:
+            hook(self, name, value)
 
     @property
     def name(self):

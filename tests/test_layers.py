@@ -29,7 +29,7 @@ LAYERS = {
     9: ("tracing",),
     10: ("autograph",),
     11: ("data", "saving", "initializers", "summary", "checkpoint", "distribute", "lookup",
-         "profiler"),
+         "profiler", "testing"),
     # "" is the package's own __init__: the public surface; tnp is tf.experimental.numpy
     12: ("api", "", "tnp"),
     # the command line: runs scripts on the package; _tf_internal: TF's internal modules it gives

@@ -34,7 +34,7 @@ NAMESPACES = ("math", "nn", "linalg", "random", "strings", "bitwise", "debugging
               "types", "types.experimental", "types.experimental.distributed", "version",
               "sparse", "graph_util", "distribute", "distribute.experimental", "nn.experimental",
               "compat.v1", "lookup", "lookup.experimental", "profiler", "profiler.experimental",
-              "raw_ops", "dtypes.experimental", "autodiff")
+              "raw_ops", "dtypes.experimental", "autodiff", "test")
 
 #: ``tf.<name>`` that are no ``tf_export``: (module, attribute); None is the module itself.
 ATTRS = {
@@ -324,6 +324,17 @@ def _install_converter(trace):
         trace.converter = _convert_on_first_use
 
 
+def _wrap_on_first_use(value):
+    """tf.Module's wrapper of list/dict/tuple attributes until the data structures are loaded;
+    loading them installs their own."""
+    return load("checkpoint.tracking").wrap_or_unwrap(value)
+
+
+def _install_structure_wrapper(module):
+    if module.structure_wrapper[0] is None:
+        module.structure_wrapper[0] = _wrap_on_first_use
+
+
 class _AfterImport:
     """A meta-path finder running an action right after a module executes, whoever imports it:
     the tracing module gets its AutoGraph converter however it is reached."""
@@ -391,4 +402,5 @@ _ALIASES = _Aliases()
 _AFTER_IMPORT = _AfterImport({f"{PACKAGE}.registry": _install_loader,
                               f"{PACKAGE}.tensor": _install_operators,
                               f"{PACKAGE}.tracing.trace": _install_converter,
+                              f"{PACKAGE}.module": _install_structure_wrapper,
                               **{f"{PACKAGE}.{ns}": _adopt(ns) for ns in _table.COPIES}})

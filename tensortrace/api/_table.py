@@ -373,6 +373,11 @@ EXPORTS = {
         'summary.summaries': 'summary_scope write_raw_pb',
         'summary.writer': 'get_step set_step',
     },
+    'test': {
+        'testing': ('TestCase compute_gradient disable_with_predicate gpu_device_name '
+                    'is_built_with_cuda is_built_with_gpu_support is_built_with_rocm '
+                    'is_built_with_xla is_gpu_available main with_eager_op_as_function'),
+    },
     'train': {
         'checkpoint.checkpoint': 'Checkpoint CheckpointOptions',
         'checkpoint.management': ('CheckpointManager checkpoints_iterator get_checkpoint_state '
@@ -435,7 +440,7 @@ COPIES = {
 # The package's modules that are its attributes (tf.ops ...).
 ENGINE = ('api checkpoint composite context convert errors executor graph initializers messages '
           'module nest numerics ops parsing passes random_generator registry saved_model_cli '
-          'saving shapes shim tensor tnp tracing variables xla')
+          'saving shapes shim tensor testing tnp tracing variables xla')
 
 # {module: op types}: where each op is registered.
 OPS = {

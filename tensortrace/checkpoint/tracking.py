@@ -21,6 +21,7 @@ import copy
 import collections
 import functools
 
+from .. import module as _module
 from ..module import Module
 from ..random_generator import Generator
 from ..tracing.concrete import ConcreteFunction
@@ -451,3 +452,6 @@ class _TupleWrapper(tuple, Trackable):
 
     def __reduce_ex__(self, protocol):
         return (_TupleWrapper.wrap, (self._tt_plain(),))
+
+
+_module.structure_wrapper[0] = wrap_or_unwrap  # tf.Module is an AutoTrackable in TF

@@ -26,7 +26,7 @@ from ..tensor import TensorSpec
 from . import tensor_proto, tf_attrs
 from .graph_def import graph_to_function_def  # noqa: F401 - the pair's other half
 from .ir import Graph, _propagate_static
-from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES
+from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES, TF_PRIVATE
 from .verify import verify
 
 _CALLS = ("PartitionedCall", "StatefulPartitionedCall")
@@ -298,6 +298,7 @@ class _Body:
         sig = tf_attrs.signature(op_type)
         ours = {k[len(EXTRA_PREFIX):]: tf_attrs.decode(v) for k, v in attrs.items()
                 if k.startswith(EXTRA_PREFIX)}
+        ours.update((k, tf_attrs.decode(attrs[k])) for k in TF_PRIVATE if k in attrs)
         inputs = data
         if sig is not None:
             inputs = []

@@ -23,7 +23,7 @@ from .. import _protos, dtypes
 from .._export import tf_export
 from ..registry import get as get_op
 from . import tensor_proto, tf_attrs, tf_composites
-from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES, encode
+from .tf_attrs import EXTRA_PREFIX, INPUT_ATTRS, RENAMES, TF_PRIVATE, encode
 
 PRODUCER, MIN_CONSUMER = 2474, 12  # what TF 2.21 writes in GraphDef.versions
 PYTHON_OBJECT = "python:"  # the marker of an attr holding a Python object (lenient export)
@@ -347,8 +347,8 @@ class _Body:
             raise ExportError(f"op '{op.name}' ({op.type}) has no TF op of that type: TF could "
                               "not load it")
         if sig is None:  # an op TF does not have: our attrs under our names (a lenient view)
-            attrs = {(EXTRA_PREFIX + k if k.startswith("_") else k): self.encode(v, None, op)
-                     for k, v in op.attrs.items()}
+            attrs = {(EXTRA_PREFIX + k if k.startswith("_") and k not in TF_PRIVATE else k):
+                     self.encode(v, None, op) for k, v in op.attrs.items()}
             return self.add_node(op.name, op.type, inputs, attrs, control)
         ours = {k: v for k, v in op.attrs.items() if k not in drop}
         from_attrs = INPUT_ATTRS.get(op.type, {})
@@ -403,6 +403,8 @@ class _Body:
             tk = renames.get(k, k)
             if tk in sig.attrs:
                 attrs[tk] = self.encode(v, sig.attrs[tk][0], op)
+            elif tk in TF_PRIVATE:
+                attrs[tk] = self.encode(v, None, op)
             else:
                 self._check_extra(op, k, v)
                 attrs[EXTRA_PREFIX + k] = self.encode(v, None, op)

@@ -55,6 +55,8 @@ RENAMES = {op: {"dtype": "T"} for op in ("ResourceScatterNdAdd", "ResourceScatte
 # our attrs TF's op lacks, at the value TF's op computes with (a TF node has none of them)
 PLAIN = {("GatherNd", "batch_dims"): 0, ("LinSpace", "axis"): 0}
 EXTRA_PREFIX = "_tt_"  # our attrs TF's op does not have (TF ignores attrs starting with "_")
+# TF's own private attrs that ours mean too (a jit_compile call's mark): kept under TF's name
+TF_PRIVATE = frozenset({"_XlaMustCompile"})
 NONE = "None"  # an attr holding None travels as this AttrValue placeholder
 
 

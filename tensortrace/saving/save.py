@@ -191,10 +191,11 @@ class _Saver:
                 if child_index is not None:
                     node["children"].append([name, child_index])
             return index
-        if type(value) in (list, tuple) and _holds_trackable(value):
-            items = [self.object(v) for v in value]
-            return self._node(value, {"kind": type(value).__name__, "items": items})
-        if type(value) is dict and _holds_trackable(value):
+        if (type(value) is tuple or isinstance(value, list)) and _holds_trackable(value):
+            items = [self.object(v) for v in value]  # a tf.Module's ListWrapper: a list
+            kind = "tuple" if type(value) is tuple else "list"
+            return self._node(value, {"kind": kind, "items": items})
+        if isinstance(value, dict) and _holds_trackable(value):
             items = [[k, self.object(v)] for k, v in value.items()
                      if type(k) in (str, int) and _holds_trackable(v)]
             return self._node(value, {"kind": "dict", "items": items})
@@ -226,8 +227,8 @@ class _Saver:
 def _holds_trackable(value):
     if isinstance(value, (Variable, PolymorphicFunction, ConcreteFunction) + TRACKABLE):
         return True
-    if type(value) in (list, tuple):
+    if type(value) is tuple or isinstance(value, list):
         return any(_holds_trackable(v) for v in value)
-    if type(value) is dict:
+    if isinstance(value, dict):
         return any(_holds_trackable(v) for v in value.values())
     return False

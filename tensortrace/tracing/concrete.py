@@ -91,8 +91,8 @@ class ConcreteFunction:
                 args.extend(_named(s, f"{p.name}_{i}") for i, s in enumerate(spec))
             elif p.kind == p.KEYWORD_ONLY:
                 kwargs[p.name] = named
-            elif p.kind == p.VAR_KEYWORD:
-                kwargs.update({k: _named(v, k) for k, v in spec.items()})
+            elif p.kind == p.VAR_KEYWORD:  # sorted, as TF's monomorphic type unbundles them
+                kwargs.update({k: _named(spec[k], k) for k in sorted(spec)})
             else:
                 args.append(named)
         return tuple(args), kwargs
@@ -119,12 +119,32 @@ class ConcreteFunction:
         """The Python source the graph compiled to."""
         return self._executable().code
 
+    def _monomorphic_params(self):
+        """TF's monomorphic FunctionType of this trace: ``*args`` unbundled into positional-only
+        ``args_0``, ``args_1`` ... (the parameters before it positional-only too), ``**kwargs``
+        into keyword-only parameters in sorted order. Parameters annotated by their specs."""
+        has_var_positional = any(p.kind == p.VAR_POSITIONAL for p in self._binder.params)
+        params = []
+        for p, spec in zip(self._binder.params, self._specs):
+            if p.kind == p.VAR_POSITIONAL:
+                params.extend(p.replace(name=f"{p.name}_{i}", kind=p.POSITIONAL_ONLY,
+                                        annotation=s, default=p.empty)
+                              for i, s in enumerate(spec))
+            elif p.kind == p.VAR_KEYWORD:
+                params.extend(p.replace(name=k, kind=p.KEYWORD_ONLY, annotation=spec[k],
+                                        default=p.empty) for k in sorted(spec))
+            else:
+                kind = (p.POSITIONAL_ONLY if has_var_positional
+                        and p.kind == p.POSITIONAL_OR_KEYWORD else p.kind)
+                params.append(p.replace(kind=kind, annotation=spec, default=p.empty))
+        return params
+
     def pretty_printed_signature(self, verbose=True):
         if not verbose:  # TF's str(function_type)
             return self._function_type_text()
         lines = ["Input Parameters:"]
-        for p, spec in zip(self._binder.params, self._specs):
-            lines.append(f"  {p.name} ({p.kind.name}): {signature.describe(spec)}")
+        for p in self._monomorphic_params():
+            lines.append(f"  {p.name} ({p.kind.name}): {signature.describe(p.annotation)}")
         lines.append("Output Type:")
         lines.append(f"  {_describe_output(self.structured_outputs)}")
         lines.append("Captures:")
@@ -142,12 +162,16 @@ class ConcreteFunction:
         return f"ConcreteFunction {self.pretty_printed_signature()}"
 
     def _function_type_text(self):
-        parts, star = [], not any(p.kind == p.VAR_POSITIONAL for p in self._binder.params)
-        for p, s in zip(self._binder.params, self._specs):
+        parts, star = [], True
+        params = self._monomorphic_params()
+        for i, p in enumerate(params):
             if star and p.kind == p.KEYWORD_ONLY:  # keyword-only parameters follow a bare *
                 parts.append("*")
                 star = False
-            parts.append(f"{p.name}: {signature.describe(s)}")
+            parts.append(f"{p.name}: {signature.describe(p.annotation)}")
+            if p.kind == p.POSITIONAL_ONLY and (
+                    i + 1 == len(params) or params[i + 1].kind != p.POSITIONAL_ONLY):
+                parts.append("/")  # as inspect.Signature prints positional-only parameters
         params = ", ".join(parts)
         return f"({params}) -> {_describe_output(self.structured_outputs)}"
 
@@ -440,9 +464,7 @@ class _FunctionType(protocols.FunctionType):
     prints as ``(a: TensorSpec(...)) -> TensorSpec(...)``."""
 
     def __init__(self, cf):
-        params = [p.replace(annotation=spec, default=p.empty)
-                  for p, spec in zip(cf._binder.params, cf._specs)]
-        super().__init__(params, return_annotation=cf.graph.structured_outputs,
+        super().__init__(cf._monomorphic_params(), return_annotation=cf.graph.structured_outputs,
                          __validate_parameters__=False)
         self._cf = cf
 

@@ -241,7 +241,7 @@ class PolymorphicFunction:
         if traced:
             if self._reduce_retracing:
                 specs = self._cache.generalize(specs)
-            concrete = self._trace(specs)
+            concrete = self._trace(specs, values)
         self._count_call(traced)
         init = self._pending_initializer
         if init is not None:  # the first trace, which also initializes the variables it made
@@ -257,14 +257,14 @@ class PolymorphicFunction:
             return self._input_signature
         return signature.with_alias_ids(tuple(map(signature.spec_of, values)), values)
 
-    def _trace(self, specs):
+    def _trace(self, specs, values=None):
         previous = self._cache.latest()
         first = self._tracing_count == 0
         # TF's two modes: until a trace has created variables, every trace may create them (a
         # later one that does is an error); once one has, traces must create none.
         graph = trace(self._python_function, self._binder, specs, self._name,
                       allow_variable_creation=not self._created_variables,
-                      autograph=self._autograph)
+                      autograph=self._autograph, values=values)
         self._tracing_count += 1
         if graph.created_variables and not first:
             raise ValueError("Creating variables on a non-first call to a function decorated "
@@ -280,7 +280,8 @@ class PolymorphicFunction:
             self._created_variables = True
             self._keys.clear()
             graph = trace(self._python_function, self._binder, specs, self._name,
-                          allow_variable_creation=False, autograph=self._autograph)
+                          allow_variable_creation=False, autograph=self._autograph,
+                          values=values)
             self._tracing_count += 1
             concrete = ConcreteFunction(graph, self._binder, specs, self._name, jit)
         self._last_explanation = _explain(self._binder, previous, specs) if previous else None
@@ -426,6 +427,7 @@ class PolymorphicFunction:
             other = context_function[0](self)
             if other is not None:
                 return other.get_concrete_function(*args, **kwargs)
+        values = None
         if self._input_signature is not None:
             specs = self._input_signature
         else:
@@ -440,7 +442,7 @@ class PolymorphicFunction:
             if concrete is None:
                 if self._reduce_retracing:
                     specs = self._cache.generalize(specs)
-                concrete = self._trace(specs)
+                concrete = self._trace(specs, values)
         return concrete
 
     def experimental_get_concrete_functions(self):

@@ -51,6 +51,9 @@ def key_of(value):
     own = trace_type(value)
     if own is not None:
         return ("trace_type", own)
+    plain = _plain_structure(value)
+    if plain is not None:
+        return key_of(plain)
     if not t.__weakrefoffset__ and t.__hash__ is None:  # neither by identity nor by value
         raise TypeError(f"Could not generate a generic TraceType for {value!r}.Please verify "
                         "that it is immutable/hashable. Otherwise, consider implementing the "
@@ -130,6 +133,9 @@ def spec_of(value):
     own = trace_type(value)
     if own is not None:
         return own
+    plain = _plain_structure(value)
+    if plain is not None:
+        return spec_of(plain)
     if key_of(value)[0] == "id":
         return IdentitySpec(value)
     return value
@@ -326,7 +332,21 @@ def flat_inputs(value, out):
         own = trace_type(value)
         if own is not None:
             out.extend(own.to_tensors(value))
+        elif _plain_structure(value) is not None:
+            flat_inputs(_plain_structure(value), out)
     return out
+
+
+def _plain_structure(value):
+    """A list, dict or tuple subclass (the trackable wrappers a tf.Module attribute holds) as
+    the plain structure it traces as, in TF; None for anything else."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(value)
+    return None
 
 
 def leaves(structure):

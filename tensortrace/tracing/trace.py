@@ -15,7 +15,7 @@ from ..convert import convert_to_tensor
 from ..graph.ir import Graph, anchor_stack, release_stack
 from ..ops.array.passthrough import identity
 from ..tensor import Tensor, TensorSpec
-from ..variables import Variable, VariableSpec
+from ..variables import ResourceVariable, Variable, VariableSpec
 from .protocols import PlaceholderContext
 from .signature import IdentitySpec, is_trace_type
 
@@ -41,6 +41,8 @@ def _variable_creation_guard(variable):
 
 
 Variable._creation_hooks.append(_variable_creation_guard)
+#: Variables whose trace uses the object passed (a distributed or sliced one stays symbolic).
+_PLAIN_VARIABLES = (Variable, ResourceVariable)
 
 
 class FuncGraph(Graph):
@@ -53,22 +55,38 @@ class FuncGraph(Graph):
         self.allow_variable_creation = allow_variable_creation
         self.created_variables = []
 
+    def bind_capture(self, value, placeholder):
+        """Let ``placeholder`` (an input fed at call time) stand for the outer ``value``: a
+        variable argument's handle, read through the input of whichever variable is passed."""
+        self._capture_index[id(value)] = placeholder
 
-def _placeholders(graph, spec, name):
-    """Rebuild an argument from its spec: tensors become placeholders named ``name`` (…_1)."""
+    def has_capture(self, value):
+        return id(value) in self._capture_index
+
+
+def _placeholders(graph, spec, name, value=None):
+    """Rebuild an argument from its spec: tensors become placeholders named ``name`` (…_1).
+    A variable argument is, as in TF, the variable passed to the traced call itself (``value``),
+    its handle standing for the resource placeholder; without one, a symbolic variable."""
     if isinstance(spec, VariableSpec):
         handle = graph.placeholder(TensorSpec((), "resource"), name)
+        if type(value) in _PLAIN_VARIABLES:
+            if not graph.has_capture(value.handle):  # else aliased: the first input stands
+                graph.bind_capture(value.handle, handle)
+            return value
         return Variable._symbolic(handle, spec.dtype, spec.shape, name)
     if isinstance(spec, TensorSpec):
         return graph.placeholder(spec, spec.name or name)
-    if type(spec) in (list, tuple):
-        return type(spec)(_placeholders(graph, s, name) for s in spec)
-    if isinstance(spec, tuple) and hasattr(spec, "_fields"):
-        return type(spec)(*(_placeholders(graph, s, name) for s in spec))
+    if type(spec) in (list, tuple) or (isinstance(spec, tuple) and hasattr(spec, "_fields")):
+        parts = value if isinstance(value, (list, tuple)) and len(value) == len(spec) \
+            else (None,) * len(spec)
+        made = (_placeholders(graph, s, name, v) for s, v in zip(spec, parts))
+        return type(spec)(*made) if hasattr(spec, "_fields") else type(spec)(made)
     if type(spec) is dict:
         made = {k: None for k in spec}
+        parts = value if isinstance(value, dict) else {}
         for k in sorted(spec, key=repr):  # the order flat_inputs walks
-            made[k] = _placeholders(graph, spec[k], name)
+            made[k] = _placeholders(graph, spec[k], name, parts.get(k))
         return made
     if isinstance(spec, IdentitySpec):
         return spec.get()
@@ -77,8 +95,10 @@ def _placeholders(graph, spec, name):
     return spec
 
 
-def trace(python_function, binder, specs, name, allow_variable_creation=True, autograph=True):
-    """Trace ``python_function`` for arguments described by ``specs`` (one per parameter).
+def trace(python_function, binder, specs, name, allow_variable_creation=True, autograph=True,
+          values=None):
+    """Trace ``python_function`` for arguments described by ``specs`` (one per parameter);
+    ``values``, the call's own arguments, give variable arguments their objects.
 
     Returns:
         A FuncGraph with ``inputs`` (flat placeholders), ``outputs`` (flat tensors) and
@@ -90,20 +110,22 @@ def trace(python_function, binder, specs, name, allow_variable_creation=True, au
         fn = converter(python_function)
     anchor = anchor_stack(sys._getframe())  # the frames above this call, walked once
     try:
-        return _trace_into(graph, fn, binder, specs)
+        return _trace_into(graph, fn, binder, specs, values)
     finally:
         release_stack(anchor)
 
 
-def _trace_into(graph, fn, binder, specs):
+def _trace_into(graph, fn, binder, specs, given=None):
+    given = given if given is not None and len(given) == len(specs) else (None,) * len(specs)
     with graph.as_default():
         values = []
-        for spec, param in zip(specs, binder.params):
+        for spec, param, value in zip(specs, binder.params, given):
             if param.kind == param.VAR_POSITIONAL:
-                values.append(tuple(_placeholders(graph, s, f"{param.name}_{i}")
-                                    for i, s in enumerate(spec)))
+                value = value if type(value) is tuple else (None,) * len(spec)
+                values.append(tuple(_placeholders(graph, s, f"{param.name}_{i}", v)
+                                    for i, (s, v) in enumerate(zip(spec, value))))
             else:
-                values.append(_placeholders(graph, spec, param.name))
+                values.append(_placeholders(graph, spec, param.name, value))
         graph.inputs = [op.outputs[0] for op in graph.get_operations() if op.type == "Placeholder"]
         args, kwargs = binder.split(values)
         result = fn(*args, **kwargs)
