@@ -11,14 +11,17 @@ import weakref
 
 import numpy as np
 
-from .. import config, nest
+from .. import config, context, errors, nest
 from .._export import tf_export
 from .._logging import logger
 from ..convert import convert_to_tensor
+from ..data.optional import Optional
 from ..graph.ir import SymbolicTensor
 from ..ops.array.joining import concat
 from ..ops.array.shapes import shape as _shape
+from ..ops.control_flow.conditionals import cond
 from ..ops.math.arithmetic import minimum
+from ..ops.math.compare import logical_and
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
 from ..ops.utility import composites as _composites
@@ -473,6 +476,25 @@ class _Iterator(DistributedIterator):
 
     def get_next(self):
         return next(self)
+
+    def get_next_as_optional(self):
+        """The next element (PerReplica values) as a ``tf.experimental.Optional``, empty at the
+        end; inside a trace, decided when the function runs (TF's DistributedIterator)."""
+        if context.state.graph is None:
+            try:
+                return Optional.from_value(next(self))
+            except (StopIteration, errors.OutOfRangeError):
+                return Optional.empty(self.element_spec)
+        count = self._count()
+        parts = [self._iterator.get_next_as_optional() for _ in range(count)]
+        has_value = parts[0].has_value()
+        for part in parts[1:]:
+            has_value = logical_and(has_value, part.has_value())
+
+        def value():
+            return Optional.from_value(self._dataset._group([p.get_value() for p in parts]))
+
+        return cond(has_value, value, lambda: Optional.empty(self.element_spec))
 
     @property
     def element_spec(self):

@@ -9,19 +9,25 @@ which of them a worker reads (TF 2.21's rules, pinned in the tests):
   the file names an ``interleave``/``flat_map`` opens), and all the batches cut from them;
 * ``DATA``: each worker reads the whole dataset and keeps its replica's part of each batch;
 * ``AUTO``: ``FILE`` when the dataset reads files, else ``DATA``;
-* ``OFF``: each worker reads every batch cut from the whole dataset.
+* ``OFF``: each worker reads every batch cut from the whole dataset;
+* ``HINT``: each ``shard(tf.data.experimental.SHARD_HINT, ...)`` in the dataset becomes
+  ``shard(num_workers, worker_index)``, and each worker reads every batch cut from what that
+  gives it (no hint: the whole dataset, as ``OFF``).
 
-``FILE`` and ``OFF`` cut batches as TF's rebatching does: into batches of the replicas' size
+``FILE``, ``OFF`` and ``HINT`` cut batches as TF's rebatching does: into batches of the replicas' size
 (``ceil(first batch / replicas)``) within each batch, so a short last batch gives fewer;
 ``DATA`` cuts every batch into one part per replica."""
 
 import copy
 
-from .. import errors, nest
+from .. import context, errors, nest
 from ..convert import convert_to_tensor
 from ..data.dataset import Dataset
 from ..data.mapping import _FlatMapDataset
+from ..data.optional import Optional
 from ..data.readers import CsvDatasetV2
+from ..data.selection import SHARD_HINT, _ShardDataset
+from ..ops.control_flow.conditionals import cond
 from ..data.sources import TextLineDatasetV2
 from ..data.tfrecord import TFRecordDatasetV2
 from .mirrored import _split, _unbatched_spec
@@ -42,8 +48,7 @@ def distribute_dataset(strategy, dataset, options):
     if n == 1 or policy == "OFF":
         return _WorkerDataset(dataset, n, None)
     if policy == "HINT":
-        raise errors.InvalidArgumentError(None, None, "AutoShardPolicy.HINT is for tf.data "
-                                          "service sharding; use FILE, DATA, AUTO or OFF")
+        return _WorkerDataset(_hint_sharded(dataset, n, w), n, None)
     files = _file_sharded(dataset, n, w)
     if policy == "FILE" and files is None:
         return _WorkerDataset(None, n, None, error=errors.NotFoundError(
@@ -63,6 +68,19 @@ def datasets_from_function(strategy, dataset_fn, options):
         raise ValueError(f"`dataset_fn` must return a tf.data.Dataset, got "
                          f"{type(dataset).__name__}")
     return _WorkerDataset(dataset, 1, None)
+
+
+# --- HINT sharding -----------------------------------------------------------------------------
+def _hint_sharded(dataset, n, w):
+    """``dataset`` with each ``shard(SHARD_HINT, ...)`` in it made ``shard(n, w)``."""
+    if isinstance(dataset, _ShardDataset) and dataset._shards == SHARD_HINT:
+        return _hint_sharded(dataset._input, n, w).shard(n, w)
+    sharded = dataset
+    for child in dataset._inputs:
+        below = _hint_sharded(child, n, w)
+        if below is not child:
+            sharded = _replaced(sharded, child, below)
+    return sharded
 
 
 # --- FILE sharding -----------------------------------------------------------------------------
@@ -151,21 +169,29 @@ class _WorkerDataset(DistributedDataset):
     def __iter__(self):
         if self._error is not None:
             raise self._error
-        return _WorkerIterator(self._batches())
+        return _WorkerIterator(self, iter(self._dataset))
 
-    def _batches(self):
+    def _one_to_one(self):
+        """Whether each element of the dataset gives one batch here (whole, or a part)."""
+        return self._parts == 1 or self._keep is not None
+
+    def _batch_of(self, element):
+        """The batch one element gives (when ``_one_to_one``)."""
+        if self._parts == 1:
+            return element
+        flat = nest.flatten(element)
+        parts = [_split(v, self._parts) for v in flat]
+        return nest.pack_sequence_as(element, [p[self._keep] for p in parts])
+
+    def _batches(self, source):
         size = None
-        for element in self._dataset:
-            if self._parts == 1:
-                yield element
-                continue
-            flat = nest.flatten(element)
-            if self._keep is not None:  # this worker's part of each batch
-                parts = [_split(v, self._parts) for v in flat]
-                yield nest.pack_sequence_as(element, [p[self._keep] for p in parts])
+        for element in source:
+            if self._one_to_one():
+                yield self._batch_of(element)
                 continue
             # every part: TF's rebatch to the replicas' batch size (from the first batch),
             # within each batch (a short last batch gives fewer parts)
+            flat = nest.flatten(element)
             rows = _rows(flat[0])
             size = size or max(1, -(-rows // self._parts))
             for start in range(0, rows, size):
@@ -183,14 +209,48 @@ class _WorkerDataset(DistributedDataset):
 
 
 class _WorkerIterator(DistributedIterator):
-    def __init__(self, batches):
-        self._batches = batches
+    """An iterator over a worker's distributed dataset: eagerly, or inside a trace (from an
+    iterator made outside it)."""
+
+    def __init__(self, dataset, source):
+        self._dataset, self._source = dataset, source
+        self._batches = dataset._batches(source)
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return nest.map_structure(lambda t: PerReplica((t,)), next(self._batches))
+        return _per_replica(next(self._batches))
 
     def get_next(self):
         return next(self)
+
+    def get_next_as_optional(self):
+        """The next element (PerReplica values) as a ``tf.experimental.Optional``, empty at the
+        end; inside a trace, decided when the function runs (TF's DistributedIterator)."""
+        spec = self.element_spec
+        if context.state.graph is None:
+            try:
+                return Optional.from_value(next(self))
+            except StopIteration:
+                return Optional.empty(spec)
+        if not self._dataset._one_to_one():
+            raise NotImplementedError(
+                "get_next_as_optional inside a tf.function needs one batch per element of the "
+                "dataset (AUTO/DATA sharding, or one worker); with FILE, OFF or HINT sharding, "
+                "call it eagerly")
+        source = self._source.get_next_as_optional()
+
+        def value():
+            return Optional.from_value(_per_replica(self._dataset._batch_of(
+                source.get_value())))
+
+        return cond(source.has_value(), value, lambda: Optional.empty(spec))
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+
+def _per_replica(batch):
+    return nest.map_structure(lambda t: PerReplica((t,)), batch)
