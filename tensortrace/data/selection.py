@@ -177,8 +177,6 @@ class _ShardDataset(UnaryDataset):
         if n < 0:
             return n
         shards, index = int_value(self._shards, env), int_value(self._index, env)
-        if shards == SHARD_HINT:
-            return UNKNOWN
         return n // shards + (1 if index < n % shards else 0)
 
 

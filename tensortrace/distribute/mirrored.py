@@ -8,6 +8,7 @@ TF 2.21 does; a OneDeviceStrategy is one replica on one device."""
 
 import re
 import weakref
+from copy import copy as _shallow_copy
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from .._export import tf_export
 from .._logging import logger
 from ..convert import convert_to_tensor
 from ..data.optional import Optional
+from ..data.selection import SHARD_HINT, _ShardDataset
 from ..graph.ir import SymbolicTensor
 from ..ops.array.joining import concat
 from ..ops.array.shapes import shape as _shape
@@ -235,7 +237,10 @@ class MirroredStrategy(Strategy):
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """The dataset with each batch split over the replicas (TF's rebatching: each replica
-        takes ``ceil(batch / replicas)`` rows in turn, the last ones what remains)."""
+        takes ``ceil(batch / replicas)`` rows in turn, the last ones what remains); under the
+        ``HINT`` auto-shard policy, ``shard(SHARD_HINT, ...)`` is the one worker's shard."""
+        if _shard_policy(dataset) == 3:  # AutoShardPolicy.HINT
+            dataset = _hint_sharded(dataset, 1, 0)
         return _SplitDataset(self, dataset)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
@@ -389,6 +394,35 @@ def _split(value, n):
         rows = int(t.numpy().shape[0])
     k = -(-rows // n)
     return [t[minimum(i * k, rows):minimum((i + 1) * k, rows)] for i in range(n)]
+
+
+def _shard_policy(dataset):
+    """The dataset's ``auto_shard_policy`` option as a number (None: not set)."""
+    policy = getattr(dataset.options().experimental_distribute, "auto_shard_policy", None)
+    return None if policy is None else int(policy)
+
+
+def _hint_sharded(dataset, n, w):
+    """``dataset`` with each ``shard(SHARD_HINT, ...)`` in it made ``shard(n, w)``."""
+    if isinstance(dataset, _ShardDataset) and dataset._shards == SHARD_HINT:
+        return _hint_sharded(dataset._input, n, w).shard(n, w)
+    sharded = dataset
+    for child in dataset._inputs:
+        below = _hint_sharded(child, n, w)
+        if below is not child:
+            sharded = _replaced(sharded, child, below)
+    return sharded
+
+
+def _replaced(node, old, new):
+    """A copy of dataset ``node`` reading ``new`` where it read ``old``."""
+    clone = _shallow_copy(node)
+    for key, value in vars(node).items():
+        if value is old:
+            setattr(clone, key, new)
+        elif isinstance(value, (tuple, list)) and any(v is old for v in value):
+            setattr(clone, key, type(value)(new if v is old else v for v in value))
+    return clone
 
 
 def _unbatched_spec(spec):

@@ -14,8 +14,9 @@ which of them a worker reads (TF 2.21's rules, pinned in the tests):
   ``shard(num_workers, worker_index)``, and each worker reads every batch cut from what that
   gives it (no hint: the whole dataset, as ``OFF``).
 
-``FILE``, ``OFF`` and ``HINT`` cut batches as TF's rebatching does: into batches of the replicas' size
-(``ceil(first batch / replicas)``) within each batch, so a short last batch gives fewer;
+``FILE``, ``OFF`` and ``HINT`` cut batches as TF's rebatching does: into batches of the
+replicas' size (``ceil(first batch / replicas)``) within each batch, so a short last batch gives
+fewer;
 ``DATA`` cuts every batch into one part per replica."""
 
 import copy
@@ -26,11 +27,10 @@ from ..data.dataset import Dataset
 from ..data.mapping import _FlatMapDataset
 from ..data.optional import Optional
 from ..data.readers import CsvDatasetV2
-from ..data.selection import SHARD_HINT, _ShardDataset
 from ..ops.control_flow.conditionals import cond
 from ..data.sources import TextLineDatasetV2
 from ..data.tfrecord import TFRecordDatasetV2
-from .mirrored import _split, _unbatched_spec
+from .mirrored import _hint_sharded, _replaced, _split, _unbatched_spec
 from .strategy import DistributedDataset, DistributedIterator, InputContext
 from .values import PerReplica, PerReplicaSpec
 
@@ -45,10 +45,10 @@ def distribute_dataset(strategy, dataset, options):
     n, w = strategy._cluster.num_workers, strategy._cluster.task_id
     policy = getattr(dataset.options().experimental_distribute, "auto_shard_policy", None)
     policy = _POLICIES.get(None if policy is None else int(policy), "AUTO")
-    if n == 1 or policy == "OFF":
-        return _WorkerDataset(dataset, n, None)
     if policy == "HINT":
         return _WorkerDataset(_hint_sharded(dataset, n, w), n, None)
+    if n == 1 or policy == "OFF":
+        return _WorkerDataset(dataset, n, None)
     files = _file_sharded(dataset, n, w)
     if policy == "FILE" and files is None:
         return _WorkerDataset(None, n, None, error=errors.NotFoundError(
@@ -68,19 +68,6 @@ def datasets_from_function(strategy, dataset_fn, options):
         raise ValueError(f"`dataset_fn` must return a tf.data.Dataset, got "
                          f"{type(dataset).__name__}")
     return _WorkerDataset(dataset, 1, None)
-
-
-# --- HINT sharding -----------------------------------------------------------------------------
-def _hint_sharded(dataset, n, w):
-    """``dataset`` with each ``shard(SHARD_HINT, ...)`` in it made ``shard(n, w)``."""
-    if isinstance(dataset, _ShardDataset) and dataset._shards == SHARD_HINT:
-        return _hint_sharded(dataset._input, n, w).shard(n, w)
-    sharded = dataset
-    for child in dataset._inputs:
-        below = _hint_sharded(child, n, w)
-        if below is not child:
-            sharded = _replaced(sharded, child, below)
-    return sharded
 
 
 # --- FILE sharding -----------------------------------------------------------------------------
@@ -133,17 +120,6 @@ def _source(dataset):
     while dataset._inputs:
         dataset = dataset._inputs[0]
     return dataset
-
-
-def _replaced(node, old, new):
-    """A copy of dataset ``node`` reading ``new`` where it read ``old``."""
-    clone = copy.copy(node)
-    for key, value in vars(node).items():
-        if value is old:
-            setattr(clone, key, new)
-        elif isinstance(value, (tuple, list)) and any(v is old for v in value):
-            setattr(clone, key, type(value)(new if v is old else v for v in value))
-    return clone
 
 
 def _reshape_vector(names):

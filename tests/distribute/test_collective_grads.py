@@ -1,7 +1,8 @@
 """Gradients through ``ReplicaContext.all_reduce`` and ``all_gather`` in a MirroredStrategy's
 replicas (eagerly and traced), ``get_next_as_optional`` on its distributed iterators, and
-``tf.data.experimental.SHARD_HINT`` outside a distributed dataset; the values are TF 2.21's
-(tests/fixtures/tf/make_distribute_grads.py recorded them)."""
+``tf.data.experimental.SHARD_HINT`` outside a distributed dataset and under the HINT policy on
+one worker; the values are TF 2.21's (tests/fixtures/tf/make_distribute_grads.py recorded
+them)."""
 
 import json
 import os
@@ -118,7 +119,24 @@ def test_shard_hint_outside_a_distributed_dataset():
     assert tf.data.experimental.SHARD_HINT == EXPECTED["local"]["SHARD_HINT"] == -1
     hint = tf.data.experimental.SHARD_HINT
     dataset = tf.data.Dataset.range(8).shard(hint, hint)  # made; iterating it fails, as TF
+    # TF's count: 8 // -1 + (index -1 < 8 % -1)
+    assert int(dataset.cardinality()) == EXPECTED["local"]["cardinality"] == -7
     with pytest.raises(tf.errors.FailedPreconditionError) as info:
-        list(dataset)
+        next(iter(dataset))
     assert EXPECTED["local"]["iterate_hint"][0] == "FailedPreconditionError"
     assert EXPECTED["local"]["iterate_hint"][1].split("} ", 1)[1] in str(info.value)
+
+
+def test_hint_sharding_on_one_worker(mirrored):
+    """Under AutoShardPolicy.HINT one worker's hint is shard(1, 0): all the data (then split
+    over the replicas)."""
+    hint = tf.data.experimental.SHARD_HINT
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.HINT
+    for name, strategy in (("hint_one_worker", tf.distribute.MultiWorkerMirroredStrategy()),
+                           ("hint_mirrored", mirrored)):
+        dist = strategy.experimental_distribute_dataset(
+            tf.data.Dataset.range(8).shard(hint, hint).batch(4).with_options(options))
+        got = [[v.numpy().tolist() for v in strategy.experimental_local_results(e)]
+               for e in dist]
+        assert got == EXPECTED["local"][name]
