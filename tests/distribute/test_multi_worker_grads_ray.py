@@ -50,7 +50,7 @@ def worker_records():
 
 def fit(keras, strategy):
     """Two epochs of SGD on global batches of 8 (the fixture's model and data): History's
-    losses and the final weights."""
+    losses, the final weights and the loss ``evaluate`` gives then."""
     init = np.random.RandomState(1)
     rng = np.random.RandomState(0)
     x, y = rng.randn(32, 4).astype(np.float32), rng.randn(32, 1).astype(np.float32)
@@ -68,8 +68,10 @@ def fit(keras, strategy):
     else:
         with strategy.scope():
             m = build()
-    h = m.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(8), epochs=2, verbose=0)
-    return {"loss": h.history["loss"], "weights": [w.tolist() for w in m.get_weights()]}
+    data = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
+    h = m.fit(data, epochs=2, verbose=0)
+    return {"loss": h.history["loss"], "weights": [w.tolist() for w in m.get_weights()],
+            "evaluate": m.evaluate(data, verbose=0)}
 
 
 def fit_records():
@@ -121,6 +123,7 @@ def test_hint_sharding(records, worker, case):
 
 def assert_fit(got, want):
     np.testing.assert_allclose(got["loss"], want["loss"], rtol=1e-5)
+    np.testing.assert_allclose(got["evaluate"], want["evaluate"], rtol=1e-5)
     for g, w in zip(got["weights"], want["weights"]):
         np.testing.assert_allclose(np.array(g), np.array(w), rtol=1e-5, atol=1e-6)
 
@@ -138,8 +141,8 @@ def test_keras_fit_under_mirrored_strategy_matches_one_replica(fits):
 
 @keras_installed
 def test_keras_fit_under_multi_worker_strategy_matches_one_worker_on_the_global_batch(fits):
-    """Every worker ends with the weights and History of one replica fitting the global
-    batches. TF 2.21 itself fails here: Keras 3's reduce_per_replica asks TF for
+    """Every worker ends with the weights, History and evaluate loss of one replica fitting the
+    global batches. TF 2.21 itself fails here: Keras 3's reduce_per_replica asks TF for
     ``strategy.reduce("MEAN", scalar, axis=0)`` (tensorflow/tensorflow#72388); tensortrace's
     Keras binding averages scalars over the workers instead."""
     for worker in (0, 1):
