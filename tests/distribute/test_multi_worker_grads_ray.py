@@ -86,7 +86,8 @@ def fit_records():
 
 @pytest.fixture(scope="module")
 def workers():
-    with RayWorkers(2, num_cpus=2, env_vars={"KERAS_BACKEND": "tensorflow"}) as group:
+    # the same room as the other Ray modules ask for: whichever starts Ray first sizes it
+    with RayWorkers(2, num_cpus=4, env_vars={"KERAS_BACKEND": "tensorflow"}) as group:
         yield group
 
 
