@@ -55,4 +55,35 @@ def bind(package):
     if not keras.__version__.startswith("3."):
         raise ImportError(f"tf.keras needs Keras 3 (TF 2.21's tf.keras); found Keras "
                           f"{keras.__version__}: {INSTALL_HINT}")
-    return importlib.import_module("keras._tf_keras.keras")
+    module = importlib.import_module("keras._tf_keras.keras")
+    _average_scalars_over_workers(importlib.import_module("keras.src.backend.tensorflow.trainer"))
+    return module
+
+
+def _average_scalars_over_workers(trainer):
+    """Let Keras' ``fit``/``evaluate`` run under a multi-worker MultiWorkerMirroredStrategy.
+
+    Keras 3's ``reduce_per_replica`` averages the workers' outputs with
+    ``strategy.reduce("MEAN", v, axis=0)``, which TF rejects for the scalar metrics a train
+    step returns, so ``fit`` fails in TF 2.21 itself (tensorflow/tensorflow#72388). Scalars are
+    averaged over the workers instead (Keras' metric variables aggregate by SUM: every worker
+    holds the global value already); other values go to Keras' own function."""
+    original = trainer.reduce_per_replica
+    if getattr(original, "_tt_scalars_over_workers", False):
+        return
+
+    def reduce_per_replica(values, strategy, reduction):
+        if reduction not in ("auto", "mean") or \
+                not trainer._collective_all_reduce_multi_worker(strategy):
+            return original(values, strategy, reduction)
+
+        def one(value):
+            local = strategy.experimental_local_results(value)[0]
+            if getattr(getattr(local, "shape", None), "rank", None) == 0:
+                return strategy.reduce("MEAN", value, axis=None)
+            return original(value, strategy, reduction)
+
+        return trainer.tree.map_structure(one, values)
+
+    reduce_per_replica._tt_scalars_over_workers = True
+    trainer.reduce_per_replica = reduce_per_replica

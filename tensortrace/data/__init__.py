@@ -17,6 +17,7 @@ from .dataset import Dataset, DatasetSpec, Options
 from .iterator import Iterator, NumpyIterator
 from .optional import Optional as _Optional
 from .optional import get_next_as_optional as _get_next_as_optional
+from .selection import SHARD_HINT as _SHARD_HINT
 from .sources import TextLineDatasetV2 as TextLineDataset
 from .tfrecord import TFRecordDatasetV2 as TFRecordDataset
 
@@ -38,6 +39,7 @@ experimental.UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 experimental.cardinality = _cardinality
 experimental.Optional = _Optional
 experimental.get_next_as_optional = _get_next_as_optional
+experimental.SHARD_HINT = _SHARD_HINT
 
 # The CSV readers parse with tf.io's string ops: loaded when first named, not with tf.data.
 _READERS = {"CsvDataset": (".readers", "CsvDatasetV2"),

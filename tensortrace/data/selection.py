@@ -139,18 +139,27 @@ class _SkipDataset(_Counted):
         return 0 if count < 0 else max(0, n - count)
 
 
+SHARD_HINT = -1  # shard(SHARD_HINT, ...): the workers' count and index, under HINT sharding
+_HINT_OUTSIDE = (
+    "`tf.data.Dataset.shard(SHARD_HINT, ...)` can only be used in "
+    "`tf.distribute.Strategy.experimental_distribute_dataset()` with "
+    "`tf.data.experimental.AutoShardPolicy.HINT` policy, or tf.data service with "
+    "`tf.data.experimental.service.ShardingPolicy.HINT` processing mode. [Op:MakeIterator] "
+    "name: ")
+
+
 class _ShardDataset(UnaryDataset):
     """Every ``num_shards``-th element from ``index``."""
 
     def __init__(self, input_dataset, num_shards, index):
         self._shards = int_arg(num_shards, "num_shards")
         self._index = int_arg(index, "index")
-        if isinstance(self._shards, int) and self._shards <= 0:
+        if isinstance(self._shards, int) and self._shards <= 0 and self._shards != SHARD_HINT:
             raise errors.InvalidArgumentError(None, None, "Number of shards must be greater "
                                               "than zero (currently num_shards = "
                                               f"{self._shards}). [Op:ShardDataset]")
         if isinstance(self._index, int) and isinstance(self._shards, int) and \
-                not 0 <= self._index < self._shards:
+                self._shards != SHARD_HINT and not 0 <= self._index < self._shards:
             raise errors.InvalidArgumentError(
                 None, None, f"Index must be between 0 and {self._shards - 1} (currently "
                 f"index = {self._index}). [Op:ShardDataset]")
@@ -159,6 +168,8 @@ class _ShardDataset(UnaryDataset):
 
     def _iterate(self, env):
         shards, index = int_value(self._shards, env), int_value(self._index, env)
+        if shards == SHARD_HINT:  # a distributed dataset's HINT policy replaces the node
+            raise errors.FailedPreconditionError(None, None, _HINT_OUTSIDE)
         return itertools.islice(self._input._iterate(env), index, None, shards)
 
     def _cardinality(self, env=None):

@@ -8,17 +8,22 @@ TF 2.21 does; a OneDeviceStrategy is one replica on one device."""
 
 import re
 import weakref
+from copy import copy as _shallow_copy
 
 import numpy as np
 
-from .. import config, nest
+from .. import config, context, errors, nest
 from .._export import tf_export
 from .._logging import logger
 from ..convert import convert_to_tensor
+from ..data.optional import Optional
+from ..data.selection import SHARD_HINT, _ShardDataset
 from ..graph.ir import SymbolicTensor
 from ..ops.array.joining import concat
 from ..ops.array.shapes import shape as _shape
+from ..ops.control_flow.conditionals import cond
 from ..ops.math.arithmetic import minimum
+from ..ops.math.compare import logical_and
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
 from ..ops.utility import composites as _composites
@@ -232,7 +237,10 @@ class MirroredStrategy(Strategy):
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """The dataset with each batch split over the replicas (TF's rebatching: each replica
-        takes ``ceil(batch / replicas)`` rows in turn, the last ones what remains)."""
+        takes ``ceil(batch / replicas)`` rows in turn, the last ones what remains); under the
+        ``HINT`` auto-shard policy, ``shard(SHARD_HINT, ...)`` is the one worker's shard."""
+        if _shard_policy(dataset) == 3:  # AutoShardPolicy.HINT
+            dataset = _hint_sharded(dataset, 1, 0)
         return _SplitDataset(self, dataset)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
@@ -388,6 +396,35 @@ def _split(value, n):
     return [t[minimum(i * k, rows):minimum((i + 1) * k, rows)] for i in range(n)]
 
 
+def _shard_policy(dataset):
+    """The dataset's ``auto_shard_policy`` option as a number (None: not set)."""
+    policy = getattr(dataset.options().experimental_distribute, "auto_shard_policy", None)
+    return None if policy is None else int(policy)
+
+
+def _hint_sharded(dataset, n, w):
+    """``dataset`` with each ``shard(SHARD_HINT, ...)`` in it made ``shard(n, w)``."""
+    if isinstance(dataset, _ShardDataset) and dataset._shards == SHARD_HINT:
+        return _hint_sharded(dataset._input, n, w).shard(n, w)
+    sharded = dataset
+    for child in dataset._inputs:
+        below = _hint_sharded(child, n, w)
+        if below is not child:
+            sharded = _replaced(sharded, child, below)
+    return sharded
+
+
+def _replaced(node, old, new):
+    """A copy of dataset ``node`` reading ``new`` where it read ``old``."""
+    clone = _shallow_copy(node)
+    for key, value in vars(node).items():
+        if value is old:
+            setattr(clone, key, new)
+        elif isinstance(value, (tuple, list)) and any(v is old for v in value):
+            setattr(clone, key, type(value)(new if v is old else v for v in value))
+    return clone
+
+
 def _unbatched_spec(spec):
     if isinstance(spec, TensorSpec):
         return TensorSpec(TensorShape([None]).concatenate(spec.shape[1:]), spec.dtype)
@@ -473,6 +510,25 @@ class _Iterator(DistributedIterator):
 
     def get_next(self):
         return next(self)
+
+    def get_next_as_optional(self):
+        """The next element (PerReplica values) as a ``tf.experimental.Optional``, empty at the
+        end; inside a trace, decided when the function runs (TF's DistributedIterator)."""
+        if context.state.graph is None:
+            try:
+                return Optional.from_value(next(self))
+            except (StopIteration, errors.OutOfRangeError):
+                return Optional.empty(self.element_spec)
+        count = self._count()
+        parts = [self._iterator.get_next_as_optional() for _ in range(count)]
+        has_value = parts[0].has_value()
+        for part in parts[1:]:
+            has_value = logical_and(has_value, part.has_value())
+
+        def value():
+            return Optional.from_value(self._dataset._group([p.get_value() for p in parts]))
+
+        return cond(has_value, value, lambda: Optional.empty(self.element_spec))
 
     @property
     def element_spec(self):

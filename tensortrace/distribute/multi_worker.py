@@ -31,7 +31,8 @@ from ..tracing import trace as _trace
 from ..variables import ResourceVariable, Variable, VariableSynchronization
 from . import mirrored as _mirrored
 from . import multi_worker_input as _input
-from .strategy import (ReduceOp, ReplicaContext, Strategy, ValueContext, _mode, _reduce_op,
+from .strategy import (ReduceOp, ReplicaContext, Strategy, ValueContext,
+                       _differentiable_all_gather, _differentiable_all_reduce, _mode, _reduce_op,
                        _ReplicaScope, get_strategy)
 from .values import Mirrored, MirroredVariable, SyncOnReadVariable, select_replica
 
@@ -303,13 +304,18 @@ class _WorkerReplicaContext(ReplicaContext):
     def all_reduce(self, reduce_op, value, options=None):
         """``value`` (a structure of tensors) combined over the workers."""
         reduce_op = _reduce_op(reduce_op)
-        flat = nest.flatten(value)
-        reduced = self._strategy._batch_all_reduce(reduce_op, flat, options)
-        return nest.pack_sequence_as(value, reduced)
+
+        def batch_reduce(*values):
+            return self._strategy._batch_all_reduce(reduce_op, list(values), options)
+
+        return _differentiable_all_reduce(self, reduce_op, value, batch_reduce)
 
     def all_gather(self, value, axis, options=None):
         """The workers' values concatenated along ``axis``."""
-        return nest.map_structure(lambda v: self._strategy._gather(v, axis, options), value)
+        def batch_gather(*values):
+            return [self._strategy._gather(v, axis, options) for v in values]
+
+        return _differentiable_all_gather(self, value, axis, batch_gather)
 
 
 class _MultiWorkerExtended(_mirrored.MirroredExtended):

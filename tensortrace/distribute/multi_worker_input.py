@@ -9,22 +9,28 @@ which of them a worker reads (TF 2.21's rules, pinned in the tests):
   the file names an ``interleave``/``flat_map`` opens), and all the batches cut from them;
 * ``DATA``: each worker reads the whole dataset and keeps its replica's part of each batch;
 * ``AUTO``: ``FILE`` when the dataset reads files, else ``DATA``;
-* ``OFF``: each worker reads every batch cut from the whole dataset.
+* ``OFF``: each worker reads every batch cut from the whole dataset;
+* ``HINT``: each ``shard(tf.data.experimental.SHARD_HINT, ...)`` in the dataset becomes
+  ``shard(num_workers, worker_index)``, and each worker reads every batch cut from what that
+  gives it (no hint: the whole dataset, as ``OFF``).
 
-``FILE`` and ``OFF`` cut batches as TF's rebatching does: into batches of the replicas' size
-(``ceil(first batch / replicas)``) within each batch, so a short last batch gives fewer;
+``FILE``, ``OFF`` and ``HINT`` cut batches as TF's rebatching does: into batches of the
+replicas' size (``ceil(first batch / replicas)``) within each batch, so a short last batch gives
+fewer;
 ``DATA`` cuts every batch into one part per replica."""
 
 import copy
 
-from .. import errors, nest
+from .. import context, errors, nest
 from ..convert import convert_to_tensor
 from ..data.dataset import Dataset
 from ..data.mapping import _FlatMapDataset
+from ..data.optional import Optional
 from ..data.readers import CsvDatasetV2
+from ..ops.control_flow.conditionals import cond
 from ..data.sources import TextLineDatasetV2
 from ..data.tfrecord import TFRecordDatasetV2
-from .mirrored import _split, _unbatched_spec
+from .mirrored import _hint_sharded, _replaced, _split, _unbatched_spec
 from .strategy import DistributedDataset, DistributedIterator, InputContext
 from .values import PerReplica, PerReplicaSpec
 
@@ -39,11 +45,10 @@ def distribute_dataset(strategy, dataset, options):
     n, w = strategy._cluster.num_workers, strategy._cluster.task_id
     policy = getattr(dataset.options().experimental_distribute, "auto_shard_policy", None)
     policy = _POLICIES.get(None if policy is None else int(policy), "AUTO")
+    if policy == "HINT":
+        return _WorkerDataset(_hint_sharded(dataset, n, w), n, None)
     if n == 1 or policy == "OFF":
         return _WorkerDataset(dataset, n, None)
-    if policy == "HINT":
-        raise errors.InvalidArgumentError(None, None, "AutoShardPolicy.HINT is for tf.data "
-                                          "service sharding; use FILE, DATA, AUTO or OFF")
     files = _file_sharded(dataset, n, w)
     if policy == "FILE" and files is None:
         return _WorkerDataset(None, n, None, error=errors.NotFoundError(
@@ -117,17 +122,6 @@ def _source(dataset):
     return dataset
 
 
-def _replaced(node, old, new):
-    """A copy of dataset ``node`` reading ``new`` where it read ``old``."""
-    clone = copy.copy(node)
-    for key, value in vars(node).items():
-        if value is old:
-            setattr(clone, key, new)
-        elif isinstance(value, (tuple, list)) and any(v is old for v in value):
-            setattr(clone, key, type(value)(new if v is old else v for v in value))
-    return clone
-
-
 def _reshape_vector(names):
     return names if names.shape.rank == 1 else names[None] if names.shape.rank == 0 else names
 
@@ -151,21 +145,29 @@ class _WorkerDataset(DistributedDataset):
     def __iter__(self):
         if self._error is not None:
             raise self._error
-        return _WorkerIterator(self._batches())
+        return _WorkerIterator(self, iter(self._dataset))
 
-    def _batches(self):
+    def _one_to_one(self):
+        """Whether each element of the dataset gives one batch here (whole, or a part)."""
+        return self._parts == 1 or self._keep is not None
+
+    def _batch_of(self, element):
+        """The batch one element gives (when ``_one_to_one``)."""
+        if self._parts == 1:
+            return element
+        flat = nest.flatten(element)
+        parts = [_split(v, self._parts) for v in flat]
+        return nest.pack_sequence_as(element, [p[self._keep] for p in parts])
+
+    def _batches(self, source):
         size = None
-        for element in self._dataset:
-            if self._parts == 1:
-                yield element
-                continue
-            flat = nest.flatten(element)
-            if self._keep is not None:  # this worker's part of each batch
-                parts = [_split(v, self._parts) for v in flat]
-                yield nest.pack_sequence_as(element, [p[self._keep] for p in parts])
+        for element in source:
+            if self._one_to_one():
+                yield self._batch_of(element)
                 continue
             # every part: TF's rebatch to the replicas' batch size (from the first batch),
             # within each batch (a short last batch gives fewer parts)
+            flat = nest.flatten(element)
             rows = _rows(flat[0])
             size = size or max(1, -(-rows // self._parts))
             for start in range(0, rows, size):
@@ -183,14 +185,48 @@ class _WorkerDataset(DistributedDataset):
 
 
 class _WorkerIterator(DistributedIterator):
-    def __init__(self, batches):
-        self._batches = batches
+    """An iterator over a worker's distributed dataset: eagerly, or inside a trace (from an
+    iterator made outside it)."""
+
+    def __init__(self, dataset, source):
+        self._dataset, self._source = dataset, source
+        self._batches = dataset._batches(source)
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return nest.map_structure(lambda t: PerReplica((t,)), next(self._batches))
+        return _per_replica(next(self._batches))
 
     def get_next(self):
         return next(self)
+
+    def get_next_as_optional(self):
+        """The next element (PerReplica values) as a ``tf.experimental.Optional``, empty at the
+        end; inside a trace, decided when the function runs (TF's DistributedIterator)."""
+        spec = self.element_spec
+        if context.state.graph is None:
+            try:
+                return Optional.from_value(next(self))
+            except StopIteration:
+                return Optional.empty(spec)
+        if not self._dataset._one_to_one():
+            raise NotImplementedError(
+                "get_next_as_optional inside a tf.function needs one batch per element of the "
+                "dataset (AUTO/DATA sharding, or one worker); with FILE, OFF or HINT sharding, "
+                "call it eagerly")
+        source = self._source.get_next_as_optional()
+
+        def value():
+            return Optional.from_value(_per_replica(self._dataset._batch_of(
+                source.get_value())))
+
+        return cond(source.has_value(), value, lambda: Optional.empty(spec))
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+
+def _per_replica(batch):
+    return nest.map_structure(lambda t: PerReplica((t,)), batch)

@@ -9,10 +9,14 @@ import enum
 import threading
 
 from .. import dtypes, nest
+from ..autodiff.custom_gradient import custom_gradient
 from ..convert import convert_to_tensor
 from .._export import tf_export
 from ..ops.array.passthrough import identity
+from ..ops.array.ranges import range as range_
+from ..ops.array.reshaping import expand_dims, reshape
 from ..ops.array.shapes import shape as _shape
+from ..ops.indexing.gathering import gather
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
 from ..ops.sparse.indexed_slices import IndexedSlices
@@ -316,23 +320,83 @@ class ReplicaContext:
         reduce_op = _reduce_op(reduce_op)
         if self._run is None:
             return nest.map_structure(_own_value, value)
-        flat = nest.flatten(value)
 
-        def batch_reduce(strategy, *values):
-            return strategy.extended.batch_reduce_to(reduce_op, [(v, v) for v in values])
+        def batch_reduce(*values):
+            def merge_fn(strategy, *values):
+                return strategy.extended.batch_reduce_to(reduce_op, [(v, v) for v in values])
 
-        reduced = self.merge_call(batch_reduce, args=flat)
-        return nest.pack_sequence_as(value, list(reduced))
+            return list(self.merge_call(merge_fn, args=values))
+
+        return _differentiable_all_reduce(self, reduce_op, value, batch_reduce)
 
     def all_gather(self, value, axis, options=None):
+        """``value`` (a structure of tensors) of every replica, concatenated along ``axis``
+        in replica order."""
         if self._run is None:
             return nest.map_structure(identity, value)
-        flat = nest.flatten(value)
 
-        def gather(strategy, *values):
-            return [strategy.extended._gather_to(v, axis) for v in values]
+        def batch_gather(*values):
+            def merge_fn(strategy, *values):
+                return [strategy.extended._gather_to(v, axis) for v in values]
 
-        return nest.pack_sequence_as(value, list(self.merge_call(gather, args=flat)))
+            return list(self.merge_call(merge_fn, args=values))
+
+        return _differentiable_all_gather(self, value, axis, batch_gather)
+
+
+def _differentiable_all_reduce(ctx, reduce_op, value, batch_reduce):
+    """``batch_reduce(*flat)`` of ``value``'s tensors, differentiable as in TF: the gradient of
+    an all-reduce is the all-reduce (same op) of the upstream gradients. IndexedSlices are
+    reduced without a gradient (TF's rule too)."""
+    flat = nest.flatten(value)
+    if any(isinstance(v, IndexedSlices) for v in flat):
+        return nest.pack_sequence_as(value, batch_reduce(*flat))
+
+    @custom_gradient
+    def reduced(*xs):
+        return batch_reduce(*xs), lambda *dys: ctx.all_reduce(reduce_op, list(dys))
+
+    return nest.pack_sequence_as(value, _listed(reduced(*flat)))
+
+
+def _differentiable_all_gather(ctx, value, axis, batch_gather):
+    """``batch_gather(*flat)`` of ``value``'s tensors, differentiable as in TF: a replica's
+    gradient is its own rows (along ``axis``) of the upstream gradients summed over the
+    replicas."""
+    flat = nest.flatten(value)
+    for v in flat:
+        if isinstance(v, IndexedSlices):
+            raise NotImplementedError("all_gather does not support IndexedSlices")
+
+    @custom_gradient
+    def gathered(*xs):
+        def grad(*dys):
+            rid = ctx.replica_id_in_sync_group
+            grads = []
+            for x, dy in zip(xs, dys):
+                g = _summed_over_replicas(ctx, dy)
+                size = _shape(x)[axis]
+                sizes = ctx.all_gather(reshape(size, [1]), axis=0)
+                begin = reduce_sum(sizes[:rid])
+                grads.append(gather(g, range_(begin, begin + size), axis=axis))
+            return grads
+
+        return batch_gather(*xs), grad
+
+    return nest.pack_sequence_as(value, _listed(gathered(*flat)))
+
+
+def _summed_over_replicas(ctx, value):
+    """The replicas' ``value``s added: their all-reduce, or (a shape known only when run: a
+    gathered gradient in a trace, which packed reductions cannot size) the sum of their
+    all-gather along a new first axis."""
+    if value.shape.is_fully_defined():
+        return ctx.all_reduce(ReduceOp.SUM, value)
+    return reduce_sum(ctx.all_gather(expand_dims(value, 0), axis=0), 0)
+
+
+def _listed(result):
+    return list(result) if isinstance(result, (list, tuple)) else [result]
 
 
 class _ReplicaScope:

@@ -78,6 +78,9 @@ class PerReplicaSpec(composite.TypeSpec):
     def _from_components(self, components):
         return PerReplica(components)
 
+    def __repr__(self):  # TF prints the serialization tuple (one spec: with its comma)
+        return f"PerReplicaSpec{self._value_specs!r}"
+
 
 @tf_export("types.experimental.distributed.PerReplica")
 class PerReplica(_Distributed, composite.CompositeTensor):
