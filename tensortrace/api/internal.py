@@ -13,7 +13,6 @@ from ..checkpoint.tracking import (AutoTrackable, Trackable, no_automatic_depend
 from ..context import state
 from ..lookup.resource import TrackableResource
 from ..ops.control_flow.conditionals import cond
-from ..ops.utility.basic import get_static_value
 from ..tracing import trace
 from ..variables import Variable
 from . import load
@@ -65,8 +64,8 @@ def smart_cond(pred, true_fn=None, false_fn=None, name=None):
 
 def smart_constant_value(pred):
     """``pred``'s value when known without running anything (a bool), else None."""
-    if isinstance(pred, tensor.Tensor):
-        value = get_static_value(pred)
+    if isinstance(pred, tensor.Tensor):  # the utility ops (and nn, linalg ...) on first use
+        value = load("ops.utility.basic").get_static_value(pred)
         return None if value is None else bool(value)
     if isinstance(pred, bool) or pred in (0, 1):
         return bool(pred)
