@@ -16,7 +16,10 @@ Keras' own import tries optional packages (``try: import jax / IPython / pandas 
 except ImportError``: its orbax checkpoint callback, notebook file editor, array slicing, saving)
 and imports whichever are installed, whatever the backend. When this interpreter has packages
 that TensorFlow's lacks, the import is also timed with those packages hidden (as if not
-installed), which is the like-for-like figure; the packages are listed.
+installed), which is the like-for-like figure; the packages are listed. tensortrace is
+byte-compiled first (``compileall``, into its ``__pycache__`` folders), as TensorFlow and Keras
+were when installed: otherwise, where ``PYTHONDONTWRITEBYTECODE`` is set, each process would
+compile every module of ours from source and only ours.
 """
 
 import argparse
@@ -173,6 +176,8 @@ def main():
 
 
 def import_times(args):
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "tensortrace")],
+                   check=True, stdout=subprocess.DEVNULL)
     absent = absent_packages(args.tf) if args.tf else []
     codes = {label: (python, code) for label, python, code in [
         ("tensortrace", sys.executable, IMPORTS["tensortrace"]),
@@ -187,7 +192,8 @@ def import_times(args):
     for _ in range(max(args.rounds, 5)):
         for label, (python, code) in codes.items():
             samples[label].append(import_time(python, code))
-    print("\nimport (whole python -c processes, medians; cpu: the process's user + system time)")
+    print("\nimport (whole python -c processes, medians; cpu: the process's user + system time;"
+          " tensortrace byte-compiled)")
     for what, i in (("wall", 0), ("cpu", 1)):
         medians = {label: statistics.median(t[i] for t in v) for label, v in samples.items()}
         for label in ("tensortrace alone", "tensortrace"):

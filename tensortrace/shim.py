@@ -266,10 +266,13 @@ def build(target, module_name="tensorflow"):
 
 
 class _Finder:
-    """Meta-path finder for ``import tensorflow.X`` when X is not already in ``sys.modules``."""
+    """Meta-path finder for ``import tensorflow.X`` when X is not already in ``sys.modules``, and
+    for ``import keras`` (Keras' own package, imported as ``_keras.keras_spec`` says)."""
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
+        if fullname == "keras":  # Keras imported with the collector paused (see _keras)
+            return _keras.keras_spec(fullname, path, target, _FINDER)
         if not fullname.startswith("tensorflow."):
             return None
         rel = fullname[len("tensorflow."):]

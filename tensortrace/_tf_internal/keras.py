@@ -6,8 +6,15 @@ In a program run by ``python -m tensortrace`` the shim is already ``tensorflow``
 imports tensortrace itself gets the shim installed as ``tensorflow`` when it first uses
 ``tf.keras`` (in this process only: an installed TensorFlow is untouched on disk), unless a real
 TensorFlow is already imported, which Keras would then be bound to: that is an ImportError.
+
+Keras' import makes some 150,000 objects that live as long as the program: the cyclic garbage
+collector is paused while it runs (its passes over them found next to nothing to free and took a
+good part of the import) and the objects are then frozen (``gc.freeze``), so that later full
+collections, in ``fit`` too, skip them, as long-running servers do after their imports.
 """
 
+import contextlib
+import gc
 import importlib
 import importlib.util
 import os
@@ -28,6 +35,55 @@ def keras_dir():
     if spec is None or not spec.submodule_search_locations:
         return None
     return os.path.join(next(iter(spec.submodule_search_locations)), "_tf_keras")
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Run the block (an import of long-lived modules) with the cyclic garbage collector off,
+    then freeze every object it made; the collector is on again afterwards only if it was on
+    before, also when the block raises (then nothing is frozen: the half-made modules are
+    garbage)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+    gc.freeze()
+
+
+class _PausedCollectorLoader:
+    """Keras' own loader, run with the collector paused (``collector_paused``)."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__spec__.loader = module.__loader__ = self._loader  # Keras sees its own loader
+        with collector_paused():
+            self._loader.exec_module(module)
+
+    def __getattr__(self, name):  # get_source, get_filename ...: Keras' own loader's
+        return getattr(self._loader, name)
+
+
+def keras_spec(fullname, path, target, finder):
+    """The spec of Keras' top-level package ``keras`` as the meta-path finders after ``finder``
+    (the shim's) find it, its import run by ``_PausedCollectorLoader``; None when not found."""
+    for other in sys.meta_path:
+        if other is not finder and hasattr(other, "find_spec"):
+            spec = other.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+    else:
+        return None
+    if spec.loader is not None:
+        spec.loader = _PausedCollectorLoader(spec.loader)
+    return spec
 
 
 def missing_keras():

@@ -1,13 +1,12 @@
-"""The members of each internal module: tensortrace's objects under TF's internal names, and the
-few functions TF defines only there."""
+"""The members of the internal modules Keras' import reaches: tensortrace's objects under TF's
+internal names, and the few functions TF defines only there. (``tools`` has those of the modules
+only Keras' tests and utilities import, which need more of the package.)"""
 
-from .. import _protos, config
+from .. import config
 from ..checkpoint import tracking
-from ..composite import CompositeTensor
 from ..context import state
 from ..convert import convert_to_tensor
 from ..ops.array.creation import ones_like
-from ..ops.io_records import compression_name, read_records
 from ..ops.array.joining import stack
 from ..ops.array.padding import pad
 from ..ops.array.shapes import shape
@@ -16,9 +15,6 @@ from ..ops.math.clip import clip_by_value
 from ..ops.math.compare import is_nan
 from ..ops.math.select import where
 from ..ops.sparse import csr
-from ..ops.utility.basic import get_static_value, is_tensor
-from ..tensor import Tensor
-from ..variables import Variable
 
 
 def data_structures():
@@ -72,14 +68,6 @@ def framework_config():
             "disable_op_determinism": lambda: config._set_op_determinism(False)}
 
 
-def _is_tf_type(x):
-    return isinstance(x, (Tensor, Variable, CompositeTensor))
-
-
-def tensor_util():
-    return {"is_tf_type": _is_tf_type, "is_tensor": is_tensor, "constant_value": get_static_value}
-
-
 def dynamic_update_slice(operand, update, indices, name=None):
     """``operand`` with ``update`` written at ``indices`` (XLA's DynamicUpdateSlice: each start
     clamped so that the update fits)."""
@@ -90,23 +78,6 @@ def dynamic_update_slice(operand, update, indices, name=None):
     paddings = stack([starts, room - starts], axis=1)
     mask = cast(pad(ones_like(update, dtype="int8"), paddings), "bool")
     return where(mask, pad(update, paddings), operand)
-
-
-def event_pb2():
-    """TF's compiled ``Event`` messages (TensorBoard's copy; the ``tf-formats`` extra)."""
-    module = _protos.event_pb2
-    return {k: v for k, v in vars(module).items() if not k.startswith("__")}
-
-
-def tf_record_iterator(path, options=None):
-    """An iterator over the records (bytes) of the TFRecord file at ``path``, read as
-    ``options`` (a ``tf.io.TFRecordOptions`` or a compression name) say, CRCs checked; a bad
-    compression name or a missing file fails here, as in TF."""
-    return iter(list(read_records(path, compression_name(options))))
-
-
-def tf_record():
-    return {"tf_record_iterator": tf_record_iterator}
 
 
 def xla():

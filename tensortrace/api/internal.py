@@ -1,6 +1,7 @@
 """``tf.__internal__``: the names TF gives libraries built on it (Keras' TensorFlow backend):
 the tensor and trackable base classes, the graph Keras infers shapes in, ``smart_cond``, the
-strategy helpers of optimizers, ``tf2.enabled``."""
+strategy helpers of optimizers (loaded on first use: the strategies are not needed to import
+Keras), ``tf2.enabled``."""
 
 import abc
 import contextlib
@@ -10,12 +11,11 @@ from .. import composite, tensor
 from ..checkpoint.tracking import (AutoTrackable, Trackable, no_automatic_dependency_tracking,
                                    sticky_attribute_assignment, wrap_or_unwrap)
 from ..context import state
-from ..distribute import strategy as _strategy
 from ..lookup.resource import TrackableResource
 from ..ops.control_flow.conditionals import cond
-from ..ops.utility.basic import get_static_value
 from ..tracing import trace
 from ..variables import Variable
+from . import load
 
 
 class Tensor(metaclass=abc.ABCMeta):
@@ -64,8 +64,8 @@ def smart_cond(pred, true_fn=None, false_fn=None, name=None):
 
 def smart_constant_value(pred):
     """``pred``'s value when known without running anything (a bool), else None."""
-    if isinstance(pred, tensor.Tensor):
-        value = get_static_value(pred)
+    if isinstance(pred, tensor.Tensor):  # the utility ops (and nn, linalg ...) on first use
+        value = load("ops.utility.basic").get_static_value(pred)
         return None if value is None else bool(value)
     if isinstance(pred, bool) or pred in (0, 1):
         return bool(pred)
@@ -89,6 +89,25 @@ def _namespace(name, **members):
     return module
 
 
+class _Deferred(types.ModuleType):
+    """A namespace whose ``names`` are those of engine module ``source``, imported when one of
+    them is first used."""
+
+    def __init__(self, name, source, names, **members):
+        super().__init__(f"tensortrace.__internal__{name}")
+        self.__dict__.update(members, _tt_source=source, _tt_names=frozenset(names))
+
+    def __getattr__(self, name):
+        if name not in self.__dict__["_tt_names"]:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        value = self.__dict__[name] = getattr(load(self.__dict__["_tt_source"]), name)
+        return value
+
+    def __dir__(self):
+        return sorted(set(self.__dict__) - {"_tt_source", "_tt_names"} |
+                      self.__dict__["_tt_names"])
+
+
 #: ``tf.__internal__`` itself.
 NAMESPACE = _namespace(
     "",
@@ -97,10 +116,10 @@ NAMESPACE = _namespace(
                         no_automatic_dependency_tracking=no_automatic_dependency_tracking,
                         wrap=wrap_or_unwrap,
                         sticky_attribute_assignment=sticky_attribute_assignment),
-    distribute=_namespace(
-        ".distribute", strategy_supports_no_merge_call=_strategy.strategy_supports_no_merge_call,
-        get_cross_replica_context=_strategy.get_cross_replica_context,
-        interim=_namespace(".distribute.interim", maybe_merge_call=_strategy.maybe_merge_call)),
+    distribute=_Deferred(
+        ".distribute", "distribute.strategy",
+        ("strategy_supports_no_merge_call", "get_cross_replica_context"),
+        interim=_Deferred(".distribute.interim", "distribute.strategy", ("maybe_merge_call",))),
     smart_cond=_namespace(".smart_cond", smart_cond=smart_cond,
                           smart_constant_value=smart_constant_value),
     tf2=_namespace(".tf2", enabled=lambda: True),
