@@ -97,13 +97,19 @@ def _cause(report):
     """``Type: first line of the message`` with numbers and addresses masked."""
     crash = getattr(report.longrepr, "reprcrash", None)
     text = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1]
-    line = text.strip().splitlines()[0] if text.strip() else "?"
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()] or ["?"]
+    line = lines[0]
+    if line.endswith("Graph execution error:"):  # TF's wrapper: the node's own error follows
+        line += " " + next((ln for ln in lines[1:] if not ln.startswith(("File ", "Detected at"))
+                            and not ln.startswith("[[")), "")
     return _MASK.sub("#", line)[:200]
 
 
 def _keras_conftest(pytest):
     """What Keras' repository-level conftest (not in the wheel) gives its tests: the
-    ``requires_trainable_backend`` marker, and ``skip_if_backend`` for ``from conftest import``."""
+    ``requires_trainable_backend`` and ``multi_device`` markers (the latter skipped: Keras'
+    conftest counts devices for JAX and PyTorch only), and ``skip_if_backend`` for
+    ``from conftest import``."""
     module = types.ModuleType("conftest")
 
     def skip_if_backend(given_backend, reason):
@@ -117,6 +123,14 @@ def _keras_conftest(pytest):
         @staticmethod
         def pytest_configure(config):
             config.addinivalue_line("markers", "requires_trainable_backend: a trainable backend")
+            config.addinivalue_line("markers", "multi_device: several devices only")
+
+        @staticmethod
+        def pytest_collection_modifyitems(config, items):
+            skip = pytest.mark.skip(reason="Requires multiple devices")
+            for item in items:
+                if "multi_device" in item.keywords:
+                    item.add_marker(skip)
 
     return Markers()
 
@@ -315,7 +329,7 @@ def main(argv=None):
                         + " ".join(ALL_TESTS))
     parser.add_argument("-j", "--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--nice", type=int, default=10, help="the workers' niceness increment")
-    parser.add_argument("--file-timeout", type=int, default=1800,
+    parser.add_argument("--file-timeout", type=int, default=3600,
                         help="seconds one test file may run")
     parser.add_argument("--depth", type=int, default=2,
                         help="path components below keras/src that name a table row")
