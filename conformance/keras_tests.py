@@ -98,7 +98,7 @@ def _cause(report):
     crash = getattr(report.longrepr, "reprcrash", None)
     text = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1]
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()] or ["?"]
-    line = lines[0]
+    line = re.sub(r"^E\s+", "", lines[0])  # a collection error's text keeps pytest's marker
     if line.endswith("Graph execution error:"):  # TF's wrapper: the node's own error follows
         line += " " + next((ln for ln in lines[1:] if not ln.startswith(("File ", "Detected at"))
                             and not ln.startswith("[[")), "")
