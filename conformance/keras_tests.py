@@ -6,6 +6,7 @@ by cause.
     python conformance/keras_tests.py                       # keras/src/layers/**/*_test.py
     python conformance/keras_tests.py --tests layers/core losses/losses_test.py
     python conformance/keras_tests.py --all -j2 --log run.log --json report.json
+    python conformance/keras_tests.py --report report.json rerun.json   # rerun files replace
 
 Paths under ``--tests`` are relative to ``keras/src``; ``--all`` selects the directories of
 Keras' core (layers, models, trainers, optimizers, losses, metrics, saving, callbacks,
@@ -273,7 +274,7 @@ def report(results, src, top, examples, depth):
     table = collections.defaultdict(collections.Counter)
     causes = collections.defaultdict(list)
     for path, outcomes in results.items():
-        folder = os.path.dirname(os.path.relpath(path, src))
+        folder = os.path.dirname(os.path.relpath(path, src) if src else path)
         folder = "/".join(folder.split("/")[:depth])
         for nodeid, (outcome, cause) in outcomes.items():
             kind = "passed" if outcome == "passed" else "skipped" if outcome == "skipped" \
@@ -337,10 +338,22 @@ def main(argv=None):
     parser.add_argument("--log", help="append progress lines to this file")
     parser.add_argument("--top", type=int, default=40, help="failure causes to list")
     parser.add_argument("--examples", type=int, default=3, help="test ids shown per cause")
+    parser.add_argument("--report", nargs="+", metavar="JSON",
+                        help="print the report of earlier --json runs instead of running: a "
+                             "file in a later one replaces its outcomes in the earlier ones")
     parser.add_argument("--worker", metavar="NICE", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
         return worker(int(args.worker))
+    if args.report:
+        merged = {}
+        for name in args.report:
+            with open(name) as f:
+                merged.update(json.load(f))
+        results = {path: {n: tuple(o) for n, o in entry["tests"].items()}
+                   for path, entry in merged.items()}
+        print(report(results, "", args.top, args.examples, args.depth))
+        return 0
     selections = (args.tests or []) + (ALL_TESTS if args.all else [])
     src = keras_src()
     files = test_files(src, selections or DEFAULT_TESTS)
