@@ -27,6 +27,16 @@ def _identity_n(op, *xs, **attrs):
     return tuple(xs)
 
 
+@lowering("Roll")
+def _roll(op, x, shift, axis):
+    """TF's Roll: the axes an attr (repeated ones add up), the shifts may be computed."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    shifts = jnp.reshape(shift, (-1,))
+    for i, a in enumerate(axes):
+        x = jnp.roll(x, shifts[i], a)
+    return x
+
+
 @lowering("Reshape")
 def _reshape(op, x, shape):
     return jnp.reshape(x, _resolve_reshape(x, _ints(shape, op, 1)))
