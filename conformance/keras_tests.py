@@ -281,7 +281,7 @@ def report(results, src, top, examples, depth):
                 else "other-backend" if other_backend(cause) else "failed"
             table[folder][kind] += 1
             if kind in ("failed", "other-backend"):
-                causes[cause or "?"].append(nodeid)
+                causes[re.sub(r"^E\s+", "", cause or "?")].append(nodeid)
     header = f"{'directory':34s} {'passed':>7s} {'failed':>7s} {'torch':>6s} {'skipped':>8s}" \
              f" {'rate':>7s}"
     lines += [header, "-" * len(header)]
