@@ -86,6 +86,10 @@ def _call(f, args, kwargs):
     if kwargs and not executing_eagerly():
         raise ValueError("The custom_gradient decorator currently supports keywords arguments "
                          "only when eager execution is enabled.")
+    if not executing_eagerly():
+        # TF's graph-mode decorator converts the arguments (reading variables) before f runs,
+        # so what f reads of them is not among the variables grad_fn is given
+        args = nest.map_structure(convert_to_tensor, args, expand_composites=True)
     watcher = _VariableWatcher()
     saved = state.tapes
     state.tapes = saved + (watcher,)

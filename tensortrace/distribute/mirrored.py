@@ -124,6 +124,10 @@ class MirroredExtended(StrategyExtended):
 
     def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None):
         reduce_op = _reduce_op(reduce_op)
+        if all(isinstance(v, Tensor) for v, _ in value_destination_pairs):
+            # TF's cross-device ops take a plain tensor as a one-replica PerReplica and return
+            # it as it is (whatever the op), where reduce_to refuses to SUM it.
+            return [v for v, _ in value_destination_pairs]
         return [self._reduce_one(reduce_op, v) for v, _ in value_destination_pairs]
 
     def _reduce_one(self, reduce_op, value):
@@ -331,6 +335,9 @@ def _mirrored_variable(strategy, kwargs):
     mirrored = (SyncOnReadVariable if on_read else MirroredVariable)(strategy, copies)
     for c in copies:
         c._tt_mirrored_by = mirrored
+        # TF puts the container on each copy's handle; Keras' optimizers look there only for
+        # CompositeTensor variables (TF's are, ours not), else on the copy itself: both.
+        c._handle._distributed_container = c._distributed_container = weakref.ref(mirrored)
     return mirrored
 
 

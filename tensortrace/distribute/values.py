@@ -168,6 +168,11 @@ class MirroredVariable(_Distributed, Variable):
         return self._values[0]
 
     @property
+    def _unique_id(self):
+        """The first copy's, in every replica (TF's): optimizers key slots by it."""
+        return self._values[0]._unique_id
+
+    @property
     def name(self):
         return self._values[0].name
 

@@ -263,3 +263,41 @@ def test_custom_gradient_keyword_arguments_are_not_inputs_of_the_rule():
         by_keyword, positional = f(x=x), f(x)
     assert float(t.gradient(by_keyword, x)) == 2.0
     assert float(t.gradient(positional, x)) == 5.0
+
+
+def test_custom_gradient_in_a_function_converts_arguments_before_f_runs():
+    # TF 2.21's graph-mode decorator converts the arguments (reading the variable behind one)
+    # before f runs, so grad_fn gets no ``variables`` there; eagerly the conversion is f's own
+    # read, and grad_fn gets the variable (3 + 5). Keras' float8 layers rely on the former.
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+        def __tf_tensor__(self, dtype=None, name=None):
+            return tf.convert_to_tensor(self.v, dtype=dtype)
+
+    v = tf.Variable(2.0)
+    box = Box(v)
+    given = []
+
+    @tf.custom_gradient
+    def f(x):
+        y = tf.convert_to_tensor(x)
+
+        def grad(dy, variables=None):
+            given.append(None if variables is None else [u.name for u in variables])
+            return (dy * 3.0, [dy * 5.0]) if variables else dy * 3.0
+
+        return y * y, grad
+
+    @tf.function
+    def in_function():
+        with tf.GradientTape() as t:
+            y = f(box)
+        return t.gradient(y, v)
+
+    assert float(in_function()) == 3.0
+    with tf.GradientTape() as t:
+        y = f(box)
+    assert float(t.gradient(y, v)) == 8.0
+    assert given == [None, ["Variable:0"]]

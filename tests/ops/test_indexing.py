@@ -686,6 +686,19 @@ def test_unique_matches_tf():
     assert out.y.shape.as_list() == [None] and out.idx.shape.as_list() == [5]
 
 
+def test_unique_v2_along_an_empty_axis_matches_tf():
+    # TF 2.21: (shape, axis) -> (y's shape, idx, count); an empty slice is one distinct slice
+    cases = {((0, 3), 0): ((0, 3), [], []), ((0, 3), 1): ((0, 1), [0, 0, 0], [3]),
+             ((2, 0), 0): ((1, 0), [0, 0], [2]), ((2, 0), 1): ((2, 0), [], []),
+             ((0,), 0): ((0,), [], []), ((2, 0, 3), 2): ((2, 0, 1), [0, 0, 0], [3])}
+    for (shape, axis), (y_shape, idx, count) in cases.items():
+        out = tf.raw_ops.UniqueWithCountsV2(x=tf.zeros(shape), axis=[axis])
+        assert out.y.shape == y_shape and out.y.dtype == tf.float32
+        assert out.idx.numpy().tolist() == idx and out.count.numpy().tolist() == count
+        assert out.idx.dtype == out.count.dtype == tf.int32
+        assert tf.raw_ops.UniqueV2(x=tf.zeros(shape), axis=[axis]).y.shape == y_shape
+
+
 # --- segments, searchsorted, roll, einsum ---------------------------------------------------
 def test_segment_ops_match_tf():
     d = tf.constant([1.0, 2.0, 3.0, 4.0])

@@ -63,7 +63,7 @@ def _unique_along(x, axis):
     if not 0 <= a < x.ndim:
         raise invalid_argument(f"axis has to be between [0, {x.ndim})")
     moved = np.moveaxis(x, a, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))  # -1 fails on size 0
     slot, first, idx = {}, [], np.empty(rows.shape[0], np.int64)
     for i, row in enumerate(rows):
         key = tuple(row.tolist())

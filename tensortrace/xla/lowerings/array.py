@@ -27,6 +27,26 @@ def _identity_n(op, *xs, **attrs):
     return tuple(xs)
 
 
+@lowering("Roll")
+def _roll(op, x, shift, axis):
+    """TF's Roll: the axes an attr (repeated ones add up), the shifts may be computed."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    shifts = jnp.reshape(shift, (-1,))
+    for i, a in enumerate(axes):
+        x = jnp.roll(x, shifts[i], a)
+    return x
+
+
+@lowering("TensorScatterUpdate")
+def _tensor_scatter_update(op, tensor, indices, updates):
+    """Slices of ``tensor`` replaced at ``indices`` (their last axis indexes the leading axes);
+    XLA drops updates out of range, negative indices included."""
+    depth = indices.shape[-1]
+    where = tuple(jnp.where(indices[..., i] < 0, tensor.shape[i], indices[..., i])
+                  for i in range(depth))
+    return tensor.at[where].set(updates, mode="drop")
+
+
 @lowering("Reshape")
 def _reshape(op, x, shape):
     return jnp.reshape(x, _resolve_reshape(x, _ints(shape, op, 1)))

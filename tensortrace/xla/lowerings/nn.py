@@ -1,5 +1,5 @@
 """Lowerings of reductions, matrix products and neural-network ops (activations, softmax and
-cross-entropies, bias_add, convolutions and pooling)."""
+cross-entropies, bias_add, convolutions, their gradients, and pooling)."""
 
 import jax
 import numpy as np
@@ -9,7 +9,7 @@ from jax import numpy as jnp
 
 from ... import config
 from ...ops.nn._geometry import spatial_pads
-from ..compiler import lowering, simple
+from ..compiler import lowering, simple, static
 
 
 def _precision():
@@ -178,6 +178,23 @@ def _conv(op, x, w, strides, padding, explicit_paddings=(), data_format="NHWC", 
     return lax.conv_general_dilated(
         x, w, s, pads, rhs_dilation=d, dimension_numbers=(lhs, spatial + "IO", lhs),
         feature_group_count=groups, precision=_precision())
+
+
+def _sizes(value, op, index):
+    return tuple(int(v) for v in np.reshape(static(value, op, index), -1))
+
+
+# a convolution is linear in each operand: its gradients are the transposes JAX derives
+@lowering("Conv2DBackpropInput", "Conv3DBackpropInputV2")
+def _conv_input_grad(op, input_sizes, w, dy, **attrs):
+    x = jnp.zeros(_sizes(input_sizes, op, 0), dy.dtype)
+    return jax.vjp(lambda x: _conv(op, x, w, **attrs), x)[1](dy)[0]
+
+
+@lowering("Conv2DBackpropFilter", "Conv3DBackpropFilterV2")
+def _conv_filter_grad(op, x, filter_sizes, dy, **attrs):
+    w = jnp.zeros(_sizes(filter_sizes, op, 1), dy.dtype)
+    return jax.vjp(lambda w: _conv(op, x, w, **attrs), w)[1](dy)[0]
 
 
 def _pool(op, x, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
