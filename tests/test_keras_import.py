@@ -33,7 +33,9 @@ print(json.dumps({
     "loaded": sorted(m for m, mod in list(sys.modules.items())
                      if m.startswith("tensortrace") and getattr(mod, "__file__", None)),
     "enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
-    "loader": type(keras.__spec__.loader).__module__ + "." + type(keras.__loader__).__name__}))
+    "loader": type(keras.__spec__.loader).__module__ + "." + type(keras.__loader__).__name__,
+    "fit_over_workers": getattr(sys.modules["keras.src.backend.tensorflow.trainer"]
+                                .reduce_per_replica, "_tt_scalars_over_workers", False)}))
 """
 
 
@@ -66,6 +68,7 @@ def test_tf_keras_loads_only_what_keras_import_uses_and_freezes_its_objects():
     assert got["enabled"] is True
     assert got["frozen"] > 50_000  # Keras' modules, classes and functions
     assert got["loader"] != "tensortrace._tf_internal.keras._PausedCollectorLoader"
+    assert got["fit_over_workers"] is True  # Keras' fit under MultiWorkerMirroredStrategy
 
 
 @needs_keras
@@ -77,6 +80,7 @@ def test_import_keras_under_the_runner_keeps_a_disabled_collector_disabled(tmp_p
     assert lacks(got["loaded"], *DEFERRED) == []
     assert got["enabled"] is False  # the program's own choice
     assert got["frozen"] > 50_000  # ``import keras`` itself went through the shim's finder
+    assert got["fit_over_workers"] is True  # the same Keras as tf.keras gives
 
 
 def test_collector_paused_restores_the_collector_when_the_import_fails():

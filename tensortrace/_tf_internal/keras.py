@@ -66,6 +66,9 @@ class _PausedCollectorLoader:
         module.__spec__.loader = module.__loader__ = self._loader  # Keras sees its own loader
         with collector_paused():
             self._loader.exec_module(module)
+        trainer = sys.modules.get("keras.src.backend.tensorflow.trainer")
+        if trainer is not None:  # `import keras` on the TF backend (python -m tensortrace)
+            _average_scalars_over_workers(trainer)
 
     def __getattr__(self, name):  # get_source, get_filename ...: Keras' own loader's
         return getattr(self._loader, name)
@@ -119,6 +122,7 @@ def bind(package):
 def _average_scalars_over_workers(trainer):
     """Let Keras' ``fit``/``evaluate`` run under a multi-worker MultiWorkerMirroredStrategy.
 
+    Done once, whichever way Keras is imported (``tf.keras`` or ``import keras`` under the shim).
     Keras 3's ``reduce_per_replica`` averages the workers' outputs with
     ``strategy.reduce("MEAN", v, axis=0)``, which TF rejects for the scalar metrics a train
     step returns, so ``fit`` fails in TF 2.21 itself (tensorflow/tensorflow#72388). Scalars are
