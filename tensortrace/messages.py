@@ -130,7 +130,7 @@ _COUNT_ATTRS = {"AddN": (("N", 0, 1),), "ConcatV2": (("N", 0, 1),), "Einsum": ((
                 "DynamicStitch": (("N", 0, 2),), "ParallelDynamicStitch": (("N", 0, 2),),
                 "SparseConcat": (("N", 0, 3),), "Assert": (("T", 1, 1),),
                 "StringFormat": (("T", 0, 1),), "IdentityN": (("T", 0, 1),),
-                "Split": (("num_split", 0, 1),), "SplitV": (("size_splits", 0, 1),),
+                "Split": (("num_split", 0, 1),), "SplitV": (("num_split", 0, 1),),
                 "Unpack": (("num", 0, 1),), "CTCBeamSearchDecoder": (("top_paths", 0, 1),),
                 "EagerPyFunc": (("Tin", 0, 1), ("Tout", 0, 1))}
 
@@ -265,7 +265,7 @@ def kernel_error_text(message, op_name, n_inputs=0, attrs=None, tail=None):
             count = (n_inputs - fixed) // lists
         elif not isinstance(count, int):
             count = len(count)
-        name += f"_{'num_split' if attr == 'size_splits' else attr}_{count}"  # SplitV's sizes
+        name += f"_{attr}_{count}"
     return (f"{{{{function_node {name}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} "
             f"{message} [Op:{op_name}]{tail}")
 

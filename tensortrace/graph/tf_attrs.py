@@ -34,7 +34,7 @@ INPUT_ATTRS = {
     "ArgMax": {"dimension": ("axis", "int")}, "ArgMin": {"dimension": ("axis", "int")},
     "ExpandDims": {"dim": ("axis", "int")}, "ConcatV2": {"axis": ("axis", "int")},
     "Split": {"split_dim": ("axis", "int")},
-    "SplitV": {"size_splits": ("size_splits", "ints"), "split_dim": ("axis", "int")},
+    "SplitV": {"split_dim": ("axis", "int")},
     "Roll": {"axis": ("axis", "index")},
     "Transpose": {"perm": ("perm", "ints")}, "ConjugateTranspose": {"perm": ("perm", "ints")},
     "ReverseV2": {"axis": ("axis", "ints")}, "GatherV2": {"axis": ("axis", "int")},

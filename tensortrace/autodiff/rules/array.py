@@ -150,6 +150,10 @@ def _split(op, *dys):
     return concat(list(dys), op.attrs["axis"])
 
 
+def _split_v(op, *dys):
+    return concat(list(dys), op.attrs["axis"]), None  # the sizes input: no gradient
+
+
 register_gradients({
     "Reshape":            lambda op, dy: (_as_input(op, dy), None),
     "Squeeze":            _as_input,
@@ -160,7 +164,7 @@ register_gradients({
     "Pack":               lambda op, dy: unstack(dy, len(op.inputs), op.attrs["axis"]),
     "Unpack":             lambda op, *dys: stack(list(dys), op.attrs["axis"]),
     "Split":              _split,
-    "SplitV":             _split,
+    "SplitV":             _split_v,
     "Tile":               _tile,
     "Pad":                _pad,
     "PadV2":              _pad,

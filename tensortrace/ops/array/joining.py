@@ -12,9 +12,9 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec
-from .._args import (arg_error, auto_pack, holds_tensor, int_arg, int_attr, shown,
-                     static_ints)
-from .._base import ALL, graph_error, object_result
+from ... import dtypes as D
+from .._args import arg_error, auto_pack, holds_tensor, int_arg, int_attr, known_values, shown
+from .._base import ALL, check_dtypes, graph_error, object_result
 from .passthrough import identity
 
 
@@ -304,41 +304,74 @@ def _size_splits_error(total):
                             f"along split_dim if not fully specified.  Got: {total}")
 
 
+SIZE_DTYPES = (D.int8, D.int32, D.int64)  # SplitV's Tlen
+
+
 @define_op("SplitV")
 class SplitV:
-    """Split a tensor into pieces of ``size_splits`` along ``axis`` (one size may be -1)."""
+    """Split a tensor into ``num_split`` pieces along ``axis``, of the sizes the int vector
+    ``size_splits`` holds (an input, as TF's: one size may be -1). Its value shapes the outputs
+    only when known at trace time."""
 
-    def infer(value, size_splits, axis):
-        if value.shape.rank is None:
-            return tuple(TensorSpec(TensorShape(None), value.dtype) for _ in size_splits)
-        d = value.shape[axis] if -value.shape.rank <= axis < value.shape.rank else None
-        sizes = list(size_splits)
-        if d is not None:
-            total = sum(s for s in sizes if s != -1)
-            if -1 in sizes and total > d:
-                raise graph_error("SplitV", f"Split size at index {sizes.index(-1)} must be >= 0. "
-                                  f"Got: {d - total}", value.shape)
-            if -1 in sizes:
-                sizes[sizes.index(-1)] = d - total
-            elif total != d:
-                raise graph_error("SplitV", f"can't split axis of size {d} into pieces of size "
-                                  f"[{','.join(map(str, size_splits))}]", value.shape)
-        return _split_specs(value, axis, [None if s == -1 else s for s in sizes])
+    def infer(value, size_splits, num_split, axis):
+        check_dtypes("SplitV", (size_splits,), SIZE_DTYPES, ("size_splits",))
+        rank = value.shape.rank
+        if rank is None:
+            return tuple(TensorSpec(TensorShape(None), value.dtype) for _ in range(num_split))
+        known = known_values(size_splits)
+        if known is None or known.ndim != 1 or any(s is None for s in known):
+            if not -rank <= axis < rank:
+                raise graph_error("SplitV", f"Split dimension {axis} must be in range "
+                                  f"[{-rank}, {rank})", value.shape, size_splits.shape)
+            return _split_specs(value, axis, [None] * num_split)
+        sizes = [int(s) for s in known]
+        if len(sizes) != num_split:
+            raise graph_error("SplitV", "Length of size_splits should be equal to num_outputs",
+                              value.shape, size_splits.shape)
+        d = value.shape[axis] if -rank <= axis < rank else None
+        if sizes.count(-1) > 1:
+            raise graph_error("SplitV", "size_splits can only have one -1", value.shape,
+                              size_splits.shape)
+        total = sum(s for s in sizes if s != -1)
+        pieces = []
+        for i, s in enumerate(sizes):
+            if s == -1 and d is not None:
+                s = d - total
+            if s < -1 or (s == -1 and d is not None):
+                raise graph_error("SplitV", f"Split size at index {i} must be >= 0. Got: {s}",
+                                  value.shape, size_splits.shape)
+            pieces.append(None if s == -1 else s)
+        if d is not None and (total > d if -1 in sizes else total != d):
+            raise graph_error("SplitV", f"can't split axis of size {d} into pieces of size "
+                              f"[{','.join(map(str, sizes))}]", value.shape, size_splits.shape)
+        return _split_specs(value, axis, pieces)
 
-    def kernel(value, size_splits, axis):
+    def kernel(value, size_splits, num_split, axis):
+        if size_splits.ndim != 1 or size_splits.size != num_split:
+            raise invalid_argument("size of the split_tensor must be 1-D and have the same "
+                                   f"elements as outputs got {size_splits.ndim} -D and "
+                                   f"{size_splits.size} elements")
         axis = _split_axis(value, axis)
-        sizes = list(size_splits)
+        sizes = size_splits.tolist()
+        d = value.shape[axis]
+        if num_split == 1:
+            if sizes[0] != d:
+                raise invalid_argument("If there is only one output, it must have the same size "
+                                       f"as the input. Input size: {d} output size: {sizes[0]}")
+            return (value,)
         if sizes.count(-1) > 1:
             raise invalid_argument("There can only be one -1 in the input.")
-        d = value.shape[axis]
         total = sum(s for s in sizes if s != -1)
-        if -1 in sizes:
-            if total > d:
-                raise _size_splits_error(total)
-            sizes[sizes.index(-1)] = d - total
-        elif total != d:
+        if (total > d) if -1 in sizes else (total != d):
             raise _size_splits_error(total)
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = d - total
+        for i, s in enumerate(sizes):
+            if s < 0:
+                raise invalid_argument(f"Split size at index {i} must be >= 0. Got: {s}")
         return tuple(np.split(value, np.cumsum(sizes[:-1]), axis))
+
+    check = DtypeCheck("SplitV", SIZE_DTYPES, 1, first=1, attr="Tlen")
 
 
 @tf_export("split")
@@ -353,8 +386,16 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise arg_error("Split", f"Value for attr 'num_split' of {n} must be at least "
                             "minimum 1")
         return list(bind(Split, x, num_split=int(n), axis=axis))
-    if isinstance(n, Tensor) and n.shape.rank == 0:
+    sizes = convert_to_tensor(n)  # TF's SplitV takes the sizes as an input tensor
+    if sizes.shape.rank == 0:
         raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument "
                          f"to split. Argument provided: {n}")
-    sizes = tuple(int(s) for s in np.reshape(static_ints(n, "num_or_size_splits"), -1))
-    return list(bind(SplitV, x, size_splits=sizes, axis=axis))
+    if num is None:
+        num = sizes.shape[0] if sizes.shape.rank else None
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {n}")
+    num = int_arg(num, "num")
+    if num < 1:
+        raise arg_error("SplitV", f"Value for attr 'num_split' of {num} must be at least "
+                        "minimum 1")
+    return list(bind(SplitV, x, sizes, num_split=num, axis=axis))

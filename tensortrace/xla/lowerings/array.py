@@ -88,9 +88,10 @@ def _split(op, value, num_split, axis):
 
 
 @lowering("SplitV")
-def _split_v(op, value, size_splits, axis):
+def _split_v(op, value, size_splits, num_split, axis):
+    """The sizes must be known when compiling (TF's XLA rule for SplitV's input 1)."""
     axis = int(axis) % value.ndim
-    sizes = [int(s) for s in size_splits]
+    sizes = _ints(size_splits, op, 1)
     if -1 in sizes:
         sizes[sizes.index(-1)] = value.shape[axis] - sum(s for s in sizes if s != -1)
     return tuple(jnp.split(value, np.cumsum(sizes)[:-1].tolist(), axis=axis))
