@@ -22,16 +22,25 @@ fewer;
 import copy
 
 from .. import context, errors, nest
-from ..convert import convert_to_tensor
+from .. import dtypes as D
+from ..convert import constant, convert_to_tensor
 from ..data.dataset import Dataset
+from ..data.iterator import _relaxed_invariants
 from ..data.mapping import _FlatMapDataset
 from ..data.optional import Optional
 from ..data.readers import CsvDatasetV2
-from ..ops.control_flow.conditionals import cond
 from ..data.sources import TextLineDatasetV2
 from ..data.tfrecord import TFRecordDatasetV2
+from ..ops.array.creation import zeros
+from ..ops.array.shapes import shape as _shape
+from ..ops.control_flow.conditionals import cond
+from ..ops.control_flow.loops import while_loop
+from ..ops.core import init_scope
+from ..ops.math.casting import cast
+from ..ops.math.compare import logical_and
+from ..tensor import Tensor
 from .mirrored import _hint_sharded, _replaced, _split, _unbatched_spec
-from .strategy import DistributedDataset, DistributedIterator, InputContext
+from .strategy import DistributedDataset, DistributedIterator, InputContext, ReduceOp
 from .values import PerReplica, PerReplicaSpec
 
 _READERS = (TextLineDatasetV2, TFRecordDatasetV2, CsvDatasetV2)
@@ -42,6 +51,12 @@ def distribute_dataset(strategy, dataset, options):
     """This worker's share of ``dataset`` (a DistributedDataset of PerReplica elements)."""
     if not isinstance(dataset, Dataset):
         raise ValueError(f"`dataset` must be a tf.data.Dataset, got {type(dataset).__name__}")
+    shared = _worker_share(strategy, dataset)
+    shared._strategy = strategy
+    return shared
+
+
+def _worker_share(strategy, dataset):
     n, w = strategy._cluster.num_workers, strategy._cluster.task_id
     policy = getattr(dataset.options().experimental_distribute, "auto_shard_policy", None)
     policy = _POLICIES.get(None if policy is None else int(policy), "AUTO")
@@ -67,7 +82,7 @@ def datasets_from_function(strategy, dataset_fn, options):
     if not isinstance(dataset, Dataset):
         raise ValueError(f"`dataset_fn` must return a tf.data.Dataset, got "
                          f"{type(dataset).__name__}")
-    return _WorkerDataset(dataset, 1, None)
+    return _WorkerDataset(dataset, 1, None, strategy=strategy)
 
 
 # --- FILE sharding -----------------------------------------------------------------------------
@@ -137,41 +152,35 @@ def _rows(value):
 class _WorkerDataset(DistributedDataset):
     """A worker's distributed dataset: each element is a PerReplica of its replica's batch.
     ``parts``: the replicas each global batch is cut for (1: whole); ``keep``: the part this
-    worker keeps (None: every part in turn)."""
+    worker keeps (None: every part in turn). ``strategy`` counts the workers with a batch left,
+    so that all stop together (None: this worker alone)."""
 
-    def __init__(self, dataset, parts, keep, error=None):
+    def __init__(self, dataset, parts, keep, error=None, strategy=None):
         self._dataset, self._parts, self._keep, self._error = dataset, parts, keep, error
+        self._strategy = strategy
+        self._local = None
+
+    def _batches(self):
+        """The dataset of this worker's batches, one per step (made on first use: TF's
+        rebatching reads the size of the first batch)."""
+        if self._local is None:
+            if self._parts == 1:
+                self._local = self._dataset
+            elif self._keep is not None:
+                self._local = _mapped(self._dataset, lambda e: _part(e, self._parts, self._keep))
+            else:
+                self._local = _rebatched(self._dataset, self._parts)
+        return self._local
 
     def __iter__(self):
         if self._error is not None:
             raise self._error
-        return _WorkerIterator(self, iter(self._dataset))
+        return _WorkerIterator(self, iter(self._batches()))
 
-    def _one_to_one(self):
-        """Whether each element of the dataset gives one batch here (whole, or a part)."""
-        return self._parts == 1 or self._keep is not None
-
-    def _batch_of(self, element):
-        """The batch one element gives (when ``_one_to_one``)."""
-        if self._parts == 1:
-            return element
-        flat = nest.flatten(element)
-        parts = [_split(v, self._parts) for v in flat]
-        return nest.pack_sequence_as(element, [p[self._keep] for p in parts])
-
-    def _batches(self, source):
-        size = None
-        for element in source:
-            if self._one_to_one():
-                yield self._batch_of(element)
-                continue
-            # every part: TF's rebatch to the replicas' batch size (from the first batch),
-            # within each batch (a short last batch gives fewer parts)
-            flat = nest.flatten(element)
-            rows = _rows(flat[0])
-            size = size or max(1, -(-rows // self._parts))
-            for start in range(0, rows, size):
-                yield nest.pack_sequence_as(element, [v[start:start + size] for v in flat])
+    def _for_loop(self, body, loop_vars, extra_test=None):
+        """``for x in dist_dataset`` inside a trace: a graph loop on ``get_next_as_optional``,
+        ending when no worker has a batch left (TF's ``DistributedDataset.reduce``)."""
+        return iter(self)._for_loop(body, loop_vars, extra_test)
 
     @property
     def element_spec(self):
@@ -184,48 +193,151 @@ class _WorkerDataset(DistributedDataset):
         return f"<tensortrace.distribute.DistributedDataset object at {hex(id(self))}>"
 
 
+def _mapped(dataset, fn):
+    """``dataset.map`` of ``fn(element)`` whatever the element's structure (a tuple element is
+    passed to map's function as separate arguments)."""
+    if type(dataset.element_spec) is tuple:
+        return dataset.map(lambda *element: tuple(fn(element)))
+    return dataset.map(fn)
+
+
+def _part(element, parts, keep):
+    flat = nest.flatten(element)
+    return nest.pack_sequence_as(element, [_split(v, parts)[keep] for v in flat])
+
+
+def _rebatched(dataset, parts):
+    """TF's rebatching: each batch cut into batches of the replicas' size (``ceil(first batch /
+    parts)`` rows), within each batch, so a short batch gives fewer."""
+    rows = _first_rows(dataset)
+    size = 1 if rows is None else max(1, -(-rows // parts))
+    single = type(dataset.element_spec) is not tuple
+
+    def pieces(*element):
+        element = element[0] if single else element
+        rows = cast(_shape(nest.flatten(element)[0])[0], D.int64)
+        starts = Dataset.range(0, rows, size)
+        return starts.map(lambda start: nest.map_structure(
+            lambda v: v[start:start + size], element))
+
+    return dataset.flat_map(pieces)
+
+
+def _first_rows(dataset):
+    """The rows of the dataset's first batch (its static batch size, else read eagerly, also
+    inside a trace); None for an empty dataset."""
+    spec = nest.flatten(dataset.element_spec)[0]
+    if spec.shape.rank == 0:
+        raise IndexError("list index out of range")  # TF's rebatching reads a batch dimension
+    if spec.shape.rank is not None and spec.shape[0] is not None:
+        return int(spec.shape[0])
+    with init_scope():
+        first = next(iter(dataset), None)
+    return None if first is None else _rows(nest.flatten(first)[0])
+
+
 class _WorkerIterator(DistributedIterator):
-    """An iterator over a worker's distributed dataset: eagerly, or inside a trace (from an
-    iterator made outside it)."""
+    """An iterator over a worker's distributed dataset, eagerly or inside a trace. Each step
+    counts the workers with a batch left (an all-reduce when there are several, as TF's): while
+    one has, every worker goes on, those without a batch taking an empty one."""
 
     def __init__(self, dataset, source):
         self._dataset, self._source = dataset, source
-        self._batches = dataset._batches(source)
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return _per_replica(next(self._batches))
+        if context.state.graph is not None:
+            return self.get_next()
+        try:
+            return self.get_next()
+        except errors.OutOfRangeError:
+            raise StopIteration from None
 
     def get_next(self):
-        return next(self)
+        """The next PerReplica batch; OutOfRangeError when no worker has one left."""
+        optional = self._source.get_next_as_optional()
+        count = self._workers_with_values(optional)
+        if context.state.graph is None:
+            if not int(count):
+                raise errors.OutOfRangeError(None, None, "End of sequence")
+            return _per_replica(self._value_or_dummy(optional))
+        return _per_replica(cond(count > 0, lambda: self._value_or_dummy(optional),
+                                 self._source.get_next))
 
     def get_next_as_optional(self):
-        """The next element (PerReplica values) as a ``tf.experimental.Optional``, empty at the
-        end; inside a trace, decided when the function runs (TF's DistributedIterator)."""
+        """The next element (PerReplica values) as a ``tf.experimental.Optional``: empty when
+        no worker has a batch left, else this worker's batch or an empty one."""
         spec = self.element_spec
+        optional = self._source.get_next_as_optional()
+        count = self._workers_with_values(optional)
         if context.state.graph is None:
-            try:
-                return Optional.from_value(next(self))
-            except StopIteration:
+            if not int(count):
                 return Optional.empty(spec)
-        if not self._dataset._one_to_one():
-            raise NotImplementedError(
-                "get_next_as_optional inside a tf.function needs one batch per element of the "
-                "dataset (AUTO/DATA sharding, or one worker); with FILE, OFF or HINT sharding, "
-                "call it eagerly")
-        source = self._source.get_next_as_optional()
+            return Optional.from_value(_per_replica(self._value_or_dummy(optional)))
+        return cond(count > 0, lambda: Optional.from_value(_per_replica(
+            self._value_or_dummy(optional))), lambda: Optional.empty(spec))
 
-        def value():
-            return Optional.from_value(_per_replica(self._dataset._batch_of(
-                source.get_value())))
+    def _workers_with_values(self, optional):
+        """How many workers have a batch this step (this worker's 0 or 1, summed over all)."""
+        has = cast(optional.has_value(), D.int64)
+        strategy = self._dataset._strategy
+        if strategy is None or not strategy.extended._in_multi_worker_mode():
+            return has
+        return strategy.reduce(ReduceOp.SUM, PerReplica((has,)), axis=None)
 
-        return cond(source.has_value(), value, lambda: Optional.empty(spec))
+    def _value_or_dummy(self, optional):
+        if context.state.graph is None:
+            return optional.get_value() if bool(optional.has_value()) else \
+                _dummy(optional.element_spec)
+        return cond(optional.has_value(), optional.get_value,
+                    lambda: _dummy(optional.element_spec))
+
+    def _for_loop(self, body, loop_vars, extra_test=None):
+        """A graph loop over the remaining steps: ``body(element, *loop_vars)``."""
+        loop_vars = tuple(loop_vars)
+
+        def test(optional, *values):
+            has = optional.has_value()
+            if extra_test is None:
+                return has
+            more = extra_test(*values)
+            if not isinstance(more, Tensor):
+                return has if more else constant(False)
+            return logical_and(has, more)
+
+        def step(optional, *values):
+            new = tuple(body(optional.get_value(), *values))
+            return (self.get_next_as_optional(),) + new
+
+        first = self.get_next_as_optional()
+        for keep_rank in (None, True, False):  # relaxed as the dataset's own loops are
+            invariants = None if keep_rank is None else \
+                (None,) + tuple(_relaxed_invariants(loop_vars, keep_rank))
+            try:
+                out = while_loop(test, step, (first,) + loop_vars, shape_invariants=invariants)
+                break
+            except ValueError as e:
+                if "enters the loop with shape" not in str(e) or keep_rank is False:
+                    raise
+        return tuple(out[1:])
 
     @property
     def element_spec(self):
         return self._dataset.element_spec
+
+
+def _dummy(spec):
+    """TF's stand-in batch for a worker with none left: zeros with the batch dimension (and
+    every unknown one) 0."""
+    def zero(s):
+        dims = [0 if d is None else d for d in s.shape.as_list()] if s.shape.rank else []
+        if dims and s.shape.is_fully_defined():
+            dims[0] = 0
+        return zeros(dims, s.dtype)
+
+    return nest.map_structure(zero, spec)
 
 
 def _per_replica(batch):

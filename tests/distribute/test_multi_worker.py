@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import tensortrace as tf
@@ -20,8 +21,14 @@ with open(FIXTURE) as f:
     EXPECTED = json.load(f)
 
 
-class _NoCollectives:
-    """A communicator for tests that need no collectives (dataset sharding)."""
+class _PeerInStep:
+    """A communicator for tests of one worker's dataset sharding: the only collective is the
+    all-reduce counting the workers with a batch left each step (TF's), answered as if the peer
+    were at the same point (the sum is this worker's count: whether it goes on)."""
+
+    def all_reduce(self, array, timeout=None):
+        assert array.dtype == np.int64 and array.size == 1, "only the has-value count"
+        return array
 
     def __getattr__(self, name):
         raise AssertionError(f"unexpected collective {name}")
@@ -29,9 +36,9 @@ class _NoCollectives:
 
 @pytest.fixture
 def as_worker():
-    """Make this process worker ``task_id`` of ``num_workers`` (no collectives)."""
+    """Make this process worker ``task_id`` of ``num_workers`` (no collectives but the has-value count)."""
     def join(task_id, num_workers=2):
-        multi_worker.join_cluster(num_workers, task_id, _NoCollectives())
+        multi_worker.join_cluster(num_workers, task_id, _PeerInStep())
         return tf.distribute.MultiWorkerMirroredStrategy()
 
     yield join

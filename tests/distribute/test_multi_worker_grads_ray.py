@@ -1,14 +1,18 @@
 """MultiWorkerMirroredStrategy on two Ray workers: gradients through the replica context's
 all_reduce and all_gather, get_next_as_optional on distributed iterators and
 AutoShardPolicy.HINT sharding give each worker TF 2.21's values
-(tests/fixtures/tf/make_distribute_grads.py recorded them with two TF worker processes); Keras'
-``model.fit`` under the strategy trains as one replica does on the global batch, and under a
-MirroredStrategy of two CPUs (in a worker: Keras binds ``tensorflow`` for its process) as TF's
-does. One Ray start for the module; both workers run one function."""
+(tests/fixtures/tf/make_distribute_grads.py recorded them with two TF worker processes);
+distributed iterators, in tf.function and eagerly, under every AutoShardPolicy, step as TF's
+workers do (tests/fixtures/tf/make_distributed_iterators.py): all go on while one has a batch
+left, the others taking empty ones; Keras' ``model.fit`` under the strategy trains as one
+replica does on the global batch, and under a MirroredStrategy of two CPUs (in a worker: Keras
+binds ``tensorflow`` for its process) as TF's does; ``predict`` gives every worker the whole
+dataset's predictions in order. One Ray start for the module; both workers run one function."""
 
 import importlib.util
 import json
 import os
+import tempfile
 
 import numpy as np
 import pytest
@@ -16,12 +20,17 @@ import pytest
 import tensortrace as tf
 from tensortrace.distribute import RayWorkers
 
+from tests.fixtures.tf import make_distributed_iterators as iterators
+
 from .test_collective_grads import assert_results, collective_grads, optionals
 
 FIXTURE = os.path.join(os.path.dirname(__file__), os.pardir, "fixtures", "tf",
                        "distribute_grads", "expected.json")
 with open(FIXTURE) as _f:
     EXPECTED = json.load(_f)
+with open(os.path.join(os.path.dirname(FIXTURE), os.pardir, "distributed_iterators",
+                       "expected.json")) as _f:
+    ITERATORS = json.load(_f)
 
 
 def hint_cases():
@@ -45,6 +54,7 @@ def worker_records():
         dist = strategy.experimental_distribute_dataset(make().with_options(options))
         out[name] = [[v.numpy().tolist() for v in strategy.experimental_local_results(e)]
                      for e in dist]
+    out["iterators"] = iterators.records(tf, strategy, tempfile.mkdtemp())
     return out
 
 
@@ -74,11 +84,30 @@ def fit(keras, strategy):
             "evaluate": m.evaluate(data, verbose=0)}
 
 
+def predict(keras, strategy):
+    """``model.predict`` and ``evaluate`` under the strategy on 19 rows in batches of 8 (the
+    workers' parts of the last batch uneven), and what the model's weights give."""
+    init = np.random.RandomState(2)
+    x = np.random.RandomState(3).randn(19, 4).astype(np.float32)
+    y = np.random.RandomState(4).randn(19, 3).astype(np.float32)
+    with strategy.scope():
+        m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+        m.set_weights([init.randn(4, 3).astype(np.float32), init.randn(3).astype(np.float32)])
+        m.compile(loss="mse")
+    w, b = m.get_weights()
+    return {"predict": m.predict(tf.data.Dataset.from_tensor_slices(x).batch(8),
+                                 verbose=0).tolist(),
+            "evaluate": m.evaluate(tf.data.Dataset.from_tensor_slices((x, y)).batch(8),
+                                   verbose=0),
+            "want_predict": (x @ w + b).tolist(),
+            "want_evaluate": float(np.mean((x @ w + b - y) ** 2))}
+
+
 def fit_records():
     """Keras fit under the workers' strategy; on the chief also under a MirroredStrategy of
     two CPUs."""
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
-    out = {"multi_worker": fit(tf.keras, strategy)}
+    out = {"multi_worker": fit(tf.keras, strategy), "predict": predict(tf.keras, strategy)}
     if strategy.cluster_resolver.task_id == 0:
         out["mirrored"] = fit(tf.keras, tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"]))
     return out
@@ -122,6 +151,15 @@ def test_hint_sharding(records, worker, case):
     assert records[worker][case] == EXPECTED[f"worker{worker}"][case]
 
 
+@pytest.mark.parametrize("worker", [0, 1])
+@pytest.mark.parametrize("case", [f"{name}/{policy}" for name, policy in iterators.CASES])
+def test_distributed_iterators_step_as_tfs(records, worker, case):
+    want = ITERATORS[f"worker{worker}"][case]
+    got = records[worker]["iterators"][case]
+    for key in ("optional", "get_next", "for_loop", "eager"):
+        assert got[key] == want[key], key
+
+
 def assert_fit(got, want):
     np.testing.assert_allclose(got["loss"], want["loss"], rtol=1e-5)
     np.testing.assert_allclose(got["evaluate"], want["evaluate"], rtol=1e-5)
@@ -150,3 +188,14 @@ def test_keras_fit_under_multi_worker_strategy_matches_one_worker_on_the_global_
         want = EXPECTED[f"worker{worker}"]["fit"]
         assert want[0] == "ValueError"  # what TF 2.21 does, recorded
         assert_fit(fits[worker]["multi_worker"], EXPECTED["mirrored"]["fit_one"])
+
+
+@keras_installed
+@pytest.mark.parametrize("worker", [0, 1])
+def test_keras_predict_and_evaluate_under_multi_worker_strategy(fits, worker):
+    """Each worker predicts its part of each batch; Keras gathers the parts, so every worker
+    gets the whole dataset's predictions, in order (the uneven last batch included)."""
+    got = fits[worker]["predict"]
+    np.testing.assert_allclose(got["predict"], got["want_predict"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["evaluate"], got["want_evaluate"], rtol=1e-5)
+    np.testing.assert_array_equal(got["predict"], fits[1 - worker]["predict"]["predict"])
