@@ -436,7 +436,8 @@ class MultiWorkerMirroredStrategy(Strategy):
     def run(self, fn, args=(), kwargs=None, options=None):
         """``fn`` as this worker's replica, with its part of ``args``/``kwargs`` and its replica
         context current; the other workers run it on theirs."""
-        if context.state.graph is not None and _trace.converter is not None:
+        if context.state.graph is not None and _trace.converter is not None and \
+                _trace.converts():
             fn = _trace.converter(fn)
         elif context.state.graph is None and _warned[0] < 5:
             _warned[0] += 1

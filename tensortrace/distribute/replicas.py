@@ -287,7 +287,7 @@ def call_for_each_replica(strategy, fn, args, kwargs):
                        "currently. We will be working on improving this in the future, but for "
                        "now please wrap `call_for_each_replica` or `experimental_run` or `run` "
                        "inside a tf.function to get the best performance.")
-    if tracing and _trace.converter is not None:
+    if tracing and _trace.converter is not None and _trace.converts():
         fn = _trace.converter(fn)
     run = _Run(strategy, concurrent=not tracing)
     n = strategy.num_replicas_in_sync

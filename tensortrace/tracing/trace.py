@@ -54,6 +54,7 @@ class FuncGraph(Graph):
         super().__init__(name, outer)
         self.allow_variable_creation = allow_variable_creation
         self.created_variables = []
+        self.autograph = True  # whether the trace converts (TF's AutoGraph control status)
 
     def bind_capture(self, value, placeholder):
         """Let ``placeholder`` (an input fed at call time) stand for the outer ``value``: a
@@ -95,6 +96,15 @@ def _placeholders(graph, spec, name, value=None):
     return spec
 
 
+def converts():
+    """Whether the tf.function being traced converts with AutoGraph (TF's control status): a
+    function a strategy runs inside it is converted only then."""
+    graph = state.graph
+    while graph is not None and not isinstance(graph, FuncGraph):
+        graph = graph.outer
+    return graph is not None and graph.autograph
+
+
 def trace(python_function, binder, specs, name, allow_variable_creation=True, autograph=True,
           values=None):
     """Trace ``python_function`` for arguments described by ``specs`` (one per parameter);
@@ -105,6 +115,7 @@ def trace(python_function, binder, specs, name, allow_variable_creation=True, au
         ``structured_outputs`` (the returned structure, tensors in place).
     """
     graph = FuncGraph(name, outer=state.graph, allow_variable_creation=allow_variable_creation)
+    graph.autograph = bool(autograph)
     fn = python_function
     if autograph and converter is not None:
         fn = converter(python_function)
