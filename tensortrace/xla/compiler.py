@@ -18,6 +18,7 @@ from .. import errors
 from ..graph.ir import subgraphs
 from ..passes.pipeline import optimize
 from ..registry import get as get_op
+from . import constant_args
 
 _X64 = jax.enable_x64  # a context manager: 64-bit mode for our calls only
 
@@ -61,13 +62,15 @@ def static(value, op, index):
     """``value`` (input ``index`` of ``op``) as a NumPy value, or TF's compile-time error."""
     if not isinstance(value, jax.core.Tracer):
         return np.asarray(value)
-    raise errors.InvalidArgumentError(None, None, (
+    error = errors.InvalidArgumentError(None, None, (
         f"Input {index} to node `{op.name}` with op {op.type} must be a compile-time constant."
         "\n\nXLA compilation requires that operator arguments that represent shapes or "
         "dimensions be evaluated to concrete values at compile time. This error means that a "
         "shape or dimension argument could not be evaluated at a compile time, usually because "
         "the value of the argument depends on a parameter to the computation, on a variable, or "
         "on a stateful operation such as a random number generator."))
+    error._tt_not_constant = op.inputs[index]  # constant_args may compile its feeds as values
+    raise error
 
 
 def unsupported(graph, name):
@@ -166,7 +169,7 @@ class XlaCompiledGraph:
     Variables are fed by value; those the graph assigns are written back after the call.
     """
 
-    def __init__(self, graph, name):
+    def __init__(self, graph, name, constants=None):
         self.graph = optimize(graph)
         self.name = name
         self.code = None
@@ -176,10 +179,16 @@ class XlaCompiledGraph:
         if missing:
             raise unsupported_error(name, missing)
         self._resources = [i for i, ph in enumerate(self.feeds) if ph.dtype == D.resource]
-        self.fn = self._make_fn()
+        # feeds compiled as values (TF's compile-time constant arguments): (position among the
+        # non-resource feeds, value); a graph needing some is compiled again per their values
+        self._constants = constants or ()
+        self.fn = self._make_fn() if constants is not None else \
+            constant_args.per_value(self, self._make_fn())
 
     def _lower(self, arrays, variables):
         feeds = list(arrays)
+        for k, value in self._constants:
+            feeds[k] = value
         cells = [Cell(v, i) for i, v in zip(self._resources, variables)]
         for i, cell in zip(self._resources, cells):
             feeds.insert(i, cell)

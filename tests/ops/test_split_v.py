@@ -148,7 +148,7 @@ def test_gradient_with_traced_sizes():
     np.testing.assert_array_equal(grad(tf.constant(X), tf.constant([1, 3])).numpy(), want)
 
 
-def test_xla_compiles_sizes_that_fold_and_refuses_others():
+def test_xla_compiles_sizes_that_fold_and_refuses_looped_ones():
     pytest.importorskip("jax")
 
     @tf.function(jit_compile=True)
@@ -157,13 +157,43 @@ def test_xla_compiles_sizes_that_fold_and_refuses_others():
 
     for g, want in zip(folded(tf.constant(X)), np.split(X, [1, 4], axis=1)):
         np.testing.assert_array_equal(g.numpy(), want)
-    v = tf.Variable([1, 3])
 
     @tf.function(jit_compile=True)
-    def from_a_variable(x):
-        return tf.split(x, tf.concat([v.read_value(), [2]], 0), axis=1)
+    def looped(x, n):  # TF 2.21: the same error
+        _, first = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + 1), (0, 0))
+        return tf.split(x, tf.stack([first, 3 - first]))
 
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="Input 1 to node `split` with op SplitV must be a compile-time "
                              "constant"):
-        from_a_variable(tf.constant(X))
+        looped(tf.ones([3]), tf.constant(2))
+
+
+def test_xla_compiles_sizes_from_arguments_per_value():
+    """TF compiles a jit function whose arguments decide a compile-time input for their values
+    (again for new values): Keras' ``split`` under jit_compile computes the sizes from the
+    indices it is passed."""
+    pytest.importorskip("jax")
+    compiles = []
+
+    @tf.function(jit_compile=True)
+    def keras_like(x, indices):
+        sizes = tf.concat([indices[0:1], indices[1:] - indices[:-1],
+                           x.shape[1] - indices[-1:]], axis=0)
+        return tf.split(x, sizes, axis=1)
+
+    @tf.function(jit_compile=True)
+    def reshaped(x, shape):
+        compiles.append(shape)
+        return tf.reshape(x, shape) * 2.0
+
+    for indices in ([1, 2], [2, 5], [1, 2]):
+        got = keras_like(tf.constant(X), tf.constant(indices))
+        want = np.split(X, indices, axis=1)
+        assert [g.shape.as_list() for g in got] == [list(w.shape) for w in want]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w)
+    for shape in ([3, 4], [4, 3], [12]):
+        np.testing.assert_array_equal(reshaped(tf.constant(X), tf.constant(shape)).numpy(),
+                                      X.reshape(shape) * 2.0)
+    assert len(compiles) == 2  # traced once per argument rank; compiled per value

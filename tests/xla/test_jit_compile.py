@@ -270,14 +270,24 @@ def test_unsupported_op_raises_tfs_error_naming_it():
 
 
 def test_shape_inputs_must_be_compile_time_constants():
+    """TF 2.21 compiles a shape computed from the function's arguments for their values (per
+    value), and refuses one a loop computes."""
     @tf.function(jit_compile=True)
     def f(x, n):
         return tf.reshape(x, [n, -1])
 
+    assert f(tf.ones([4]), tf.constant(2)).shape == (2, 2)
+    assert f(tf.ones([4]), tf.constant(4)).shape == (4, 1)
+
+    @tf.function(jit_compile=True)
+    def g(x, n):
+        _, rows = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + 1), (0, 0))
+        return tf.reshape(x, [rows, -1])
+
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="Input 1 to node `Reshape` with op Reshape must be a compile-time "
                              "constant"):
-        f(tf.ones([4]), tf.constant(2))
+        g(tf.ones([4]), tf.constant(2))
 
 
 def test_set_jit_autoclusters_and_experimental_compile():
