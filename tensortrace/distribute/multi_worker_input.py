@@ -257,12 +257,13 @@ class _WorkerIterator(DistributedIterator):
 
     def get_next(self):
         """The next PerReplica batch; OutOfRangeError when no worker has one left."""
-        optional = self._source.get_next_as_optional()
-        count = self._workers_with_values(optional)
         if context.state.graph is None:
-            if not int(count):
+            batch = self._eager_next()
+            if batch is None:
                 raise errors.OutOfRangeError(None, None, "End of sequence")
-            return _per_replica(self._value_or_dummy(optional))
+            return _per_replica(batch)
+        optional = self._source.get_next_as_optional()
+        count = self._workers_with_values(optional.has_value())
         return _per_replica(cond(count > 0, lambda: self._value_or_dummy(optional),
                                  self._source.get_next))
 
@@ -270,27 +271,41 @@ class _WorkerIterator(DistributedIterator):
         """The next element (PerReplica values) as a ``tf.experimental.Optional``: empty when
         no worker has a batch left, else this worker's batch or an empty one."""
         spec = self.element_spec
-        optional = self._source.get_next_as_optional()
-        count = self._workers_with_values(optional)
         if context.state.graph is None:
-            if not int(count):
-                return Optional.empty(spec)
-            return Optional.from_value(_per_replica(self._value_or_dummy(optional)))
+            batch = self._eager_next()
+            return Optional.empty(spec) if batch is None else \
+                Optional.from_value(_per_replica(batch))
+        optional = self._source.get_next_as_optional()
+        count = self._workers_with_values(optional.has_value())
         return cond(count > 0, lambda: Optional.from_value(_per_replica(
             self._value_or_dummy(optional))), lambda: Optional.empty(spec))
 
-    def _workers_with_values(self, optional):
-        """How many workers have a batch this step (this worker's 0 or 1, summed over all)."""
-        has = cast(optional.has_value(), D.int64)
+    def _eager_next(self):
+        """This worker's next batch, an empty one while another worker has a batch left, or
+        None when none has."""
+        try:
+            batch = next(self._source)
+        except StopIteration:
+            batch = None
+        if not int(self._workers_with_values(batch is not None)):
+            return None
+        return _dummy(self._source.element_spec) if batch is None else batch
+
+    def _workers_with_values(self, has):
+        """How many workers have a batch this step (this worker's ``has``, summed over all)."""
         strategy = self._dataset._strategy
-        if strategy is None or not strategy.extended._in_multi_worker_mode():
-            return has
+        alone = strategy is None or not strategy.extended._in_multi_worker_mode()
+        if isinstance(has, bool):  # eagerly
+            if alone:
+                return int(has)
+            has = convert_to_tensor(int(has), D.int64)
+        else:
+            has = cast(has, D.int64)
+            if alone:
+                return has
         return strategy.reduce(ReduceOp.SUM, PerReplica((has,)), axis=None)
 
     def _value_or_dummy(self, optional):
-        if context.state.graph is None:
-            return optional.get_value() if bool(optional.has_value()) else \
-                _dummy(optional.element_spec)
         return cond(optional.has_value(), optional.get_value,
                     lambda: _dummy(optional.element_spec))
 
