@@ -3,6 +3,7 @@ pieces of listed sizes)."""
 
 import numpy as np
 
+from ... import dtypes as D
 from ..._export import tf_export
 from ...composite import fallback
 from ...context import bind
@@ -12,7 +13,6 @@ from ...messages import shape_text
 from ...registry import DtypeCheck, define_op
 from ...shapes import TensorShape
 from ...tensor import Tensor, TensorSpec
-from ... import dtypes as D
 from .._args import arg_error, auto_pack, holds_tensor, int_arg, int_attr, known_values, shown
 from .._base import ALL, check_dtypes, graph_error, object_result
 from .passthrough import identity
