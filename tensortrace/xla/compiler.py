@@ -3,18 +3,19 @@ tables in ``lowerings/``), the whole graph becomes one ``jax.jit`` function of i
 
 Values known while lowering (constants, shapes) stay NumPy values and ops on them run their
 NumPy kernels, so shape arithmetic stays static as XLA needs it. Variables are fed as values
-and the values assigned are written back after the call.
-
-Host traffic: XLA:CPU takes a NumPy array in place only when its data is 64-byte aligned and
-C-contiguous; any other array it copies through a transfer that costs many times a memcpy (a
-[64, 784] float32 batch: ~200 us against ~10). So a variable a jit call reads or writes holds
-its value as a NumPy view of an XLA array (``np.asarray(xla_array)``, read-only), and the next
-call feeds the XLA array that view was made from (``view.base.obj``): no copy in either
-direction between calls. An eager write replaces ``_array`` (values are never mutated in place,
-see ``ops/state.py``), so the next call sees a plain array and moves it into XLA once. Large
-inputs and captures are copied to an aligned array here (kept while the same array comes again). Compiling and running happen in JAX's
+and the values assigned are written back after the call. Compiling and running happen in JAX's
 64-bit mode (``jax.enable_x64``, scoped: the process's own JAX code keeps its setting), so
 float64/int64 graphs keep their dtypes.
+
+Host traffic: XLA:CPU reads a NumPy array in place only when its data is 64-byte aligned and
+C-contiguous; any other array it copies through a transfer that costs many times a memcpy (a
+[64, 784] float32 batch: ~200 us against ~10). A variable a jit call writes keeps its value as
+a read-only NumPy view of the output (``np.asarray(xla_array)``), and the next call feeds the
+XLA array that view was made from (``view.base.obj``): no copy either way between calls. A
+large variable only read gets an aligned copy as its value once. An eager write replaces
+``_array`` (values are never mutated in place, see ``ops/state.py``), so the next call sees the
+new array. Large inputs and captures are copied aligned here (kept while the same array comes
+again). Written variables' buffers are not donated: a NumPy view of them may be alive.
 """
 
 import numpy as np
@@ -184,22 +185,19 @@ def _xla_value(array):
 
 
 def _variable_value(variable):
-    """``variable``'s value as an XLA array, with no copy while its value is a view a jit call
-    left; a plain array is moved into XLA once and the variable keeps a view of that (the same
-    value, read-only; the caller holds the variable's lock)."""
+    """``variable``'s value as XLA takes it at least cost: the XLA array its value is a view
+    of (a jit call's output), else ``_xla_value``; an aligned copy made here becomes the
+    variable's value (the same values, read-only; the caller holds the variable's lock), so
+    that later calls read it in place until an eager write replaces it. (``jax.device_put``
+    would cost more than the copy: hundreds of us on a busy machine.)"""
     array = variable._array
     base = array.base
     if type(base) is memoryview and type(base.obj) is _XlaArray:
         return base.obj
-    if array.dtype.kind not in "biufc":  # bfloat16, strings...: fed as they are
-        return array
-    try:
-        with _X64(True):
-            value = jax.device_put(_xla_value(array) if array.nbytes >= _ALIGN_MIN_BYTES
-                                   else array)
-    except (TypeError, ValueError):  # a dtype XLA has no arrays of: the call reports it
-        return array
-    variable._array = np.asarray(value)
+    value = _xla_value(array)
+    if value is not array and type(value) is np.ndarray:
+        value.flags.writeable = False
+        variable._array = value
     return value
 
 
