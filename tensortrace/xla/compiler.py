@@ -18,6 +18,8 @@ new array. Large inputs and captures are copied aligned here (kept while the sam
 again). Written variables' buffers are not donated: a NumPy view of them may be alive.
 """
 
+import weakref
+
 import numpy as np
 
 import jax
@@ -46,6 +48,10 @@ _FOLDABLE = (np.ndarray, np.generic)
 _ALIGNMENT = 64
 #: feeds smaller than this go in as they are: XLA's own copy of a few KB costs ~1 us
 _ALIGN_MIN_BYTES = 1 << 12
+
+
+def _dead():
+    return None
 
 
 def lowering(*names):
@@ -297,26 +303,27 @@ class XlaCompiledGraph:
 
     def _feed_converter(self):
         """``convert(arrays)``: the array feeds as XLA takes them at least cost (``_xla_value``),
-        or None when no feed can be large. A conversion that copies is kept per position while
-        the same array comes again (captures come every call; a loop may feed one batch)."""
+        or None when no feed can be large. A copy is kept per position, and fed again while the
+        same array comes again (captures come every call; a loop may feed one batch)."""
         placeholders = [ph for ph in self.feeds if ph.dtype != D.resource]
         large = [i for i, ph in enumerate(placeholders) if ph.dtype._np.kind in "biufc" and not (
             ph.shape.is_fully_defined() and
             ph.shape.num_elements() * ph.dtype._np.itemsize < _ALIGN_MIN_BYTES)]
         if not large:
             return None
-        kept = [None] * len(placeholders)  # per position: (the array, the XLA value fed)
+        # per position: (a weak reference to the array last copied there, the copy)
+        kept = [(_dead, None)] * len(placeholders)
 
         def convert(arrays):
             arrays = list(arrays)
             for i in large:
-                array, last = arrays[i], kept[i]
-                if last is not None and last[0] is array:
-                    arrays[i] = last[1]
+                array, (ref, copy) = arrays[i], kept[i]
+                if ref() is array:
+                    arrays[i] = copy
                     continue
                 value = arrays[i] = _xla_value(array)
                 if value is not array and type(value) is np.ndarray:  # a copy: kept
-                    kept[i] = (array, value)
+                    kept[i] = (weakref.ref(array), value)
             return arrays
         return convert
 
