@@ -34,10 +34,10 @@ def unaligned(shape, dtype=np.float32, seed=0):
 
 
 def test_written_and_read_variables_stay_xla_arrays_between_calls():
-    w = tf.Variable(unaligned((64, 32)))
-    scale = tf.Variable(np.zeros((64, 32), np.float32))  # read only
+    w = tf.Variable(unaligned((256, 160)))
+    scale = tf.Variable(np.zeros((256, 160), np.float32))  # read only
     # a value XLA would copy (the variable's own copy of an array is aligned only by chance)
-    scale._array = unaligned((64, 32), seed=1)
+    scale._array = unaligned((256, 160), seed=1)
 
     @tf.function(jit_compile=True)
     def step():
@@ -83,7 +83,7 @@ def test_eager_writes_between_jit_calls_are_seen():
 
 
 def test_values_read_before_a_jit_call_keep_their_values():
-    v = tf.Variable(unaligned((32, 32)))
+    v = tf.Variable(unaligned((256, 160)))
 
     @tf.function(jit_compile=True)
     def step():
@@ -119,8 +119,8 @@ def test_restored_checkpoint_is_seen_by_the_next_call(tmp_path):
 
 
 def test_wide_variable_read_in_x64_mode_keeps_its_dtype():
-    v = tf.Variable(np.arange(600, dtype=np.float64) / 7.0)
-    n = tf.Variable(np.arange(600, dtype=np.int64) * (1 << 40))
+    v = tf.Variable(np.arange(20000, dtype=np.float64) / 7.0)
+    n = tf.Variable(np.arange(20000, dtype=np.int64) * (1 << 40))
 
     @tf.function(jit_compile=True)
     def read():
@@ -128,14 +128,15 @@ def test_wide_variable_read_in_x64_mode_keeps_its_dtype():
 
     f, i = read()
     assert f.dtype == tf.float64 and i.dtype == tf.int64
-    np.testing.assert_array_equal(f.numpy(), np.arange(600) / 7.0)
-    np.testing.assert_array_equal(i.numpy(), np.arange(600, dtype=np.int64) * (1 << 40) + 1)
+    np.testing.assert_array_equal(f.numpy(), np.arange(20000) / 7.0)
+    np.testing.assert_array_equal(i.numpy(),
+                                  np.arange(20000, dtype=np.int64) * (1 << 40) + 1)
     assert v._array.dtype == np.float64 and n._array.dtype == np.int64
 
 
 def test_large_unaligned_inputs_and_captures_give_the_numpy_values():
-    x = unaligned((64, 300))
-    captured = tf.constant(unaligned((300, 20), seed=2))
+    x = unaligned((64, 784))
+    captured = tf.constant(unaligned((784, 64), seed=2))
 
     def f(x):
         return tf.matmul(x, captured) + 1.0
@@ -144,23 +145,23 @@ def test_large_unaligned_inputs_and_captures_give_the_numpy_values():
     jitted = tf.function(f, jit_compile=True)
     for _ in range(2):  # the second call reuses the kept aligned copies
         np.testing.assert_allclose(jitted(tf.constant(x)).numpy(), expected, rtol=1e-5, atol=1e-4)
-    other = unaligned((64, 300), seed=3)
+    other = unaligned((64, 784), seed=3)
     np.testing.assert_allclose(jitted(tf.constant(other)).numpy(),
                                tf.function(f)(tf.constant(other)).numpy(), rtol=1e-5, atol=1e-4)
 
 
 def test_feed_conversion():
-    big = unaligned((64, 64))
+    big = unaligned((256, 256))
     copy = compiler._xla_value(big)
     assert copy is not big and copy.ctypes.data % 64 == 0 and copy.flags.c_contiguous
     np.testing.assert_array_equal(copy, big)
-    strided = np.zeros((128, 128), np.float32)[:, ::2]
+    strided = np.zeros((512, 512), np.float32)[:, ::2]
     assert compiler._xla_value(strided).flags.c_contiguous
-    small = unaligned((4,))
-    assert compiler._xla_value(small) is small
-    xla = jax.numpy.ones((32, 32))
+    for small in (unaligned((4,)), unaligned((64, 256))):  # XLA's own copy is cheap up to here
+        assert compiler._xla_value(small) is small
+    xla = jax.numpy.ones((256, 256))
     assert compiler._xla_value(np.asarray(xla)) is xla
-    words = np.array([b"a"] * 5000, object)
+    words = np.array([b"a"] * 20000, object)
     assert compiler._xla_value(words) is words
 
 
