@@ -6,12 +6,29 @@ NumPy kernels, so shape arithmetic stays static as XLA needs it. Variables are f
 and the values assigned are written back after the call. Compiling and running happen in JAX's
 64-bit mode (``jax.enable_x64``, scoped: the process's own JAX code keeps its setting), so
 float64/int64 graphs keep their dtypes.
+
+Host traffic: XLA:CPU reads a NumPy array in place only when its data is 64-byte aligned and
+C-contiguous; any other array it copies through a transfer that costs many times a memcpy (a
+[64, 784] float32 batch: ~200 us against ~10). A variable a jit call writes keeps its value as
+a read-only NumPy view of the output (``np.asarray(xla_array)``), and the next call feeds the
+XLA array that view was made from (``view.base.obj``): no copy either way between calls. A
+large variable only read gets an aligned copy as its value once. An eager write replaces
+``_array`` (values are never mutated in place, see ``ops/state.py``), so the next call sees the
+new array. Large inputs and captures are copied aligned here (kept while the same array comes
+again). Written variables' buffers are not donated: a NumPy view of them may be alive.
 """
+
+import weakref
 
 import numpy as np
 
 import jax
 from jax import numpy as jnp
+
+try:
+    from jax._src.array import ArrayImpl as _XlaArray  # the type of jax.Array's values
+except ImportError:  # another JAX: views are copied in as plain arrays
+    _XlaArray = None
 
 from .. import dtypes as D
 from .. import errors
@@ -27,6 +44,16 @@ LOWERINGS = {}
 
 DEVICE = "XLA_CPU_JIT"
 _FOLDABLE = (np.ndarray, np.generic)
+
+#: XLA:CPU uses a host array in place only at this alignment (else it copies it)
+_ALIGNMENT = 64
+#: feeds smaller than this go in as they are: XLA copies them in the call, at ~5 us over the
+#: in-place feed at 96 KB; from 128 KB on it takes a transfer of ~90 us (~200 us at 200 KB)
+_ALIGN_MIN_BYTES = 1 << 17
+
+
+def _dead():
+    return None
 
 
 def lowering(*names):
@@ -144,6 +171,48 @@ def _narrow(dtype):
     return dtype.itemsize < 8 or dtype.kind == "c" and dtype.itemsize == 8
 
 
+def _aligned_copy(array):
+    """A copy of ``array``: C-contiguous, data aligned as XLA needs to use it in place (the
+    itemsizes of XLA's dtypes divide the alignment, and NumPy aligns data to the itemsize)."""
+    itemsize, size = array.itemsize, array.size
+    raw = np.empty(size + _ALIGNMENT // itemsize, array.dtype)
+    start = (-raw.ctypes.data % _ALIGNMENT) // itemsize
+    out = raw[start:start + size].reshape(array.shape)
+    np.copyto(out, array)
+    return out
+
+
+def _xla_value(array):
+    """A feed's value as XLA takes it at least cost: the XLA array a view was made from, a
+    large array XLA would copy itself copied here to an aligned one, else ``array``."""
+    base = getattr(array, "base", None)
+    if type(base) is memoryview and type(base.obj) is _XlaArray:
+        return base.obj
+    if type(array) is not np.ndarray or array.nbytes < _ALIGN_MIN_BYTES or \
+            array.dtype.kind not in "biufc":
+        return array
+    if array.ctypes.data % _ALIGNMENT == 0 and array.flags.c_contiguous:
+        return array
+    return _aligned_copy(array)
+
+
+def _variable_value(variable):
+    """``variable``'s value as XLA takes it at least cost: the XLA array its value is a view
+    of (a jit call's output), else ``_xla_value``; an aligned copy made here becomes the
+    variable's value (the same values, read-only; the caller holds the variable's lock), so
+    that later calls read it in place until an eager write replaces it. (``jax.device_put``
+    would cost more than the copy: hundreds of us on a busy machine.)"""
+    array = variable._array
+    base = array.base
+    if type(base) is memoryview and type(base.obj) is _XlaArray:
+        return base.obj
+    value = _xla_value(array)
+    if value is not array and type(value) is np.ndarray:
+        value.flags.writeable = False
+        variable._array = value
+    return value
+
+
 def _compile(jitted, avals, arrays):
     """``jitted`` compiled for ``avals`` and called on ``arrays``: (the executable's own call,
     the outputs). The call is JAX's C++ path that a Compiled's first call makes; 32-bit
@@ -222,6 +291,11 @@ class XlaCompiledGraph:
                 nonlocal call
                 call, outs = _compile(jitted, avals, arrays)
                 return outs
+        convert = self._feed_converter()
+        if convert is not None:
+            if single:
+                return lambda *feeds: np.asarray(call(*convert(feeds)))
+            return lambda *feeds: tuple(map(np.asarray, call(*convert(feeds))))
         if single:
             return lambda *feeds: np.asarray(call(*feeds))
         return lambda *feeds: tuple(map(np.asarray, call(*feeds)))
@@ -239,10 +313,37 @@ class XlaCompiledGraph:
         return avals + [jax.ShapeDtypeStruct(v._array.shape, v._array.dtype)
                         for v in variables]
 
+    def _feed_converter(self):
+        """``convert(arrays)``: the array feeds as XLA takes them at least cost (``_xla_value``),
+        or None when no feed can be large. A copy is kept per position, and fed again while the
+        same array comes again (captures come every call; a loop may feed one batch)."""
+        placeholders = [ph for ph in self.feeds if ph.dtype != D.resource]
+        large = [i for i, ph in enumerate(placeholders) if ph.dtype._np.kind in "biufc" and not (
+            ph.shape.is_fully_defined() and
+            ph.shape.num_elements() * ph.dtype._np.itemsize < _ALIGN_MIN_BYTES)]
+        if not large:
+            return None
+        # per position: (a weak reference to the array last copied there, the copy)
+        kept = [(_dead, None)] * len(placeholders)
+
+        def convert(arrays):
+            arrays = list(arrays)
+            for i in large:
+                array, (ref, copy) = arrays[i], kept[i]
+                if ref() is array:
+                    arrays[i] = copy
+                    continue
+                value = arrays[i] = _xla_value(array)
+                if value is not array and type(value) is np.ndarray:  # a copy: kept
+                    kept[i] = (weakref.ref(array), value)
+            return arrays
+        return convert
+
     def _make_fn_with_variables(self):
         single, resources = self.single, self._resources
         positions, count = set(resources), len(self.feeds) - len(resources)
         arrays_at = [i for i in range(len(self.feeds)) if i not in positions]
+        convert = self._feed_converter()
 
         def lowered_with_variables(*values):
             return self._lower(values[:count], values[count:])
@@ -250,15 +351,16 @@ class XlaCompiledGraph:
         jitted = jax.jit(lowered_with_variables)
         general = _in_x64(jitted)
         fast = {}  # (variables' avals) -> the ahead-of-time call for them, or None
-        order = [(), ()]  # the last call's variables' ids, and their locks in one order
+        order = ((), ())  # the last call's variables' ids, and their locks in one order
 
         def run_with_variables(*feeds):
+            nonlocal order
             variables = [feeds[i] for i in resources]  # a resource's value: its Variable
-            ids = tuple(map(id, variables))
-            if ids != order[0]:  # one lock order for every call: no two calls deadlock
+            ids, known = tuple(map(id, variables)), order
+            if ids != known[0]:  # one lock order for every call: no two calls deadlock
                 unique = sorted({id(v): v for v in variables}.items())
-                order[:] = ids, [v._lock for _, v in unique]
-            locks, result = order[1], None
+                known = order = ids, [v._lock for _, v in unique]
+            locks, result = known[1], None
             for lock in locks:  # read, compute, write back: one update
                 lock.acquire()
             try:
@@ -267,7 +369,11 @@ class XlaCompiledGraph:
                     key = tuple([(a.shape, a.dtype) for a in values])
                 except AttributeError:  # a variable this call initializes: no value yet
                     key = None
+                else:  # values as XLA arrays: no copy while they are views a call left
+                    values = [_variable_value(v) for v in variables]
                 call, arrays = fast.get(key, general), [feeds[i] for i in arrays_at]
+                if convert is not None:
+                    arrays = convert(arrays)
                 if call is general and key is not None and key not in fast:
                     avals = self._avals(variables)
                     fast[key] = general  # until compiled: a failure leaves the jit path
