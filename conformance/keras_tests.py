@@ -26,7 +26,7 @@ a time. A chunk that runs past ``--file-timeout`` seconds, or kills its worker, 
 outcomes of the tests it finished and counts one failure for the rest, and a fresh worker takes
 the next chunk. ``--deadline`` bounds the whole run's wall time: no chunk starts in its last
 seconds, running chunks are stopped shortly before it (their finished tests kept, the rest
-counted as cut, not failed), and the JSON (rewritten after every chunk) and the report are
+counted as cut, not failed), and the JSON (rewritten as chunks finish) and the report are
 written before it. A failure's cause is the exception's type and first message line (addresses
 and numbers masked, so that one cause groups together). Failures because PyTorch is missing (Keras'
 tests that import it) are a cause of their own: they need another backend's library, not a fix
@@ -68,6 +68,7 @@ WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 REPORT_SECONDS = 10  # before --deadline: running chunks are stopped, the report written
 LAST_START = 10  # and in the seconds before that stop, no chunk starts
+JSON_EVERY = 3  # seconds between the JSON's rewrites while chunks finish
 CHECK_SECONDS = 180  # the set-up check's limit (a third of --deadline when that is less)
 
 
@@ -222,8 +223,9 @@ def _install_shim():
 
 
 def worker(niceness):
-    """In a worker: install the shim, then for each ``FILE OUT INDEX COUNT`` line on stdin run
-    pytest on that chunk of FILE, appending outcomes to OUT, and write ``OUT.done`` after it."""
+    """In a worker: install the shim, then for each ``FILE OUT INDEX COUNT ROOTDIR`` line on
+    stdin run pytest on that chunk of FILE, appending outcomes to OUT, and write ``OUT.done``
+    (the chunk's seconds) after it."""
     if niceness:
         os.nice(niceness)
     _install_shim()
@@ -233,10 +235,10 @@ def worker(niceness):
     basetemp = os.path.abspath("basetemp")  # this worker's own; pytest empties it each chunk
     for line in sys.stdin:
         start = time.time()
-        path, out, index, count = line.rstrip("\n").split("\t")
+        path, out, index, count, rootdir = line.rstrip("\n").split("\t")
         with open(out, "a") as f:
             pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=",
-                         "--continue-on-collection-errors", "--rootdir", keras_src(),
+                         "--continue-on-collection-errors", "--rootdir", rootdir,
                          "--basetemp", basetemp, path],
                         plugins=[Recorder(f), conftest, Select(int(index), int(count), out)])
         with open(out + ".done", "w") as f:
@@ -326,7 +328,9 @@ class Pool:
         self.cut = 0  # chunks stopped at the deadline or by a signal
         self.total = 0
         self.unstarted = []
+        self.written = 0.0  # when the JSON was last written
         self.why = "stopped at the --deadline"
+        self.last_start = LAST_START
 
     def stop_now(self, *_):
         """Stop every chunk now (a signal's handler): the report still gets written."""
@@ -363,7 +367,7 @@ class Pool:
 
     def _slot(self, slot, chunks):
         proc = None
-        while not self._late(LAST_START):
+        while not self._late(self.last_start):
             try:
                 number, (path, index, count, _) = chunks.get_nowait()
             except queue.Empty:
@@ -374,7 +378,7 @@ class Pool:
             start = time.time()
             trouble = cut = None
             try:
-                proc.stdin.write(f"{path}\t{out}\t{index}\t{count}\n")
+                proc.stdin.write(f"{path}\t{out}\t{index}\t{count}\t{self.src}\n")
                 proc.stdin.flush()
             except BrokenPipeError:
                 trouble = "worker died before the chunk started"
@@ -434,10 +438,12 @@ class Pool:
                   f"{dict(sorted(counts.items()))} in {seconds:.0f} s"
                   + (f" ({trouble})" if trouble else ""))
 
-    def _write_json(self):
-        """Every outcome so far (called under the lock), replacing the file in one step."""
-        if not self.json_path:
+    def _write_json(self, final=False):
+        """Every outcome so far (called under the lock), replacing the file in one step; at
+        most every ``JSON_EVERY`` seconds until the final write (a write takes ~0.2 s)."""
+        if not self.json_path or not final and time.time() - self.written < JSON_EVERY:
             return
+        self.written = time.time()
         data = {}
         for path, outcomes in self.results.items():
             entry = {"seconds": round(sum(self.seconds[path]), 1)}
@@ -469,7 +475,7 @@ class Pool:
             self.results.setdefault(path, {})[self._rest(path, index, count, "not started:")] \
                 = ("cut", "not started before the --deadline")
         with self.lock:
-            self._write_json()
+            self._write_json(final=True)
         return self.results
 
     def mismatches(self):
@@ -602,7 +608,7 @@ def main(argv=None):
     parser.add_argument("--depth", type=int, default=2,
                         help="path components below keras/src that name a table row")
     parser.add_argument("--json", help="write every test's outcome and cause here (rewritten "
-                                       "after each chunk)")
+                                       "as chunks finish)")
     parser.add_argument("--log", help="append progress lines to this file")
     parser.add_argument("--top", type=int, default=40, help="failure causes to list")
     parser.add_argument("--examples", type=int, default=3, help="test ids shown per cause")
