@@ -59,13 +59,14 @@ ALL_TESTS = ["layers", "models", "trainers", "optimizers", "losses", "metrics", 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+(\.\d+)?")
 # Causes that are not tensortrace's: the test needs another backend's library.
 _OTHER_BACKEND = re.compile(r"No module named '(torch|torchvision)\b")
-# What the workers run under (a value already in the environment wins): one BLAS/OpenMP thread
-# each, since the jobs share the cores; JAX and PyTorch on the CPU (on a GPU host every worker
-# would otherwise open the accelerator); one hash seed, so that every worker collects a file's
-# tests alike; no third-party pytest plugins, so that hosts with other plugins run alike.
-WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "JAX_PLATFORMS": "cpu", "CUDA_VISIBLE_DEVICES": "", "PYTHONHASHSEED": "0",
+# What the workers run under (a value already in the environment wins): JAX and PyTorch on the
+# CPU (on a GPU host every worker would otherwise open the accelerator); one hash seed, so that
+# every worker collects a file's tests alike; no third-party pytest plugins, so that hosts with
+# other plugins run alike. Their BLAS/OpenMP threads (and tensortrace's intra-op threads) are
+# the cores over the jobs, since the jobs share the cores.
+WORKER_ENV = {"JAX_PLATFORMS": "cpu", "CUDA_VISIBLE_DEVICES": "", "PYTHONHASHSEED": "0",
               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 REPORT_SECONDS = 10  # before --deadline: running chunks are stopped, the report written
 LAST_START = 10  # and in the seconds before that stop, no chunk starts
 JSON_EVERY = 3  # seconds between the JSON's rewrites while chunks finish
@@ -75,7 +76,8 @@ CHECK_SECONDS = 180  # the set-up check's limit (a third of --deadline when that
 def keras_src():
     spec = importlib.util.find_spec("keras")
     if spec is None:
-        sys.exit("Keras 3 is not installed: pip install 'tensortrace[keras]'")
+        sys.exit(f"Keras 3 is not installed for {sys.executable}: pip install "
+                 "'tensortrace[keras]' (or put a folder holding it on PYTHONPATH)")
     return os.path.join(next(iter(spec.submodule_search_locations)), "src")
 
 
@@ -222,13 +224,14 @@ def _install_shim():
     return tensortrace
 
 
-def worker(niceness):
+def worker(niceness, threads):
     """In a worker: install the shim, then for each ``FILE OUT INDEX COUNT ROOTDIR`` line on
     stdin run pytest on that chunk of FILE, appending outcomes to OUT, and write ``OUT.done``
     (the chunk's seconds) after it."""
     if niceness:
         os.nice(niceness)
-    _install_shim()
+    tensortrace = _install_shim()
+    tensortrace.config.threading.set_intra_op_parallelism_threads(threads)
     import pytest
 
     conftest = _keras_conftest(pytest)
@@ -264,10 +267,20 @@ def check():
     print(json.dumps(info))
 
 
-def worker_env():
+def threads_per_job(jobs):
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores // jobs)
+
+
+def worker_env(jobs):
     env = dict(os.environ, KERAS_BACKEND="tensorflow")
     for key, value in WORKER_ENV.items():
         env.setdefault(key, value)
+    for key in THREAD_VARS:
+        env.setdefault(key, str(threads_per_job(jobs)))
     # The repository first; whatever else was on the path (Keras' wheels, say) stays.
     env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in env.get("PYTHONPATH", "")
                                                   .split(os.pathsep) if p])
@@ -318,7 +331,7 @@ class Pool:
         self.jobs, self.timeout, self.niceness, self.tmp, self.src = \
             jobs, timeout, niceness, tmp, src
         self.log, self.json_path, self.kill_at = log, json_path, kill_at
-        self.env = env if env is not None else worker_env()
+        self.env = env if env is not None else worker_env(jobs)
         self.lock = threading.Lock()
         self.results = {}  # file -> {nodeid: (outcome, cause)}
         self.seconds = collections.defaultdict(list)  # file -> each finished chunk's seconds
@@ -350,7 +363,8 @@ class Pool:
         os.makedirs(cwd, exist_ok=True)
         err = open(os.path.join(self.tmp, f"worker{slot}.log"), "a")
         return subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--worker", str(self.niceness)],
+            [sys.executable, os.path.abspath(__file__), "--worker", str(self.niceness),
+             "--threads", str(threads_per_job(self.jobs))],
             stdin=subprocess.PIPE, stdout=err, stderr=err, text=True, env=self.env, cwd=cwd,
             start_new_session=True)
 
@@ -616,10 +630,11 @@ def main(argv=None):
                         help="print the report of earlier --json runs instead of running: a "
                              "file in a later one replaces its outcomes in the earlier ones")
     parser.add_argument("--worker", metavar="NICE", help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--check", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
-        return worker(int(args.worker))
+        return worker(int(args.worker), args.threads)
     if args.check:
         return check()
     if args.report:
@@ -633,26 +648,25 @@ def main(argv=None):
         return 0
     if args.deadline is not None and args.deadline <= REPORT_SECONDS + LAST_START:
         parser.error(f"--deadline must be over {REPORT_SECONDS + LAST_START} seconds")
-    selections = (args.tests or []) + (ALL_TESTS if args.all else [])
-    src = keras_src()
-    files = test_files(src, selections or DEFAULT_TESTS)
-    times = load_times(args.times) if args.times and os.path.exists(args.times) else {}
-    jobs = max(1, args.jobs)
-    chunks = plan(files, src, times, jobs, args.chunk_seconds)
-
     def say(text):
         print(text, flush=True)
         if args.log:
             with open(args.log, "a") as f:
                 f.write(text + "\n")
 
-    env = worker_env()
+    selections = (args.tests or []) + (ALL_TESTS if args.all else [])
+    jobs = max(1, args.jobs)
+    env = worker_env(jobs)
     limit = CHECK_SECONDS if args.deadline is None else min(CHECK_SECONDS, args.deadline / 3)
     try:
+        src = keras_src()
+        files = test_files(src, selections or DEFAULT_TESTS)
         info = check_environment(env, limit)
-    except SystemExit as stop:
-        say(str(stop))
-        raise
+    except SystemExit as stop:  # a broken set-up: say so in the log too, then stop
+        say(str(stop.code))
+        return 2
+    times = load_times(args.times) if args.times and os.path.exists(args.times) else {}
+    chunks = plan(files, src, times, jobs, args.chunk_seconds)
     say(environment_line(info))
     say(f"{len(files)} files in {len(chunks)} chunks, -j{jobs}"
         + (f", deadline {args.deadline:.0f} s" if args.deadline else "")

@@ -53,12 +53,16 @@ def test_chunks_partition_a_file_whatever_the_collection_order():
 
 def test_worker_env_keeps_the_path_and_the_callers_settings(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["/site-a", "/site-b"]))
-    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
     monkeypatch.setenv("KERAS_BACKEND", "jax")
-    env = kt.worker_env()
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setattr(kt.os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    env = kt.worker_env(jobs=4)
     assert env["PYTHONPATH"].split(os.pathsep) == [kt.REPO, "/site-a", "/site-b"]
     assert (env["OMP_NUM_THREADS"], env["OPENBLAS_NUM_THREADS"], env["KERAS_BACKEND"],
-            env["JAX_PLATFORMS"], env["PYTHONHASHSEED"]) == ("4", "1", "tensorflow", "cpu", "0")
+            env["JAX_PLATFORMS"], env["PYTHONHASHSEED"]) == ("3", "4", "tensorflow", "cpu", "0")
+    assert kt.worker_env(jobs=16)["OPENBLAS_NUM_THREADS"] == "1"
+    assert kt.threads_per_job(32) == 1
 
 
 def test_report_counts_cut_chunks_and_missing_torch_apart():
