@@ -398,7 +398,8 @@ class Pool:
                 trouble = "worker died before the chunk started"
             while trouble is None and not os.path.exists(out + ".done"):
                 if proc.poll() is not None:
-                    trouble = f"worker died (exit status {proc.returncode})"
+                    trouble = f"worker died (exit status {proc.returncode})" \
+                        + self._last_words(slot)
                 elif time.time() - start > self.timeout:
                     trouble = f"chunk ran past its {self.timeout} s timeout"
                 elif self._late():
@@ -418,7 +419,7 @@ class Pool:
                 proc = None
                 outcomes[self._rest(path, index, count, "rest of")] = \
                     ("cut" if cut else "error", trouble)
-            self._finish(path, index, count, outcomes, seconds, out, trouble)
+            self._finish(path, index, count, outcomes, seconds, out, trouble, cut)
         if proc is not None:
             proc.stdin.close()
             wait = 60 if self.kill_at is None else max(0.1, min(60, self.kill_at - time.time()))
@@ -431,7 +432,19 @@ class Pool:
         name = f"chunk {index + 1}/{count}" if count > 1 else "file"
         return f"{os.path.relpath(path, self.src)}::<{what} {name}>"
 
-    def _finish(self, path, index, count, outcomes, seconds, out, trouble):
+    def _last_words(self, slot):
+        """What a dead worker said last: a fatal error's headline (a crash's traceback follows
+        it), else its last line (an exception's, when one ended it)."""
+        try:
+            with open(os.path.join(self.tmp, f"worker{slot}.log"), errors="replace") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - 16384))
+                lines = [ln.strip() for ln in f.read().splitlines() if ln.strip()]
+        except OSError:
+            return ""
+        fatal = [ln for ln in lines if ln.startswith("Fatal Python error")]
+        return f": {(fatal or lines)[-1][:150]}" if lines else ""
+
+    def _finish(self, path, index, count, outcomes, seconds, out, trouble, cut):
         try:
             with open(out + ".count") as f:
                 tests = tuple(int(n) for n in f.read().split())
@@ -443,7 +456,7 @@ class Pool:
             if tests:
                 self.counts[path].append(tests)
             self.done += 1
-            self.cut += trouble == self.why
+            self.cut += cut is not None
             done = self.done
             self._write_json()
         counts = collections.Counter(o for o, _ in outcomes.values())

@@ -152,3 +152,13 @@ def test_deadline_stops_running_chunks_and_keeps_what_finished(tmp_path, monkeyp
     assert (pool.done, pool.cut, len(pool.unstarted)) == (2, 1, 1)
     saved = json.loads((tmp_path / "r.json").read_text())["x_test.py"]
     assert (saved["chunks_done"], len(saved["tests"])) == (2, 9)
+
+
+def test_a_worker_that_dies_is_named_with_its_last_words(tmp_path, monkeypatch):
+    pool, chunks = _pool(tmp_path, monkeypatch, sleep=0, jobs=1)
+    (tmp_path / "src" / "x_test.py").write_text(
+        "import faulthandler\n\ndef test_dies():\n    faulthandler._sigsegv()\n")
+    results = pool.run(chunks[:1])[str(tmp_path / "src/x_test.py")]
+    assert results == {"x_test.py::<rest of chunk 1/3>": (
+        "error", "worker died (exit status -11): Fatal Python error: Segmentation fault")}
+    assert (pool.done, pool.cut) == (1, 0)
