@@ -35,6 +35,7 @@ in tensortrace; where PyTorch is importable those tests run and count as any oth
 
 import argparse
 import collections
+import heapq
 import importlib.util
 import json
 import math
@@ -121,6 +122,14 @@ def plan(files, src, times, jobs, chunk_seconds=None):
         count = max(1, math.ceil(est[p] / chunk_seconds)) if chunk_seconds > 0 else 1
         chunks.extend((p, k, count, est[p] / count) for k in range(count))
     return sorted(chunks, key=lambda c: (-c[3], c[0], c[1]))
+
+
+def makespan(chunks, jobs):
+    """Each job's expected seconds when ``jobs`` workers take the chunks in this order."""
+    loads = [0.0] * jobs
+    for chunk in chunks:
+        heapq.heapreplace(loads, loads[0] + chunk[3])
+    return sorted(loads)
 
 
 def chunk_members(nodeids, index, count):
@@ -612,6 +621,10 @@ def run_summary(pool, chunks, files, seconds, jobs):
     return "\n".join(lines)
 
 
+def _times(name):
+    return load_times(name) if name and os.path.exists(name) else {}
+
+
 def main(argv=None):
     started = time.time()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -632,6 +645,8 @@ def main(argv=None):
     parser.add_argument("--chunk-seconds", type=float, default=None,
                         help="split files expected to run longer (in --times' seconds) into "
                              "chunks; 0: no split; default: a third of one job's share")
+    parser.add_argument("--plan", action="store_true",
+                        help="print the chunks and each job's expected seconds; run nothing")
     parser.add_argument("--depth", type=int, default=2,
                         help="path components below keras/src that name a table row")
     parser.add_argument("--json", help="write every test's outcome and cause here (rewritten "
@@ -669,6 +684,17 @@ def main(argv=None):
 
     selections = (args.tests or []) + (ALL_TESTS if args.all else [])
     jobs = max(1, args.jobs)
+    if args.plan:
+        src = keras_src()
+        chunks = plan(test_files(src, selections or DEFAULT_TESTS), src, _times(args.times),
+                      jobs, args.chunk_seconds)
+        for path, index, count, est in chunks:
+            print(f"{est:8.1f}  {os.path.relpath(path, src)}"
+                  + (f" [{index + 1}/{count}]" if count > 1 else ""))
+        loads = makespan(chunks, jobs)
+        print(f"{len(chunks)} chunks; expected seconds per job (in --times' seconds): "
+              f"{loads[0]:.0f} to {loads[-1]:.0f}")
+        return 0
     env = worker_env(jobs)
     limit = CHECK_SECONDS if args.deadline is None else min(CHECK_SECONDS, args.deadline / 3)
     try:
@@ -678,8 +704,7 @@ def main(argv=None):
     except SystemExit as stop:  # a broken set-up: say so in the log too, then stop
         say(str(stop.code))
         return 2
-    times = load_times(args.times) if args.times and os.path.exists(args.times) else {}
-    chunks = plan(files, src, times, jobs, args.chunk_seconds)
+    chunks = plan(files, src, _times(args.times), jobs, args.chunk_seconds)
     say(environment_line(info))
     say(f"{len(files)} files in {len(chunks)} chunks, -j{jobs}"
         + (f", deadline {args.deadline:.0f} s" if args.deadline else "")

@@ -32,6 +32,8 @@ def test_plan_splits_long_files_longest_first(tmp_path):
         ("c_test.py", 0, 4, 37.5), ("c_test.py", 1, 4, 37.5), ("c_test.py", 2, 4, 37.5),
         ("c_test.py", 3, 4, 37.5), ("a_test.py", 0, 3, 30.0), ("a_test.py", 1, 3, 30.0),
         ("a_test.py", 2, 3, 30.0), ("b_test.py", 0, 1, 10.0)]
+    assert kt.makespan(chunks, 2) == [115.0, 135.0]  # c: 2 each; a: 1 and 2; b on the first
+    assert kt.makespan(chunks, 3) == [75.0, 77.5, 97.5]
     assert [n for _, _, n, _ in kt.plan(files, str(tmp_path), times, jobs=1)] == [1, 1, 1]
     assert [n for _, _, n, _ in kt.plan(files, str(tmp_path), times, 8, 0)] == [1, 1, 1]
     assert [n for _, _, n, _ in kt.plan(files, str(tmp_path), times, 8, 100.0)] == [1, 2, 2, 1]
