@@ -7,6 +7,7 @@ by cause.
     python conformance/keras_tests.py --tests layers/core losses/losses_test.py
     python conformance/keras_tests.py --all -j2 --log run.log --json report.json
     python conformance/keras_tests.py --all -j16 --deadline 480 --json r.json --log r.log
+    python conformance/keras_tests.py --all -j16 --plan      # the chunks; runs nothing
     python conformance/keras_tests.py --report report.json rerun.json   # rerun files replace
 
 Paths under ``--tests`` are relative to ``keras/src``; ``--all`` selects the directories of
@@ -16,7 +17,8 @@ the set-up the workers get (Keras importable through the shim on the TensorFlow 
 versions of Python, NumPy, Keras, JAX, PyTorch) and the run stops at once if it is broken.
 
 A long file is split into chunks: each file's expected seconds come from ``--times`` (this
-folder's ``keras_times.json``, or an earlier run's ``--json``), a file longer than
+folder's ``keras_times.json``, which ``--save-times`` refreshes from a run, or an earlier
+run's ``--json``), a file longer than
 ``--chunk-seconds`` (by default a third of one worker's share) becomes that many chunks, and
 chunk K of N runs every N-th of the file's tests in node-id order, so each chunk gets a share of
 every test's cases. Chunks go longest first to ``-j`` worker processes (niced by ``--nice``, one
@@ -514,6 +516,18 @@ class Pool:
             self._write_json(final=True)
         return self.results
 
+    def save_times(self, name, old):
+        """``old`` with the seconds of every file whose chunks all ran to the end, as a table
+        for ``--times``."""
+        table = dict(old)
+        for path, seconds in self.seconds.items():
+            outcomes = self.results[path].values()
+            if len(seconds) == self.chunks[path] and all(o != "cut" for o, _ in outcomes):
+                table[os.path.relpath(path, self.src)] = round(sum(seconds), 1)
+        with open(name, "w") as f:
+            json.dump(dict(sorted(table.items())), f, indent=0)
+            f.write("\n")
+
     def mismatches(self):
         """Files whose chunks do not add up to the tests the file has (a check of the split)."""
         found = []
@@ -645,6 +659,9 @@ def main(argv=None):
     parser.add_argument("--chunk-seconds", type=float, default=None,
                         help="split files expected to run longer (in --times' seconds) into "
                              "chunks; 0: no split; default: a third of one job's share")
+    parser.add_argument("--save-times", metavar="JSON",
+                        help="write --times' table with this run's seconds for the files that "
+                             "ran to the end (for the next run's --times)")
     parser.add_argument("--plan", action="store_true",
                         help="print the chunks and each job's expected seconds; run nothing")
     parser.add_argument("--depth", type=int, default=2,
@@ -704,7 +721,8 @@ def main(argv=None):
     except SystemExit as stop:  # a broken set-up: say so in the log too, then stop
         say(str(stop.code))
         return 2
-    chunks = plan(files, src, _times(args.times), jobs, args.chunk_seconds)
+    times = _times(args.times)
+    chunks = plan(files, src, times, jobs, args.chunk_seconds)
     say(environment_line(info))
     say(f"{len(files)} files in {len(chunks)} chunks, -j{jobs}"
         + (f", deadline {args.deadline:.0f} s" if args.deadline else "")
@@ -725,6 +743,8 @@ def main(argv=None):
                     "count as any other"
         text += "\n\n" + run_summary(pool, chunks, files, time.time() - started, jobs)
         say(text)
+        if args.save_times:
+            pool.save_times(args.save_times, times)
     return 0
 
 

@@ -128,6 +128,10 @@ def test_chunks_of_a_file_run_each_test_once(tmp_path, monkeypatch):
         str(tmp_path / "src/x_test.py")]) == [3, 4, 4]
     saved = json.loads((tmp_path / "r.json").read_text())["x_test.py"]
     assert (saved["chunks"], saved["chunks_done"], len(saved["tests"])) == (3, 3, 11)
+    pool.save_times(str(tmp_path / "t.json"), {"y_test.py": 2.0})
+    table = json.loads((tmp_path / "t.json").read_text())
+    assert list(table) == ["x_test.py", "y_test.py"] and table["y_test.py"] == 2.0
+    assert table["x_test.py"] == round(sum(pool.seconds[str(tmp_path / "src/x_test.py")]), 1)
 
 
 def test_deadline_stops_running_chunks_and_keeps_what_finished(tmp_path, monkeypatch):
@@ -154,6 +158,8 @@ def test_deadline_stops_running_chunks_and_keeps_what_finished(tmp_path, monkeyp
     assert (pool.done, pool.cut, len(pool.unstarted)) == (2, 1, 1)
     saved = json.loads((tmp_path / "r.json").read_text())["x_test.py"]
     assert (saved["chunks_done"], len(saved["tests"])) == (2, 9)
+    pool.save_times(str(tmp_path / "t.json"), {"x_test.py": 30.0})  # a cut file keeps its time
+    assert json.loads((tmp_path / "t.json").read_text()) == {"x_test.py": 30.0}
 
 
 def test_a_worker_that_dies_is_named_with_its_last_words(tmp_path, monkeypatch):
