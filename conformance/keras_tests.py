@@ -17,22 +17,22 @@ the set-up the workers get (Keras importable through the shim on the TensorFlow 
 versions of Python, NumPy, Keras, JAX, PyTorch) and the run stops at once if it is broken.
 
 A long file is split into chunks: each file's expected seconds come from ``--times`` (this
-folder's ``keras_times.json``, which ``--save-times`` refreshes from a run, or an earlier
-run's ``--json``), a file longer than
-``--chunk-seconds`` (by default a third of one worker's share) becomes that many chunks, and
-chunk K of N runs every N-th of the file's tests in node-id order, so each chunk gets a share of
-every test's cases. Chunks go longest first to ``-j`` worker processes (niced by ``--nice``, one
-BLAS thread each, JAX and PyTorch on the CPU), which each install the shim (``import tensorflow``
-is tensortrace there) with ``KERAS_BACKEND=tensorflow`` and run pytest in-process on one chunk at
-a time. A chunk that runs past ``--file-timeout`` seconds, or kills its worker, keeps the
-outcomes of the tests it finished and counts one failure for the rest, and a fresh worker takes
-the next chunk. ``--deadline`` bounds the whole run's wall time: no chunk starts in its last
-seconds, running chunks are stopped shortly before it (their finished tests kept, the rest
-counted as cut, not failed), and the JSON (rewritten as chunks finish) and the report are
-written before it. A failure's cause is the exception's type and first message line (addresses
-and numbers masked, so that one cause groups together). Failures because PyTorch is missing (Keras'
-tests that import it) are a cause of their own: they need another backend's library, not a fix
-in tensortrace; where PyTorch is importable those tests run and count as any other.
+folder's ``keras_times.json``, which ``--save-times`` refreshes from a run, or an earlier run's
+``--json``), a file longer than ``--chunk-seconds`` (by default a third of one worker's share)
+becomes that many chunks, and chunk K of N runs every N-th of the file's tests in node-id order,
+so each chunk gets a share of every test's cases. Chunks go longest first to ``-j`` worker
+processes (niced by ``--nice``, the cores shared out as their BLAS and intra-op threads, JAX and
+PyTorch on the CPU), which each install the shim (``import tensorflow`` is tensortrace there)
+with ``KERAS_BACKEND=tensorflow`` and run pytest in-process on one chunk at a time. A chunk that
+runs past ``--file-timeout`` seconds, or kills its worker, keeps the outcomes of the tests it
+finished and counts one failure for the rest, and a fresh worker takes the next chunk.
+``--deadline`` bounds the whole run's wall time: no chunk starts in its last seconds, running
+chunks are stopped shortly before it (their finished tests kept, the rest counted as cut, not
+failed), and the JSON (rewritten as chunks finish) and the report are written before it. A
+failure's cause is the exception's type and first message line (addresses and numbers masked, so
+that one cause groups together). Failures because PyTorch is missing (Keras' tests that import
+it) are a cause of their own: they need another backend's library, not a fix in tensortrace;
+where PyTorch is importable those tests run and count as any other.
 """
 
 import argparse
@@ -583,8 +583,9 @@ def report(results, src, top, examples, depth):
     lines += ["-" * len(header), _row("all", total), ""]
     ran = total["passed"] + total["failed"] + total["other-backend"]
     mine = total["passed"] + total["failed"]
-    lines.append(f"{sum(total.values()) - total['cut']} tests in {len(results)} files; of the "
-                 f"{ran} Keras does not skip, {total['passed']} pass: {_rate(total['passed'], ran)}")
+    tests = sum(total.values()) - total["cut"]
+    lines.append(f"{tests} tests in {len(results)} files; of the {ran} Keras does not skip, "
+                 f"{total['passed']} pass: {_rate(total['passed'], ran)}")
     lines.append(f"without the {total['other-backend']} that need PyTorch (missing here): "
                  f"{total['passed']}/{mine} = {_rate(total['passed'], mine)}")
     if total["cut"]:
