@@ -72,6 +72,7 @@ WORKER_ENV = {"JAX_PLATFORMS": "cpu", "CUDA_VISIBLE_DEVICES": "", "PYTHONHASHSEE
 THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 REPORT_SECONDS = 10  # before --deadline: running chunks are stopped, the report written
 LAST_START = 10  # and in the seconds before that stop, no chunk starts
+MIN_CHUNK = 30  # seconds (in --times' units): no file is split finer by default
 JSON_EVERY = 3  # seconds between the JSON's rewrites while chunks finish
 CHECK_SECONDS = 180  # the set-up check's limit (a third of --deadline when that is less)
 
@@ -110,15 +111,16 @@ def load_times(name):
 
 def plan(files, src, times, jobs, chunk_seconds=None):
     """``(path, index, count, estimate)`` chunks, longest first. A file estimated above
-    ``chunk_seconds`` (None: a third of one job's share; 0: never) runs as that many chunks; a
-    file missing from ``times`` is estimated from its size at the known files' seconds per byte."""
+    ``chunk_seconds`` (None: a third of one job's share, at least ``MIN_CHUNK``; 0: never) runs
+    as that many chunks; a file missing from ``times`` is estimated from its size at the known
+    files' seconds per byte."""
     rel = {p: os.path.relpath(p, src) for p in files}
     known = [p for p in files if rel[p] in times]
     size = sum(os.path.getsize(p) for p in known)
     rate = sum(times[rel[p]] for p in known) / size if size else 1e-3
     est = {p: times[rel[p]] if p in known else os.path.getsize(p) * rate for p in files}
-    if chunk_seconds is None:
-        chunk_seconds = sum(est.values()) / (3 * jobs) if jobs > 1 else 0
+    if chunk_seconds is None:  # a chunk's start-up and collection cost a few seconds
+        chunk_seconds = max(sum(est.values()) / (3 * jobs), MIN_CHUNK) if jobs > 1 else 0
     chunks = []
     for p in files:
         count = max(1, math.ceil(est[p] / chunk_seconds)) if chunk_seconds > 0 else 1
@@ -235,7 +237,7 @@ def _install_shim():
     return tensortrace
 
 
-def worker(niceness, threads):
+def worker(niceness, threads, preload):
     """In a worker: install the shim, then for each ``FILE OUT INDEX COUNT ROOTDIR`` line on
     stdin run pytest on that chunk of FILE, appending outcomes to OUT, and write ``OUT.done``
     (the chunk's seconds) after it."""
@@ -243,6 +245,8 @@ def worker(niceness, threads):
         os.nice(niceness)
     tensortrace = _install_shim()
     tensortrace.config.threading.set_intra_op_parallelism_threads(threads)
+    for name in preload:  # Keras: loaded before the first chunk, so that its time is its own
+        importlib.import_module(name)
     import pytest
 
     conftest = _keras_conftest(pytest)
@@ -338,10 +342,10 @@ class Pool:
     none runs past ``kill_at`` (a ``time.time()``; None: no deadline)."""
 
     def __init__(self, jobs, timeout, niceness, tmp, src, log=None, json_path=None,
-                 kill_at=None, env=None):
+                 kill_at=None, env=None, preload=("keras",)):
         self.jobs, self.timeout, self.niceness, self.tmp, self.src = \
             jobs, timeout, niceness, tmp, src
-        self.log, self.json_path, self.kill_at = log, json_path, kill_at
+        self.log, self.json_path, self.kill_at, self.preload = log, json_path, kill_at, preload
         self.env = env if env is not None else worker_env(jobs)
         self.lock = threading.Lock()
         self.results = {}  # file -> {nodeid: (outcome, cause)}
@@ -375,7 +379,7 @@ class Pool:
         err = open(os.path.join(self.tmp, f"worker{slot}.log"), "a")
         return subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--worker", str(self.niceness),
-             "--threads", str(threads_per_job(self.jobs))],
+             "--threads", str(threads_per_job(self.jobs)), "--preload", *self.preload],
             stdin=subprocess.PIPE, stdout=err, stderr=err, text=True, env=self.env, cwd=cwd,
             start_new_session=True)
 
@@ -677,10 +681,11 @@ def main(argv=None):
                              "file in a later one replaces its outcomes in the earlier ones")
     parser.add_argument("--worker", metavar="NICE", help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--preload", nargs="*", default=[], help=argparse.SUPPRESS)
     parser.add_argument("--check", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
-        return worker(int(args.worker), args.threads)
+        return worker(int(args.worker), args.threads, args.preload)
     if args.check:
         return check()
     if args.report:

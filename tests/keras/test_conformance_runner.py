@@ -35,6 +35,8 @@ def test_plan_splits_long_files_longest_first(tmp_path):
     assert kt.makespan(chunks, 2) == [115.0, 135.0]  # c: 2 each; a: 1 and 2; b on the first
     assert kt.makespan(chunks, 3) == [75.0, 77.5, 97.5]
     assert [n for _, _, n, _ in kt.plan(files, str(tmp_path), times, jobs=1)] == [1, 1, 1]
+    small = kt.plan(files[1:2], str(tmp_path), times, jobs=16)  # b: 10 s, under MIN_CHUNK
+    assert [n for _, _, n, _ in small] == [1]
     assert [n for _, _, n, _ in kt.plan(files, str(tmp_path), times, 8, 0)] == [1, 1, 1]
     assert [n for _, _, n, _ in kt.plan(files, str(tmp_path), times, 8, 100.0)] == [1, 2, 2, 1]
 
@@ -111,7 +113,7 @@ def _pool(tmp_path, monkeypatch, sleep, kill_at=None, jobs=2):
     work = tmp_path / "work"
     work.mkdir()
     pool = kt.Pool(jobs, 60, 0, str(work), str(src), json_path=str(tmp_path / "r.json"),
-                   kill_at=kill_at)
+                   kill_at=kill_at, preload=())  # these tests need no Keras
     return pool, kt.plan([str(src / "x_test.py")], str(src), {"x_test.py": 30}, jobs, 10.0)
 
 
