@@ -352,6 +352,7 @@ class Pool:
         self.seconds = collections.defaultdict(list)  # file -> each finished chunk's seconds
         self.counts = collections.defaultdict(list)  # file -> (tests in file, tests in chunk)
         self.chunks = collections.Counter()  # file -> how many chunks it was split into
+        self.troubled = collections.Counter()  # file -> its chunks that died or were stopped
         self.done = 0
         self.cut = 0  # chunks stopped at the deadline or by a signal
         self.total = 0
@@ -470,6 +471,7 @@ class Pool:
             self.seconds[path].append(seconds)
             if tests:
                 self.counts[path].append(tests)
+            self.troubled[path] += trouble is not None
             self.done += 1
             self.cut += cut is not None
             done = self.done
@@ -539,9 +541,13 @@ class Pool:
             if len(counts) == self.chunks[path] and self.chunks[path] > 1:
                 totals = {total for total, _ in counts}
                 ran = sum(n for _, n in counts)
-                if len(totals) > 1 or ran != max(totals):
+                # Distinct test ids recorded: fewer or more than the file has would mean that
+                # workers named its tests differently, so a chunk's share missed some.
+                ids = sum("::" in n and "::<" not in n for n in self.results[path])
+                if len(totals) > 1 or ran != max(totals) or (
+                        max(totals) != ids and not self.troubled[path]):
                     found.append(f"{os.path.relpath(path, self.src)}: chunks collected "
-                                 f"{sorted(totals)} tests and ran {ran}")
+                                 f"{sorted(totals)} tests, ran {ran}, recorded {ids}")
         return found
 
 
