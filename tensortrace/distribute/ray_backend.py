@@ -28,6 +28,11 @@ import numpy as np
 from .. import errors
 from .multi_worker import join_cluster, leave_cluster
 
+try:
+    import resource  # page-fault counts: Unix only
+except ImportError:
+    resource = None
+
 _EXTRA = "pip install 'tensortrace[ray]'"
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -99,15 +104,20 @@ class _Mailbox:
 
 # --- the communicator a worker's strategy uses -------------------------------------------------
 _INLINE_BYTES = 64 * 1024  # smaller payloads travel inside the messages, larger in the store
-#: Batches at least this large are reduce-scattered: each worker sums 1/N of the elements and
-#: the others read its sums (smaller ones: every worker sums everything, in one round).
+#: Batches at least this large, on at least this many workers, are reduce-scattered: each worker
+#: adds up 1/N of the elements and the others read its sums, in two rounds of messages. Else
+#: every worker adds up everything, in one round: on 2 workers that costs less CPU time (one put
+#: and one round of Ray calls fewer outweigh summing twice the elements; the bench's --ab).
 _SCATTER_BYTES = 1 << 20
+_SCATTER_WORKERS = 3
 _COLLECTIVE_GROUP = "collective"  # the worker actors' concurrency group that takes messages
 
 
 def _clock():
-    """Wall and CPU (this process's threads, Ray's too) seconds."""
-    return time.perf_counter(), time.process_time()
+    """Wall and CPU (this process's threads, Ray's too) seconds, and minor page faults (fresh
+    memory touched; 0 where the OS does not count them)."""
+    faults = 0 if resource is None else resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    return time.perf_counter(), time.process_time(), faults
 
 
 def _nbytes(value):
@@ -152,7 +162,8 @@ class _RayCommunicator:
     every worker gets the same bits; a large batch is reduce-scattered then all-gathered: each
     worker adds up only its share of the elements (reading the others' parts of it), and the
     others read its sums straight from the object store. ``stats`` counts the collectives, their
-    bytes and the wall and CPU seconds spent in each piece (put, exchange, get, sum)."""
+    bytes and the wall and CPU seconds and page faults of each piece (put, exchange, get,
+    sum)."""
 
     num_workers = property(lambda self: self._n)
 
@@ -162,13 +173,15 @@ class _RayCommunicator:
                       for i, p in enumerate(peers)]
         self._seq = itertools.count()
         self.stats = dict.fromkeys(("collectives", "bytes") + tuple(
-            k + cpu for k in ("put", "exchange", "get", "sum") for cpu in ("", "_cpu")), 0)
+            k + what for k in ("put", "exchange", "get", "sum")
+            for what in ("", "_cpu", "_faults")), 0)
 
     def _charge(self, piece, since):
-        """Add the wall and CPU seconds since ``since`` to ``piece``; now."""
+        """Add the wall and CPU seconds and the page faults since ``since`` to ``piece``;
+        now."""
         now = _clock()
-        self.stats[piece] += now[0] - since[0]
-        self.stats[piece + "_cpu"] += now[1] - since[1]
+        for i, what in enumerate(("", "_cpu", "_faults")):
+            self.stats[piece + what] += now[i] - since[i]
         return now
 
     def _payload(self, value):
@@ -226,7 +239,7 @@ class _RayCommunicator:
         arrays = [np.asarray(a) for a in arrays]
         meta = ("all_reduce", tuple((a.dtype.str, a.shape) for a in arrays))
         self._count(arrays)
-        if _nbytes(arrays) < _SCATTER_BYTES:
+        if self._n < _SCATTER_WORKERS or _nbytes(arrays) < _SCATTER_BYTES:
             payload = self._payload(arrays)
             got = self._round(meta, [payload] * self._n, timeout)
             start = _clock()

@@ -64,6 +64,7 @@ def _read_only(value):
 def store(monkeypatch):
     fake = _Store()
     monkeypatch.setattr(ray_backend, "ray", fake)
+    monkeypatch.setattr(ray_backend, "_SCATTER_WORKERS", 2)
     return fake
 
 
@@ -112,7 +113,8 @@ SHAPES = [(300, 257), (7,), (0, 3), (1000, 130), (), (5, 2)]  # ~820 KB of float
 @pytest.mark.parametrize("n", [2, 3, 4])
 @pytest.mark.parametrize("scatter", [True, False])
 def test_batch_all_reduce_adds_in_worker_order_on_every_worker(store, monkeypatch, n, scatter):
-    monkeypatch.setattr(ray_backend, "_SCATTER_BYTES", 1 << 16 if scatter else 1 << 30)
+    monkeypatch.setattr(ray_backend, "_SCATTER_BYTES", 1 << 16)
+    monkeypatch.setattr(ray_backend, "_SCATTER_WORKERS", 2 if scatter else n + 1)
     parts = _parts(n, SHAPES)
     results, failures = _run(n, lambda comm, rank: (comm.batch_all_reduce(parts[rank]),
                                                     dict(comm.stats)))
@@ -212,3 +214,15 @@ def test_collective_batch_reduce_op_in_a_traced_step(store, monkeypatch):
         assert types.count("CollectiveBatchReduce") == 2  # one pack per dtype
         assert nodes.count("CollectiveReduceV2") == 2 and "ConcatV2" in nodes
         assert "SplitV" in nodes and "CollectiveBatchReduce" not in nodes
+
+
+@pytest.mark.parametrize("n, puts", [(2, 2), (3, 9)])
+def test_two_workers_sum_everything_in_one_round_three_reduce_scatter(store, monkeypatch, n,
+                                                                     puts):
+    monkeypatch.setattr(ray_backend, "_SCATTER_WORKERS", 3)  # the default (the fixture lowers it)
+    parts = _parts(n, [(600, 512)])  # 1.2 MB: over _SCATTER_BYTES
+    results, failures = _run(n, lambda comm, rank: comm.batch_all_reduce(parts[rank]))
+    assert failures == []
+    want = _in_order([p[0] for p in parts]).tobytes()
+    assert all(r[0].tobytes() == want for r in results)
+    assert store.puts == puts  # one put per worker, or one per peer's share and one of its sums
