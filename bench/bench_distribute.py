@@ -28,6 +28,7 @@ import time
 import _timing  # noqa: F401 - puts the repository first on the path
 
 import numpy as np
+import psutil  # Ray needs it anyway
 
 import tensortrace as tf
 from tensortrace.distribute import RayWorkers
@@ -50,12 +51,32 @@ def _faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
-def _timed(fn, warmup, steps):
+def _ray_cpu(driver, workers):
+    """CPU seconds so far of the driver and the processes it started (Ray's GCS, raylet,
+    agents, idle workers), the training workers left out."""
+    total = 0.0
+    try:
+        root = psutil.Process(driver)
+        for p in [root] + root.children(recursive=True):
+            if p.pid not in workers:
+                try:
+                    t = p.cpu_times()
+                    total += t.user + t.system
+                except psutil.Error:
+                    pass
+    except psutil.Error:
+        pass
+    return total
+
+
+def _timed(fn, warmup, steps, others=None):
     """Median wall and CPU seconds of ``fn()``, the collectives' pieces per call (and the
-    process's minor page faults per call: fresh memory touched)."""
+    process's minor page faults per call: fresh memory touched; ``others``: the CPU seconds
+    per call of the processes ``others()`` counts)."""
     for _ in range(warmup):
         fn()
     before, faults = collective_stats(), _faults()
+    others_before = others() if others else 0.0
     walls, cpus = [], []
     for _ in range(steps):
         start, cpu = time.perf_counter(), time.process_time()
@@ -65,6 +86,7 @@ def _timed(fn, warmup, steps):
     after = collective_stats()
     pieces = {k: (after[k] - before[k]) / steps for k in after}
     pieces["faults"] = (_faults() - faults) / steps
+    pieces["others_cpu"] = ((others() if others else 0.0) - others_before) / steps
     return statistics.median(walls), statistics.median(cpus), pieces
 
 
@@ -133,7 +155,7 @@ def _alternating(fn, steps, rounds=4):
     return {m: (statistics.median(w), statistics.median(c)) for m, (w, c) in times.items()}
 
 
-def train(model, width, batch, steps, warmup, store_steps, ab=False):
+def train(model, width, batch, steps, warmup, store_steps, ab=False, driver=None, pids=()):
     """This worker's figures (see the module docstring)."""
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     rng = np.random.RandomState(strategy.cluster_resolver.task_id or 0)
@@ -163,7 +185,9 @@ def train(model, width, batch, steps, warmup, store_steps, ab=False):
         return strategy.run(
             lambda g: tf.distribute.get_replica_context().all_reduce("SUM", g), args=(grads,))
 
-    out = {"step": _timed(lambda: train_step(x, y).numpy(), warmup, steps)}
+    chief = strategy.cluster_resolver.task_id in (0, None)
+    others = (lambda: _ray_cpu(driver, set(pids))) if chief and driver else None
+    out = {"step": _timed(lambda: train_step(x, y).numpy(), warmup, steps, others)}
     if ab and strategy.num_replicas_in_sync > 1:
         out["ab"] = _alternating(lambda: train_step(x, y).numpy(), steps, max(1, steps // 2))
     if model == "mlp":
@@ -201,7 +225,8 @@ def _run_model(model, args):
         before = os.getloadavg()[0]
         with RayWorkers(n, num_cpus=max(2, os.cpu_count() or 1), blas_threads=1) as workers:
             per_worker = workers.run(train, args=(model, args.width, args.batch, args.steps,
-                                                  args.warmup, args.store_steps, args.ab),
+                                                  args.warmup, args.store_steps, args.ab,
+                                                  os.getpid(), workers.pids),
                                      all_workers=True)
         keys = [k for k in ("step", "numpy", "reduce", "float") if k in per_worker[0]]
         results[n] = worst = {k: tuple(max(r[k][i] for r in per_worker) for i in range(2))
@@ -213,6 +238,8 @@ def _run_model(model, args):
         print(f"{n} worker(s): step {_ms(worst['step'][0])} ms ({_ms(worst['step'][1])} ms "
               f"CPU), {n * args.batch / worst['step'][0]:7.1f} rows/s{raw}; load average "
               f"{worst['load'][0]:.1f} -> {worst['load'][1]:.1f}")
+        print(f"  the driver and Ray's own processes (GCS, raylet, agents): "
+              f"{per_worker[0]['step'][2]['others_cpu'] * 1e3:.1f} ms CPU per step")
         for rank, r in enumerate(per_worker):
             pieces = r["step"][2]
             print(f"  worker {rank}: {pieces['collectives']:.0f} collectives/step, "

@@ -145,11 +145,48 @@ def _shares(sizes, n):
             for lo, hi in itertools.pairwise(cuts)]
 
 
-def _add_in_order(parts):
-    """``parts`` added elementwise in worker order (every worker's sum has the same bits)."""
+class _SumBuffers:
+    """Arrays that large sums go into, each used again once nothing else refers to it (the
+    tensors made of an earlier step's sums are gone): a training step's sums reuse the last
+    step's memory instead of touching fresh pages. At most ``keep`` arrays of each shape."""
+
+    _MIN_BYTES = 1 << 16  # smaller sums are allocated fresh: cheap, and not worth keeping
+
+    def __init__(self, keep=2):
+        self._arrays, self._keep = {}, keep
+
+    def get(self, shape, dtype):
+        if np.dtype(dtype).itemsize * int(np.prod(shape)) < self._MIN_BYTES:
+            return np.empty(shape, dtype)
+        kept = self._arrays.setdefault((tuple(shape), np.dtype(dtype)), [])
+        for array in kept:
+            if sys.getrefcount(array) == _UNUSED:  # only this list refers to it
+                return array
+        array = np.empty(shape, dtype)
+        if len(kept) < self._keep:
+            kept.append(array)
+        return array
+
+
+def _refcount_of_unused():
+    """What ``getrefcount`` gives, in ``_SumBuffers.get``'s loop, for an array only its list
+    refers to (measured: interpreters differ in the references they count)."""
+    for array in [np.empty(0)]:
+        return sys.getrefcount(array)
+
+
+_UNUSED = _refcount_of_unused()
+
+
+def _add_in_order(parts, buffers):
+    """``parts`` added elementwise in worker order (every worker's sum has the same bits), into
+    an array of ``buffers``."""
+    first = np.asarray(parts[0])
+    total = buffers.get(first.shape, np.result_type(*parts))
     if len(parts) == 1:
-        return np.array(parts[0])
-    total = np.asarray(np.add(parts[0], parts[1]))  # a 0-d sum is a NumPy scalar
+        np.copyto(total, first)
+        return total
+    np.add(first, parts[1], out=total)
     for part in parts[2:]:
         np.add(total, part, out=total)
     return total
@@ -172,6 +209,7 @@ class _RayCommunicator:
         self._send = [None if i == rank else p.deliver.options(concurrency_group=_COLLECTIVE_GROUP)
                       for i, p in enumerate(peers)]
         self._seq = itertools.count()
+        self._buffers = _SumBuffers()
         self.stats = dict.fromkeys(("collectives", "bytes") + tuple(
             k + what for k in ("put", "exchange", "get", "sum")
             for what in ("", "_cpu", "_faults")), 0)
@@ -243,8 +281,8 @@ class _RayCommunicator:
             payload = self._payload(arrays)
             got = self._round(meta, [payload] * self._n, timeout)
             start = _clock()
-            sums = [_add_in_order([a if w == self._rank else got[w][i] for w in range(self._n)])
-                    for i, a in enumerate(arrays)]
+            sums = [_add_in_order([a if w == self._rank else got[w][i] for w in range(self._n)],
+                                  self._buffers) for i, a in enumerate(arrays)]
             self._charge("sum", start)
             return sums
         flat = [a.reshape(-1) for a in arrays]
@@ -255,7 +293,7 @@ class _RayCommunicator:
             for j, share in enumerate(shares)], timeout)
         start = _clock()
         mine = [_add_in_order([flat[i][s:e] if w == self._rank else got[w][k]
-                               for w in range(self._n)])
+                               for w in range(self._n)], self._buffers)
                 for k, (i, s, e) in enumerate(shares[self._rank])]
         self._charge("sum", start)
         # all-gather: each worker reads the others' sums

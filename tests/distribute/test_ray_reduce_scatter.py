@@ -226,3 +226,22 @@ def test_two_workers_sum_everything_in_one_round_three_reduce_scatter(store, mon
     want = _in_order([p[0] for p in parts]).tobytes()
     assert all(r[0].tobytes() == want for r in results)
     assert store.puts == puts  # one put per worker, or one per peer's share and one of its sums
+
+
+def test_sums_reuse_the_memory_of_sums_nothing_refers_to_any_more(store):
+    parts = _parts(2, [(200, 100), (300, 100)])
+
+    def steps(comm, rank):
+        first = comm.batch_all_reduce(parts[rank])
+        kept, dropped = first[0], first[1].__array_interface__["data"][0]
+        del first
+        second = comm.batch_all_reduce([p * 2 for p in parts[rank]])
+        return kept, dropped, second
+
+    results, failures = _run(2, steps)
+    assert failures == []
+    for kept, dropped, second in results:
+        assert not np.shares_memory(kept, second[0])  # still held: not written over
+        assert second[1].__array_interface__["data"][0] == dropped  # no fresh pages
+        assert kept.tobytes() == _in_order([p[0] for p in parts]).tobytes()
+        assert second[1].tobytes() == _in_order([p[1] * 2 for p in parts]).tobytes()
