@@ -28,7 +28,6 @@ import time
 import _timing  # noqa: F401 - puts the repository first on the path
 
 import numpy as np
-import psutil  # Ray needs it anyway
 
 import tensortrace as tf
 from tensortrace.distribute import RayWorkers
@@ -53,7 +52,11 @@ def _faults():
 
 def _ray_cpu(driver, workers):
     """CPU seconds so far of the driver and the processes it started (Ray's GCS, raylet,
-    agents, idle workers), the training workers left out."""
+    agents, idle workers), the training workers left out (0 without psutil)."""
+    try:
+        import psutil  # Ray's dashboard needs it; optional here
+    except ImportError:
+        return 0.0
     total = 0.0
     try:
         root = psutil.Process(driver)

@@ -269,9 +269,9 @@ def _final(total, final_op, group_size, dtype):
 @define_op("CollectiveBatchReduce", stateful=True, static=never_static,
            grad=NON_DIFFERENTIABLE)
 class CollectiveBatchReduce:
-    """tensortrace's op for a pack of same-dtype tensors: each added over the workers (as TF's
-    ConcatV2 -> CollectiveReduceV2 -> SplitV of the pack, without packing: a large batch is
-    reduce-scattered, each worker adding up only its share and reading the others' sums)."""
+    """tensortrace's op for a pack of same-dtype tensors: each added over the workers, as TF's
+    ConcatV2 -> CollectiveReduceV2 -> SplitV of the pack (a GraphDef holds those), without the
+    copies into and out of one packed tensor (the communicator takes the list as it is)."""
 
     def infer(*inputs, group_size, group_key, instance_key, merge_op="Add", final_op="Id",
               communication_hint="auto", timeout_seconds=0.0):
