@@ -186,7 +186,9 @@ def test_collective_batch_reduce_op_in_a_traced_step(store, monkeypatch):
     monkeypatch.setattr(ray_backend, "_SCATTER_BYTES", 1 << 12)
     values = [[np.full((30, 20), w + 1.5, np.float32), np.arange(3, dtype=np.int32) * (w + 1),
                np.full((50,), w + 0.25, np.float32)] for w in range(2)]
-    lock = threading.Lock()  # one worker traces at a time: the cluster is per process
+    # one worker at a time joins and traces (the cluster is per process; Python 3.11's ast is
+    # not thread-safe); they run the function together
+    lock = threading.Lock()
 
     def worker(comm, rank):
         with lock:
@@ -194,14 +196,16 @@ def test_collective_batch_reduce_op_in_a_traced_step(store, monkeypatch):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             multi_worker.leave_cluster()
 
-        @tf.function
-        def mean(vs):
-            return strategy.run(
-                lambda v: tf.distribute.get_replica_context().all_reduce("MEAN", v), args=(vs,))
+            @tf.function
+            def mean(vs):
+                return strategy.run(
+                    lambda v: tf.distribute.get_replica_context().all_reduce("MEAN", v),
+                    args=(vs,))
 
-        concrete = mean.get_concrete_function([tf.constant(v) for v in values[rank]])
-        types = [op.type for op in concrete.graph.get_operations()]
-        nodes = [n.op for n in concrete.graph.as_graph_def().node]
+            concrete = mean.get_concrete_function([tf.constant(v) for v in values[rank]])
+            types = [op.type for op in concrete.graph.get_operations()]
+            nodes = [n.op for n in concrete.graph.as_graph_def().node]
+            concrete._executable()  # generated and compiled here, not in both threads at once
         return [t.numpy() for t in concrete(*[tf.constant(v) for v in values[rank]])], \
             types, nodes
 
