@@ -447,7 +447,7 @@ OPS = {
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
     'data.optional': 'OptionalFromValue OptionalNone',
-    'distribute.multi_worker': 'CollectiveGatherV2 CollectiveReduceV2',
+    'distribute.multi_worker': 'CollectiveBatchReduce CollectiveGatherV2 CollectiveReduceV2',
     'ops.array.broadcasting': 'BroadcastArgs BroadcastTo SumToShape',
     'ops.array.creation': 'Fill OnesLike ZerosLike',
     'ops.array.joining': 'ConcatV2 Pack Split SplitV Unpack',
@@ -693,7 +693,7 @@ GRADS = {
     'data.ops': ('DatasetCardinality IteratorGetNext IteratorGetNextAsOptional '
                  'MakeDatasetIterator OptionalGetValue OptionalHasValue PythonDataset'),
     'data.optional': 'OptionalFromValue OptionalNone',
-    'distribute.multi_worker': 'CollectiveGatherV2 CollectiveReduceV2',
+    'distribute.multi_worker': 'CollectiveBatchReduce CollectiveGatherV2 CollectiveReduceV2',
     'saving.tf_resources': 'VarHandleOp',
     'summary.ops': ('CloseSummaryWriter EncodePng EncodeWav FlushSummaryWriter '
                     'HistogramSummaryBuckets WriteGraphSummary WriteRawProtoSummary WriteSummary'),

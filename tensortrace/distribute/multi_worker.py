@@ -19,8 +19,8 @@ from .. import context, dtypes, errors, nest
 from .._export import tf_export
 from .._logging import logger
 from ..convert import convert_to_tensor
-from ..ops.array.joining import concat, split
-from ..ops.array.reshaping import reshape, transpose
+from ..graph import tf_composites
+from ..ops.array.reshaping import transpose
 from ..ops.array.shapes import shape as _shape
 from ..ops.math.casting import cast
 from ..ops.reduce import reduce_sum
@@ -89,6 +89,9 @@ class _LocalCommunicator:
     def all_reduce(self, array, timeout=None):
         return array
 
+    def batch_all_reduce(self, arrays, timeout=None):
+        return list(arrays)
+
     def all_gather(self, array, timeout=None):
         return [array]
 
@@ -100,7 +103,8 @@ class _Cluster:
     """Which worker of how many this process is, and how it reaches the others.
 
     ``communicator`` has ``all_reduce(array, timeout)`` (the workers' arrays added in worker
-    order), ``all_gather(array, timeout)`` (the workers' arrays, in worker order) and
+    order), ``batch_all_reduce(arrays, timeout)`` (the same for a list of arrays),
+    ``all_gather(array, timeout)`` (the workers' arrays, in worker order) and
     ``broadcast(value, root, timeout)``; each call is matched with the other workers' calls
     of the same rank in their sequences of collectives (they run the same program)."""
 
@@ -252,10 +256,64 @@ class CollectiveReduceV2:
                communication_hint="auto", timeout_seconds=0.0):
         total = _communicator(group_key, "CollectiveReduceV2").all_reduce(
             np.asarray(input), _timeout(timeout_seconds))
-        if final_op == "Div":
-            n = int(group_size)
-            total = total / n if total.dtype.kind in "fc" else total // n
-        return np.asarray(total, dtype=np.asarray(input).dtype)
+        return _final(total, final_op, group_size, np.asarray(input).dtype)
+
+
+def _final(total, final_op, group_size, dtype):
+    if final_op == "Div":
+        n = int(group_size)
+        total = total / n if total.dtype.kind in "fc" else total // n
+    return np.asarray(total, dtype=dtype)
+
+
+@define_op("CollectiveBatchReduce", stateful=True, static=never_static,
+           grad=NON_DIFFERENTIABLE)
+class CollectiveBatchReduce:
+    """tensortrace's op for a pack of same-dtype tensors: each added over the workers, as TF's
+    ConcatV2 -> CollectiveReduceV2 -> SplitV of the pack (a GraphDef holds those), without the
+    copies into and out of one packed tensor (the communicator takes the list as it is)."""
+
+    def infer(*inputs, group_size, group_key, instance_key, merge_op="Add", final_op="Id",
+              communication_hint="auto", timeout_seconds=0.0):
+        return tuple(TensorSpec(t.shape, t.dtype) for t in inputs)
+
+    def kernel(*inputs, group_size, group_key, instance_key, merge_op="Add", final_op="Id",
+               communication_hint="auto", timeout_seconds=0.0):
+        arrays = [np.asarray(a) for a in inputs]
+        totals = _communicator(group_key, "CollectiveBatchReduce").batch_all_reduce(
+            arrays, _timeout(timeout_seconds))
+        return tuple(_final(t, final_op, group_size, a.dtype) for t, a in zip(totals, arrays))
+
+
+def _export_batch_reduce(e, op, *inputs, group_size, group_key, instance_key, merge_op="Add",
+                         final_op="Id", communication_hint="auto", timeout_seconds=0.0):
+    """CollectiveBatchReduce as TF writes a pack's reduction: Reshape each to a vector,
+    ConcatV2, CollectiveReduceV2, SplitV, Reshape each back."""
+    int32 = dtypes.int32
+    flat = [e.one("Reshape", e.ref(t), e.const(np.int32([-1]), int32, f"flat_{i}"))
+            for i, t in enumerate(inputs)]
+    flat = [(ref, t.dtype) for (ref, _), t in zip(flat, inputs)]
+    axis = e.const(np.int32(0), int32, "axis")
+    packed = flat[0] if len(flat) == 1 else e.one("ConcatV2", *flat, axis)
+    keys = [e.const(np.int32(v), int32, name) for v, name in (
+        (group_size, "group_size"), (group_key, "group_key"), (instance_key, "instance_key"))]
+    summed = e.one("CollectiveReduceV2", packed, *keys, merge_op=merge_op, final_op=final_op,
+                   communication_hint=communication_hint,
+                   timeout_seconds=float(timeout_seconds))
+    summed = (summed[0], packed[1])
+    if len(flat) == 1:
+        parts = [summed]
+    else:
+        sizes = e.const(np.int64([_size(t) for t in inputs]), dtypes.int64, "sizes")
+        first = e.node("SplitV", [summed, sizes, axis], num_split=len(flat))[0][0]
+        # its one list output: "name" / "name:output:0" in a function; the others follow
+        base = first.rsplit(":", 1)[0] if ":" in first else first
+        parts = [(first if k == 0 else f"{base}:{k}", packed[1]) for k in range(len(flat))]
+    return [e.one("Reshape", part, e.const(np.int32(t.shape.as_list()), int32, f"shape_{i}"))[0]
+            for i, (part, t) in enumerate(zip(parts, inputs))]
+
+
+tf_composites.register("CollectiveBatchReduce", _export_batch_reduce)
 
 
 @define_op("CollectiveGatherV2", stateful=True, static=never_static,
@@ -497,16 +555,17 @@ class MultiWorkerMirroredStrategy(Strategy):
         final = "Div" if reduce_op is ReduceOp.MEAN else "Id"
         for members in packs.values():
             for chunk in _chunks(members, options.bytes_per_pack):
-                flat = [reshape(t, [-1]) for _, t in chunk]
-                packed = flat[0] if len(flat) == 1 else concat(flat, 0)
-                summed = context.bind(CollectiveReduceV2, packed, *self._collective_args(),
-                                      merge_op="Add", final_op=final,
+                for _, t in chunk:
+                    _size(t)  # known shapes only
+                summed = context.bind(CollectiveBatchReduce, *[t for _, t in chunk],
+                                      group_size=self._cluster.num_workers,
+                                      group_key=self._group_key,
+                                      instance_key=next(self._instance_keys), merge_op="Add",
+                                      final_op=final,
                                       communication_hint=_hint(options),
                                       timeout_seconds=self._timeout_attr(options))
-                sizes = [_size(t) for _, t in chunk]
-                parts = [summed] if len(chunk) == 1 else split(summed, sizes)
-                for (i, t), part in zip(chunk, parts):
-                    out[i] = reshape(part, _shape(t))
+                for (i, _), part in zip(chunk, summed):
+                    out[i] = part
         return out
 
     def _reduce_slices(self, reduce_op, v):

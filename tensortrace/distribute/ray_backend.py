@@ -28,6 +28,11 @@ import numpy as np
 from .. import errors
 from .multi_worker import join_cluster, leave_cluster
 
+try:
+    import resource  # page-fault counts: Unix only
+except ImportError:
+    resource = None
+
 _EXTRA = "pip install 'tensortrace[ray]'"
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -98,21 +103,104 @@ class _Mailbox:
 
 
 # --- the communicator a worker's strategy uses -------------------------------------------------
-_INLINE_BYTES = 64 * 1024  # smaller arrays travel inside the messages, larger through the store
+_INLINE_BYTES = 64 * 1024  # smaller payloads travel inside the messages, larger in the store
+#: Batches at least this large, on at least this many workers, are reduce-scattered: each worker
+#: adds up 1/N of the elements and the others read its sums, in two rounds of messages. Else
+#: every worker adds up everything, in one round: on 2 workers that costs less CPU time (one put
+#: and one round of Ray calls fewer outweigh summing twice the elements; the bench's --ab).
+_SCATTER_BYTES = 1 << 20
+_SCATTER_WORKERS = 3
 _COLLECTIVE_GROUP = "collective"  # the worker actors' concurrency group that takes messages
 
 
 def _clock():
-    """Wall and CPU (this process's threads, Ray's too) seconds."""
-    return time.perf_counter(), time.process_time()
+    """Wall and CPU (this process's threads, Ray's too) seconds, and minor page faults (fresh
+    memory touched; 0 where the OS does not count them)."""
+    faults = 0 if resource is None else resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    return time.perf_counter(), time.process_time(), faults
+
+
+def _nbytes(value):
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(v) for v in value)
+    return 0 if value is None else value.nbytes
+
+
+def _shares(sizes, n):
+    """Which elements of the arrays (of ``sizes`` elements, flattened one after another) each
+    of ``n`` workers sums: per worker a list of (array index, start, stop), contiguous and about
+    1/n of them. A cut moves to an array's edge when one is near: an array cut in two has to be
+    copied together from its owners' sums."""
+    edges = np.cumsum([0] + list(sizes))
+    total = int(edges[-1])
+    cuts = [0]
+    for k in range(1, n):
+        ideal = total * k // n
+        near = int(edges[np.argmin(np.abs(edges - ideal))])
+        cuts.append(max(cuts[-1], near if abs(near - ideal) * 8 * n <= total else ideal))
+    cuts.append(total)
+    edges = [int(e) for e in edges]
+    return [[(i, max(lo, edges[i]) - edges[i], min(hi, edges[i + 1]) - edges[i])
+             for i in range(len(sizes)) if max(lo, edges[i]) < min(hi, edges[i + 1])]
+            for lo, hi in itertools.pairwise(cuts)]
+
+
+class _SumBuffers:
+    """Arrays that large sums go into, each used again once nothing else refers to it (the
+    tensors made of an earlier step's sums are gone): a training step's sums reuse the last
+    step's memory instead of touching fresh pages. At most ``keep`` arrays of each shape."""
+
+    _MIN_BYTES = 1 << 16  # smaller sums are allocated fresh: cheap, and not worth keeping
+
+    def __init__(self, keep=2):
+        self._arrays, self._keep = {}, keep
+
+    def get(self, shape, dtype):
+        if np.dtype(dtype).itemsize * int(np.prod(shape)) < self._MIN_BYTES:
+            return np.empty(shape, dtype)
+        kept = self._arrays.setdefault((tuple(shape), np.dtype(dtype)), [])
+        for array in kept:
+            if sys.getrefcount(array) == _UNUSED:  # only this list refers to it
+                return array
+        array = np.empty(shape, dtype)
+        if len(kept) < self._keep:
+            kept.append(array)
+        return array
+
+
+def _refcount_of_unused():
+    """What ``getrefcount`` gives, in ``_SumBuffers.get``'s loop, for an array only its list
+    refers to (measured: interpreters differ in the references they count)."""
+    for array in [np.empty(0)]:
+        return sys.getrefcount(array)
+
+
+_UNUSED = _refcount_of_unused()
+
+
+def _add_in_order(parts, buffers):
+    """``parts`` added elementwise in worker order (every worker's sum has the same bits), into
+    an array of ``buffers``."""
+    first = np.asarray(parts[0])
+    total = buffers.get(first.shape, np.result_type(*parts))
+    if len(parts) == 1:
+        np.copyto(total, first)
+        return total
+    np.add(first, parts[1], out=total)
+    for part in parts[2:]:
+        np.add(total, part, out=total)
+    return total
 
 
 class _RayCommunicator:
-    """Collectives of one worker: it sends its part (a large array as a reference to it in the
+    """Collectives of one worker: it sends its part (a large one as a reference to it in the
     object store) straight to every other worker's mailbox and reads theirs from its own, one
-    message per pair and no go-between; each worker reduces the parts in worker order, so every
-    worker gets the same bits. ``stats`` counts the collectives, their bytes and the wall and
-    CPU seconds spent in each piece (put, exchange, get, sum)."""
+    message per pair and round, no go-between. Reductions add the parts in worker order, so
+    every worker gets the same bits; a large batch is reduce-scattered then all-gathered: each
+    worker adds up only its share of the elements (reading the others' parts of it), and the
+    others read its sums straight from the object store. ``stats`` counts the collectives, their
+    bytes and the wall and CPU seconds and page faults of each piece (put, exchange, get,
+    sum)."""
 
     num_workers = property(lambda self: self._n)
 
@@ -121,81 +209,132 @@ class _RayCommunicator:
         self._send = [None if i == rank else p.deliver.options(concurrency_group=_COLLECTIVE_GROUP)
                       for i, p in enumerate(peers)]
         self._seq = itertools.count()
+        self._buffers = _SumBuffers()
         self.stats = dict.fromkeys(("collectives", "bytes") + tuple(
-            k + cpu for k in ("put", "exchange", "get", "sum") for cpu in ("", "_cpu")), 0)
+            k + what for k in ("put", "exchange", "get", "sum")
+            for what in ("", "_cpu", "_faults")), 0)
 
     def _charge(self, piece, since):
-        """Add the wall and CPU seconds since ``since`` to ``piece``; now."""
+        """Add the wall and CPU seconds and the page faults since ``since`` to ``piece``;
+        now."""
         now = _clock()
-        self.stats[piece] += now[0] - since[0]
-        self.stats[piece + "_cpu"] += now[1] - since[1]
+        for i, what in enumerate(("", "_cpu", "_faults")):
+            self.stats[piece + what] += now[i] - since[i]
         return now
 
-    def _exchange(self, kind, array, timeout):
-        meta = (kind,) if kind == "broadcast" else (
-            kind, array.dtype.str, array.shape[1:] if kind == "all_gather" else array.shape)
-        if self._n == 1:  # the whole cluster: its own part is all there is
-            return [array]
+    def _payload(self, value):
+        """What a message carries: ``value`` (arrays, a list of them, or None) when small, else
+        its reference in the object store (put once, however many workers read it)."""
+        if _nbytes(value) <= _INLINE_BYTES:
+            return ("value", value)
         start = _clock()
-        if array is None or array.nbytes <= _INLINE_BYTES:
-            payload = array
-        else:
-            payload = [ray.put(array)]  # in a list: the receiver gets the reference, not the array
-        sent = self._charge("put", start)
+        ref = ray.put(value)
+        self._charge("put", start)
+        return ("ref", ref)
+
+    def _round(self, meta, payloads, timeout):
+        """One round of messages: ``payloads[j]`` to each other worker j; the others' values to
+        this one, {rank: value} (stored ones read from the object store: read-only views)."""
+        start = _clock()
         seq = next(self._seq)
-        for send in self._send:
+        for j, send in enumerate(self._send):
             if send is not None:
-                send.remote(self._run, seq, self._rank, meta, payload)
+                send.remote(self._run, seq, self._rank, meta, payloads[j])
         got = self._mailbox.collect(self._run, seq, self._n - 1, timeout)
         if got is None:
             raise errors.DeadlineExceededError(
                 None, None, f"Collective ops timed out after {timeout} seconds waiting for the "
-                f"other workers ({kind} on worker {self._rank})")
+                f"other workers ({meta[0]} on worker {self._rank})")
         if isinstance(got, str):
             raise errors.UnavailableError(None, None, f"Collective ops is aborted by: {got}")
-        got[self._rank] = (meta, payload)
-        metas = [got[i][0] for i in range(self._n)]
-        if any(m != metas[0] for m in metas):
+        metas = [meta if i == self._rank else got[i][0] for i in range(self._n)]
+        if any(m != meta for m in metas):
             raise errors.InternalError(None, None, "The workers' collectives do not match: "
                                        f"collective #{seq} is {metas} on workers 0, 1, ...; "
                                        "the workers must run the same program")
-        self.stats["collectives"] += 1
-        self.stats["bytes"] += 0 if array is None else array.nbytes
-        self._charge("exchange", sent)
-        return [got[i][1] for i in range(self._n)]
+        fetched = self._charge("exchange", start)
+        refs = [(i, p[1]) for i, (_, p) in got.items() if p[0] == "ref"]
+        values = {i: p[1] for i, (_, p) in got.items() if p[0] == "value"}
+        if refs:
+            try:
+                values.update(zip([i for i, _ in refs], ray.get([r for _, r in refs])))
+            except _ray_errors.RayError as e:
+                raise errors.UnavailableError(
+                    None, None, "Collective ops is aborted by: a worker's tensor is lost "
+                    f"({type(e).__name__})") from None
+            self._charge("get", fetched)
+        return values
 
-    def _arrays(self, payloads, own):
-        """The workers' arrays, in worker order (this worker's own without a copy; the others'
-        in the object store: read-only views of it on this machine)."""
-        refs = [(i, p[0]) for i, p in enumerate(payloads)
-                if i != self._rank and isinstance(p, list)]
-        if not refs:  # small arrays came inside the messages
-            return [own if i == self._rank else p for i, p in enumerate(payloads)]
+    def _count(self, arrays):
+        self.stats["collectives"] += 1
+        self.stats["bytes"] += _nbytes(arrays)
+
+    def batch_all_reduce(self, arrays, timeout=None):
+        """The workers' ``arrays`` (the same shapes and dtypes on every worker) added
+        elementwise in worker order: a list of arrays (some of them read-only)."""
+        if self._n == 1:  # the whole cluster: its own part is all there is
+            return list(arrays)
+        arrays = [np.asarray(a) for a in arrays]
+        meta = ("all_reduce", tuple((a.dtype.str, a.shape) for a in arrays))
+        self._count(arrays)
+        if self._n < _SCATTER_WORKERS or _nbytes(arrays) < _SCATTER_BYTES:
+            payload = self._payload(arrays)
+            got = self._round(meta, [payload] * self._n, timeout)
+            start = _clock()
+            sums = [_add_in_order([a if w == self._rank else got[w][i] for w in range(self._n)],
+                                  self._buffers) for i, a in enumerate(arrays)]
+            self._charge("sum", start)
+            return sums
+        flat = [a.reshape(-1) for a in arrays]
+        shares = _shares([f.size for f in flat], self._n)
+        # reduce-scatter: each worker gets the others' parts of its share
+        got = self._round(meta + ("scatter",), [
+            None if j == self._rank else self._payload([flat[i][s:e] for i, s, e in share])
+            for j, share in enumerate(shares)], timeout)
         start = _clock()
-        try:
-            fetched = dict(zip([i for i, _ in refs], ray.get([r for _, r in refs])))
-        except _ray_errors.RayError as e:
-            raise errors.UnavailableError(None, None, "Collective ops is aborted by: a worker's "
-                                          f"tensor is lost ({type(e).__name__})") from None
-        self._charge("get", start)
-        return [own if i == self._rank else fetched.get(i, p) for i, p in enumerate(payloads)]
+        mine = [_add_in_order([flat[i][s:e] if w == self._rank else got[w][k]
+                               for w in range(self._n)], self._buffers)
+                for k, (i, s, e) in enumerate(shares[self._rank])]
+        self._charge("sum", start)
+        # all-gather: each worker reads the others' sums
+        got = self._round(meta + ("gather",), [self._payload(mine)] * self._n, timeout)
+        got[self._rank] = mine
+        pieces = [[] for _ in arrays]  # array index -> [(start, stop, its sum)]
+        for w, share in enumerate(shares):
+            for (i, s, e), total in zip(share, got[w]):
+                pieces[i].append((s, e, total))
+        out = []
+        for a, parts in zip(arrays, pieces):
+            if len(parts) == 1:  # summed whole by one worker: its sum as it is
+                out.append(parts[0][2].reshape(a.shape))
+                continue
+            whole = np.empty(a.size, a.dtype)  # cut between workers (or empty)
+            for s, e, total in parts:
+                whole[s:e] = total
+            out.append(whole.reshape(a.shape))
+        return out
 
     def all_reduce(self, array, timeout=None):
-        parts = self._arrays(self._exchange("all_reduce", array, timeout), array)
-        start = _clock()
-        total = np.add(parts[0], parts[1]) if len(parts) > 1 else np.array(parts[0])
-        for part in parts[2:]:
-            np.add(total, part, out=total)
-        self._charge("sum", start)
-        return total
+        if self._n == 1:
+            return array
+        return self.batch_all_reduce([array], timeout)[0]
 
     def all_gather(self, array, timeout=None):
-        return self._arrays(self._exchange("all_gather", array, timeout), array)
+        if self._n == 1:
+            return [array]
+        array = np.asarray(array)
+        self._count(array)
+        got = self._round(("all_gather", array.dtype.str, array.shape[1:]),
+                          [self._payload(array)] * self._n, timeout)
+        return [array if w == self._rank else got[w] for w in range(self._n)]
 
     def broadcast(self, value, root=0, timeout=None):
+        if self._n == 1:
+            return np.array(value)
         array = np.asarray(value) if self._rank == root else None
-        payloads = self._exchange("broadcast", array, timeout)
-        return np.array(self._arrays(payloads, array)[root])
+        self._count(array)
+        got = self._round(("broadcast",), [self._payload(array)] * self._n, timeout)
+        return np.array(array if self._rank == root else got[root])
 
 
 _current = []  # the communicator of the training function this worker process runs

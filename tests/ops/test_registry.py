@@ -39,8 +39,9 @@ GRAPH_ONLY = {"Const", "Placeholder", "ReadVariableOp", "AssignVariableOp",
               # tests/saving/test_tf_datasets.py, through SavedModels
               "AnonymousHashTable", "AnonymousMutableHashTable", "InitializeTableFromDataset",
               "VarHandleOp", "DestroyResourceOp",
-              # the workers' collectives: tests/distribute/test_multi_worker_ray.py
-              "CollectiveReduceV2", "CollectiveGatherV2"}
+              # the workers' collectives: tests/distribute/test_multi_worker_ray.py,
+              # tests/distribute/test_ray_reduce_scatter.py
+              "CollectiveReduceV2", "CollectiveGatherV2", "CollectiveBatchReduce"}
 
 
 def test_every_op_has_infer_and_kernel():
