@@ -17,9 +17,9 @@ from .operators import function_wrappers
 from .parser import SourceUnavailable, parse_function
 
 #: The converters, in the order they run (each relies on the ones before it).
-PIPELINE = (functions, directives, break_statements, asserts, continue_statements, return_statements,
-            lists, call_trees, control_flow, conditional_expressions, logical_expressions,
-            variables)
+PIPELINE = (functions, directives, break_statements, asserts, continue_statements,
+            return_statements, lists, call_trees, control_flow, conditional_expressions,
+            logical_expressions, variables)
 
 #: Every code object produced by conversion -> the user function name it belongs to.
 CONVERTED_CODES = {}
