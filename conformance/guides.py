@@ -106,10 +106,13 @@ def render(text):
         return text
     lines = []
     for line in text.split("\n"):
-        frame = line.rstrip("\b").rsplit("\r", 1)[-1]
-        while "\b" in frame:
-            frame = re.sub(r"[^\b]?\b", "", frame, count=1)
-        lines.append(frame)
+        shown = []
+        for char in line.rstrip("\b").rsplit("\r", 1)[-1]:
+            if char != "\b":
+                shown.append(char)
+            elif shown:
+                shown.pop()
+        lines.append("".join(shown))
     return "\n".join(lines)
 
 
