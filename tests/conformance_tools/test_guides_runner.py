@@ -22,22 +22,20 @@ def _guides():
 
 
 # Keras 3's progress bar as TF 2.21 wrote it to a pipe (ANSI codes, \r frames, \b erasing).
-_BAR = ("Epoch 1/2\n\r\x1b[1m 1/63\x1b[0m \x1b[37m━━━━\x1b[0m \x1b[1m1:40\x1b[0m 2s/step - loss: 2.3"
-        "\x08\x08\x08\r\x1b[1m63/63\x1b[0m \x1b[32m━━━━\x1b[0m \x1b[1m2s\x1b[0m 7ms/step - loss: 1.0"
-        "\nEpoch 2/2\n\r\x1b[1m63/63\x1b[0m \x1b[32m━━━━\x1b[0m \x1b[1m1s\x1b[0m 7ms/step - loss: 0.2"
-        "\n")
+_BOLD, _GREEN, _GREY, _END = "\x1b[1m", "\x1b[32m", "\x1b[37m", "\x1b[0m"
+_DONE = f"{_BOLD}63/63{_END} {_GREEN}━━━━{_END} {_BOLD}2s{_END} 7ms/step - loss: 1.0"
+_EPOCH_2 = f"{_BOLD}63/63{_END} {_GREEN}━━━━{_END} {_BOLD}1s{_END} 7ms/step - loss: 0.2"
+_FIRST = f"{_BOLD} 1/63{_END} {_GREY}━━━━{_END} {_BOLD}1:40{_END} 2s/step - loss: 2.3\x08\x08\x08"
+_BAR = f"Epoch 1/2\n\r{_FIRST}\r{_DONE}\nEpoch 2/2\n\r{_EPOCH_2}\n"
 
 
 def test_progress_bars_compare_as_a_terminal_shows_them():
     guides = _guides()
-    assert guides.render(_BAR) == (
-        "Epoch 1/2\n\x1b[1m63/63\x1b[0m \x1b[32m━━━━\x1b[0m \x1b[1m2s\x1b[0m 7ms/step - loss: 1.0\n"
-        "Epoch 2/2\n\x1b[1m63/63\x1b[0m \x1b[32m━━━━\x1b[0m \x1b[1m1s\x1b[0m 7ms/step - loss: 0.2\n")
+    assert guides.render(_BAR) == f"Epoch 1/2\n{_DONE}\nEpoch 2/2\n{_EPOCH_2}\n"
     assert guides.render("ab\x08c") == "ac" and guides.render("plain\n") == "plain\n"
     # fewer redraws and other step times (a unit change too) are values, other text is not
-    ours = _BAR.replace("7ms/step", "850us/step").replace("\x1b[1m2s", "\x1b[1m0s")
-    ours = ours.replace("\r\x1b[1m 1/63\x1b[0m \x1b[37m━━━━\x1b[0m \x1b[1m1:40\x1b[0m 2s/step - "
-                        "loss: 2.3\x08\x08\x08", "")
+    ours = _BAR.replace("7ms/step", "850us/step").replace(f"{_BOLD}2s", f"{_BOLD}0s")
+    ours = ours.replace(f"\r{_FIRST}", "")
     tf_rec, our_rec = {"status": "ok", "output": _BAR}, {"status": "ok", "output": ours}
     assert guides.compare([tf_rec], [our_rec]) == ["values"]
     assert guides.compare([tf_rec], [{"status": "ok", "output": ours.replace("loss", "acc")}]) \
