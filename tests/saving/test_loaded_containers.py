@@ -41,3 +41,22 @@ def test_loaded_containers_print_tfs_class_paths_under_the_runner(tmp_path):
                          env=env, cwd=str(tmp_path))
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == _expected()
+
+
+def test_wrappers_pickle_under_tfs_class_paths(tmp_path):
+    """Pickles name tensortrace's rebuild functions: under the runner the wrapper classes carry
+    TF's module paths, which pickle cannot import back (the list's line is TF 2.21's)."""
+    script = tmp_path / "pickles.py"
+    script.write_text(
+        "import pickle, tensorflow as tf\n"
+        "m = tf.Module()\n"
+        "m.l, m.d, m.t = [1, [2]], {'a': [3]}, (1, [2])\n"
+        "l, d, t = (pickle.loads(pickle.dumps(x)) for x in (m.l, m.d, m.t))\n"
+        "print(type(l), l)\n"
+        "print(d == {'a': [3]}, t == (1, [2]))\n")
+    env = {**os.environ, "PYTHONPATH": REPO, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    run = subprocess.run([sys.executable, "-m", "tensortrace", str(script)], capture_output=True,
+                         text=True, timeout=120, env=env, cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == ("<class 'tensorflow.python.trackable.data_structures.ListWrapper'> "
+                          "ListWrapper([1, ListWrapper([2])])\nTrue True\n")
