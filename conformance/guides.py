@@ -13,6 +13,11 @@ timings, addresses), otherwise *different*; *error* counts cells that raise here
 ``--keras`` runs the guides that use Keras (``KERAS_GUIDES``) with their Keras cells kept, against
 TF's recordings in ``conformance/expected/NAME.keras.json``. A NAME not under ``site/en/guide`` is
 looked up under ``site/en/tutorials`` (``--guide quickstart/beginner``).
+
+``--tutorials`` runs TF's quickstarts (``TUTORIALS``, Keras kept) against
+``conformance/expected/quickstart__NAME.keras.json``. They load MNIST, which downloads; with
+``--mnist-standin`` (implied by ``--tutorials``) a notebook that calls ``mnist.load_data`` gets a
+first cell (``_mnist_standin.py``) pointing ``load_data`` at a small seeded stand-in, in both runs.
 """
 
 import argparse
@@ -35,9 +40,14 @@ GUIDES = ["ragged_tensor", "sparse_tensor", "tensor_slicing", "tf_numpy", "rando
 # The guides whose left-out cells are mostly Keras ones (run with ``--keras``).
 KERAS_GUIDES = ["basics", "intro_to_modules", "autodiff", "advanced_autodiff",
                 "basic_training_loops", "function"]
+# TF's tutorials compared here (under ``site/en/tutorials``); they run with the MNIST stand-in.
+TUTORIALS = ["quickstart/beginner", "quickstart/advanced"]
+_STANDIN = os.path.join(HERE, "_mnist_standin.py")
 _LEFT_OUT = [("keras", re.compile(r"\bkeras\b")),
              ("network", re.compile(r"get_file|tfds\.|urlopen|https?://|pip install"))]
 _IMPORT = re.compile(r"\s*(import|from)\s|\s*#")
+# Keras' progress bar times (ETA, elapsed, per step), whose unit changes with the speed.
+_TIMING = re.compile(r"(?<![\d.])(?:\d+:)*\d+(?:\.\d+)?(?:s|ms|us|\u00b5s)\b(?:/step)?")
 _NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -89,8 +99,26 @@ def run(command, cells, timeout):
     return records
 
 
+def render(text):
+    """``text`` as a terminal shows it: of each line's ``\\r``-separated frames (Keras' progress
+    bar redrawing itself, as often as the speed allows) the last, with backspaces applied."""
+    if "\r" not in text and "\b" not in text:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        shown = []
+        for char in line.rstrip("\b").rsplit("\r", 1)[-1]:
+            if char != "\b":
+                shown.append(char)
+            elif shown:
+                shown.pop()
+        lines.append("".join(shown))
+    return "\n".join(lines)
+
+
 def mask(text):
     """``text`` with numbers (and the spaces NumPy pads them with) made alike."""
+    text = _TIMING.sub("#", text)
     return re.sub(r"[ \t]*#[ \t]*", "#", re.sub(r"[ \t]+", " ", _NUMBER.sub("#", text)))
 
 
@@ -102,9 +130,9 @@ def compare(expected, ours):
             verdicts.append("tf-error")
         elif rec["status"] == "error":
             verdicts.append("error")
-        elif rec["output"] == tf_rec["output"]:
+        elif render(rec["output"]) == render(tf_rec["output"]):
             verdicts.append("identical")
-        elif mask(rec["output"]) == mask(tf_rec["output"]):
+        elif mask(render(rec["output"])) == mask(render(tf_rec["output"])):
             verdicts.append("values")
         else:
             verdicts.append("different")
@@ -120,15 +148,26 @@ def main(argv=None):
     parser.add_argument("--show", action="store_true", help="print each cell that differs")
     parser.add_argument("--keras", action="store_true",
                         help="keep the Keras cells (recordings in NAME.keras.json)")
+    parser.add_argument("--tutorials", action="store_true",
+                        help="run TF's quickstarts (implies --keras and --mnist-standin)")
+    parser.add_argument("--mnist-standin", action="store_true",
+                        help="give mnist.load_data a small seeded stand-in (no download)")
     args = parser.parse_args(argv)
+    if args.tutorials:
+        args.keras = args.mnist_standin = True
     totals = {}
     suffix = ".keras.json" if args.keras else ".json"
-    for guide in args.guide or (KERAS_GUIDES if args.keras else GUIDES):
+    default = TUTORIALS if args.tutorials else KERAS_GUIDES if args.keras else GUIDES
+    for guide in args.guide or default:
         path = os.path.join(args.docs, "site", "en", "guide", guide + ".ipynb")
         if not os.path.exists(path):
             path = os.path.join(args.docs, "site", "en", "tutorials", guide + ".ipynb")
         cells = code_cells(path, keras=args.keras)
         kept = [source for source, why in cells if why is None]
+        left_out = len(cells) - len(kept)
+        if args.mnist_standin and any("mnist.load_data" in source for source in kept):
+            with open(_STANDIN) as f:
+                kept.insert(0, f.read().strip())
         expected_path = os.path.join(EXPECTED, guide.replace("/", "__") + suffix)
         if args.record:
             records = run([args.record], kept, args.timeout)
@@ -151,8 +190,8 @@ def main(argv=None):
                   ("identical", "values", "different", "error", "tf-error")}
         for k, v in counts.items():
             totals[k] = totals.get(k, 0) + v
-        totals["left out"] = totals.get("left out", 0) + len(cells) - len(kept)
-        print(f"{guide}: {len(cells)} cells, {len(cells) - len(kept)} left out "
+        totals["left out"] = totals.get("left out", 0) + left_out
+        print(f"{guide}: {len(kept) + left_out} cells, {left_out} left out "
               f"({'network' if args.keras else 'Keras/network'}); "
               f"identical {counts['identical']}, same up to values {counts['values']}, "
               f"different {counts['different']}, error here {counts['error']}, "
@@ -162,9 +201,11 @@ def main(argv=None):
                     zip(verdicts, kept, ours, expected["records"])):
                 if v in ("different", "error"):
                     print(f"  --- cell {i} [{v}]\n    " + source[:300].replace("\n", "\n    "))
-                    print("    ours: " + (rec.get("missing_api") or rec.get("error")
-                                          or rec["output"][:300]).replace("\n", "\n          "))
-                    print("    TF:   " + tf_rec["output"][:300].replace("\n", "\n          "))
+                    ours_text = (rec.get("missing_api") or rec.get("error")
+                                 or render(rec["output"])[:300])
+                    print("    ours: " + ours_text.replace("\n", "\n          "))
+                    tf_text = render(tf_rec["output"])[:300]
+                    print("    TF:   " + tf_text.replace("\n", "\n          "))
     if totals:
         print("total: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
 

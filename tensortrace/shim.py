@@ -419,6 +419,11 @@ CLASS_PATHS = {
         "Checkpoint": "tensorflow.python.checkpoint.checkpoint.Checkpoint",
         "CheckpointLoadStatus": "tensorflow.python.checkpoint.checkpoint.CheckpointLoadStatus",
         "CheckpointOptions": "tensorflow.python.checkpoint.checkpoint_options.CheckpointOptions"},
+    "tensortrace.checkpoint.tracking": {
+        name: "tensorflow.python.trackable.data_structures." + name
+        for name in ("ListWrapper", "_DictWrapper", "_TupleWrapper")},
+    "tensortrace.saving.restored": {"_UserObject": "tensorflow.python.saved_model.load.Loader."
+                                    "_recreate_base_user_object.<locals>._UserObject"},
     "tensortrace.checkpoint.management": {
         "CheckpointManager":
             "tensorflow.python.checkpoint.checkpoint_management.CheckpointManager"},

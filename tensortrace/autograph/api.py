@@ -1,10 +1,12 @@
 """AutoGraph's public API (``tf.autograph``) and the entry points the runtime and tracing use:
 ``convert`` (the tracing hook), ``converted_call`` (every call in converted code)."""
 
+import builtins
 import enum
 import functools
 import inspect
 import logging
+import sys
 import types
 import weakref
 
@@ -15,12 +17,20 @@ from . import conversion, errors, operators, rules
 
 _CONVERTED = weakref.WeakKeyDictionary()  # original function -> converted function
 _AS_IS = object()  # a function that cannot be converted
+# Code of library functions (tf.reduce_sum, ...): every call in converted code goes through
+# converted_call, and this spares those calls the library checks after the first.
+_LIBRARY_CODES = set()
 
 
 # --- conversion of callables --------------------------------------------------------------------
 def _convert_plain(fn):
     """``fn`` (a plain function) converted, or ``fn`` itself when it must or cannot be."""
-    if fn.__code__ in conversion.CONVERTED_CODES or rules.never_convert(fn):
+    code = fn.__code__
+    if code in _LIBRARY_CODES or code in conversion.CONVERTED_CODES:
+        return fn
+    if rules.never_convert(fn):
+        if rules.is_library_function(fn):
+            _LIBRARY_CODES.add(code)
         return fn
     hit = _CONVERTED.get(fn)
     if hit is not None:
@@ -58,14 +68,40 @@ def convert_callable(f):
     return f
 
 
+#: Builtins whose calls in converted code run their tensor-aware overloads (by id: builtins
+#: live as long as the interpreter, and any callable, hashable or not, can be looked up).
+_OVERLOADS = {id(builtins.len): operators.len_, id(builtins.range): operators.range_,
+              id(builtins.abs): operators.abs_, id(builtins.int): operators.int_,
+              id(builtins.float): operators.float_}
+
+
 def converted_call(f, args, kwargs, caller_fn_scope=None, options=None):
     """``f(*args, **kwargs)`` with ``f`` converted when it is user code (``ag__.converted_call``;
     the caller's FunctionScope is TF's argument, conversion here is always recursive).
     """
-    target = convert_callable(f)
+    target = _OVERLOADS.get(id(f))
+    if target is None:
+        if f is super and not args:
+            return _zero_argument_super(sys._getframe(1))
+        target = convert_callable(f)
     if kwargs:
         return target(*args, **kwargs)
     return target(*args)
+
+
+def _zero_argument_super(frame):
+    """``super()`` as the converted method calling it means it: its class cell and first
+    argument, found in the method's frame (the call may sit in a generated loop or branch
+    function nested in it)."""
+    while frame is not None and not frame.f_code.co_name.startswith("tf__"):
+        frame = frame.f_back
+    code = frame.f_code if frame is not None else None
+    if code is None or "__class__" not in code.co_freevars:
+        raise RuntimeError("super(): __class__ cell not found")
+    if not code.co_argcount:
+        raise RuntimeError("super(): no arguments")
+    frame_locals = frame.f_locals
+    return super(frame_locals["__class__"], frame_locals[code.co_varnames[0]])
 
 
 #: What converted code calls ``ag__``: the operators, and ``converted_call`` for its calls.

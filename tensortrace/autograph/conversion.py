@@ -11,15 +11,15 @@ import types
 
 from . import transformer
 from .converters import (asserts, break_statements, call_trees, conditional_expressions,
-                         continue_statements, control_flow, directives, lists, logical_expressions,
-                         return_statements, variables)
+                         continue_statements, control_flow, directives, functions, lists,
+                         logical_expressions, return_statements, variables)
 from .operators import function_wrappers
 from .parser import SourceUnavailable, parse_function
 
 #: The converters, in the order they run (each relies on the ones before it).
-PIPELINE = (directives, break_statements, asserts, continue_statements, return_statements,
-            lists, call_trees, control_flow, conditional_expressions, logical_expressions,
-            variables)
+PIPELINE = (functions, directives, break_statements, asserts, continue_statements,
+            return_statements, lists, call_trees, control_flow, conditional_expressions,
+            logical_expressions, variables)
 
 #: Every code object produced by conversion -> the user function name it belongs to.
 CONVERTED_CODES = {}

@@ -314,7 +314,7 @@ class ListWrapper(checkpoint.ListWrapper, Trackable):
         return copied
 
     def __reduce_ex__(self, protocol):
-        return (self.__class__, (list(self),))
+        return (_rebuild_list, (list(self),))
 
     def _trackable_children(self, save_type="checkpoint", **kwargs):
         """The trackable elements by position.
@@ -374,7 +374,7 @@ class _DictWrapper(checkpoint.DictWrapper, Trackable):
         return copied
 
     def __reduce_ex__(self, protocol):
-        return (self.__class__, (dict(self),))
+        return (_rebuild_dict, (dict(self),))
 
     def __hash__(self):
         raise TypeError("unhashable type: 'DictWrapper'")
@@ -451,7 +451,21 @@ class _TupleWrapper(tuple, Trackable):
         return original._make(self) if original is not tuple else tuple(self)
 
     def __reduce_ex__(self, protocol):
-        return (_TupleWrapper.wrap, (self._tt_plain(),))
+        return (_rebuild_tuple, (self._tt_plain(),))
+
+
+# Pickles name these functions, not the wrapper classes: under the runner the classes carry TF's
+# module paths, which pickle could not import back.
+def _rebuild_list(items):
+    return ListWrapper(items)
+
+
+def _rebuild_dict(items):
+    return _DictWrapper(items)
+
+
+def _rebuild_tuple(value):
+    return _TupleWrapper.wrap(value)
 
 
 _module.structure_wrapper[0] = wrap_or_unwrap  # tf.Module is an AutoTrackable in TF

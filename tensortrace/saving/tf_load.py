@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from .. import _protos, errors, nest
+from ..checkpoint import tracking
 from ..checkpoint.bundle import BundleReader
 from ..graph import ir, tensor_proto, tf_attrs
 from ..graph.function_def import function_def_to_graph
@@ -167,16 +168,19 @@ class _Loader:
                           if j in wrappers else made[j]))
         kind = wrappers[i]
         if kind is dict:
-            made[i] = dict(items)
-        else:  # the trackable items at their indices, None in the others' slots (TF's)
-            if not all(k.isdigit() and len(k) < 8 for k, _ in items) or \
-                    len({k for k, _ in items}) < len(items):
-                raise FormatError(f"object #{i}: a {kind.__name__} whose items are not named "
-                                  "by distinct indices")
-            slots = [None] * (max((int(k) for k, _ in items), default=-1) + 1)
-            for k, v in items:
-                slots[int(k)] = v
-            made[i] = kind(slots)
+            made[i] = tracking._DictWrapper(dict(items))
+            return made[i]
+        if kind is tuple:  # TF revives a tuple as a list, a namedtuple's field names ignored
+            items = [(k, v) for k, v in items if not k.isidentifier()]
+        # the trackable items at their indices, None in the others' slots (TF's)
+        if not all(k.isdigit() and len(k) < 8 for k, _ in items) or \
+                len({k for k, _ in items}) < len(items):
+            raise FormatError(f"object #{i}: a {kind.__name__} whose items are not named "
+                              "by distinct indices")
+        slots = [None] * (max((int(k) for k, _ in items), default=-1) + 1)
+        for k, v in items:
+            slots[int(k)] = v
+        made[i] = tracking.ListWrapper(slots)
         return made[i]
 
     def _node_id(self, value, what):

@@ -188,11 +188,11 @@ def tf__tanh_loop(x):
 
         def loop_body():
             nonlocal x
-            ag__.ld(tf).print(ag__.ld(x))
-            x = ag__.ld(tf).tanh(ag__.ld(x))
+            ag__.converted_call(ag__.ld(tf).print, (ag__.ld(x),), None, fscope)
+            x = ag__.converted_call(ag__.ld(tf).tanh, (ag__.ld(x),), None, fscope)
 
         def loop_test():
-            return ag__.ld(tf).reduce_sum(ag__.ld(x)) > 1
+            return ag__.converted_call(ag__.ld(tf).reduce_sum, (ag__.ld(x),), None, fscope) > 1
         ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('x',), {})
         try:
             do_return = True

@@ -49,8 +49,8 @@ def tf__simple_relu(x):
             except:
                 do_return = False
                 raise
-        ag__.if_stmt(ag__.ld(tf).greater(ag__.ld(x), 0), if_body, else_body, get_state,\
- set_state, ('do_return', 'retval_'), 2)
+        ag__.if_stmt(ag__.converted_call(ag__.ld(tf).greater, (ag__.ld(x), 0), None, fscope),\
+ if_body, else_body, get_state, set_state, ('do_return', 'retval_'), 2)
         return fscope.ret(retval_, do_return)
 """
 
@@ -133,7 +133,8 @@ def tf__sum_until_negative(xs):
     (corpus.abs_if, ["ag__.if_stmt(ag__.ld(x) > 0, if_body, else_body"]),
     (corpus.while_sum, ["def loop_test():", "ag__.while_stmt(loop_test, loop_body",
                         "s = ag__.ld(s)\n            s += i"]),
-    (corpus.for_range, ["for_stmt(ag__.range_(ag__.ld(n)), None, loop_body",
+    (corpus.for_range, ["for_stmt(ag__.converted_call(ag__.ld(range), (ag__.ld(n),), None, "
+                        "fscope), None, loop_body",
                         "def loop_body(itr):", "i = itr"]),
     (corpus.logical, ["ag__.and_(lambda: ag__.ld(a) > 0, lambda: ag__.ld(b) > 0)",
                       "ag__.not_("]),
@@ -174,7 +175,7 @@ def test_user_function_calls_are_converted_calls():
 
     code = tf.autograph.to_code(outer)
     assert ("ag__.converted_call(ag__.ld(corpus).abs_if, (ag__.ld(x),), None, fscope) + "
-            "ag__.ld(tf).abs(ag__.ld(x))") in code
+            "ag__.converted_call(ag__.ld(tf).abs, (ag__.ld(x),), None, fscope)") in code
 
 
 def test_to_code_of_functions_methods_and_lambdas():
@@ -201,3 +202,95 @@ def test_to_code_rejects_what_it_cannot_convert():
     exec("def no_source(x):\n    return x\n", namespace)  # noqa: S102
     with pytest.raises(ValueError, match="AutoGraph could not convert"):
         tf.autograph.to_code(namespace["no_source"])
+
+
+# --- calls in TF's form (the texts are TF 2.21's to_code of the same source) --------------------
+def scale(v, k=1):
+    return v * k
+
+
+class _Base:
+    def value(self, x):
+        return x + 1
+
+
+class Child(_Base):
+    def value(self, x, *args, **kw):
+        while x < 10:
+            x = super().value(x)
+        double = lambda t: scale(t, k=2)
+        return double(len(args)) + scale(x, *args, **kw)
+
+    def store(self, x):
+        def keep(y):
+            self.kept = abs(y)
+        keep(x)
+
+
+def test_calls_are_converted_calls_in_tfs_form():
+    """Every call goes through ag__.converted_call (builtins, library functions, super()), its
+    arguments as TF packs them; functions without a return get no return variables; functions
+    and lambdas defined inside are autograph artifacts with TF's ag__.STD options."""
+    assert tf.autograph.to_code(Child.value) == VALUE_CODE
+    assert tf.autograph.to_code(Child.store) == STORE_CODE
+
+
+def test_calls_in_tfs_form_run_as_the_original():
+    child = Child()
+    f = tf.function(child.value)
+    assert f(tf.constant(3)).numpy() == 10  # super() inside the generated loop body
+    assert f(3, 2).numpy() == 22 and f(3, k=3).numpy() == 30
+    assert tf.autograph.to_graph(Child.value)(child, 3, 2) == child.value(3, 2) == 22
+    tf.function(child.store)(tf.constant(-4))
+    assert child.kept.shape == () and child.kept.dtype == tf.int32  # abs overloaded for tensors
+    tf.autograph.to_graph(Child.store)(child, -5)
+    assert child.kept == 5
+
+
+VALUE_CODE = """\
+def tf__value(self, x, *args, **kw):
+    with ag__.FunctionScope('value', 'fscope', ag__.ConversionOptions(recursive=True,\
+ user_requested=True, optional_features=(), internal_convert_user_code=True)) as fscope:
+        do_return = False
+        retval_ = ag__.UndefinedReturnValue()
+
+        def get_state():
+            return (x,)
+
+        def set_state(vars_):
+            nonlocal x
+            x, = vars_
+
+        def loop_body():
+            nonlocal x
+            x = ag__.converted_call(ag__.converted_call(ag__.ld(super), (), None,\
+ fscope).value, (ag__.ld(x),), None, fscope)
+
+        def loop_test():
+            return ag__.ld(x) < 10
+        ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('x',), {})
+        double = ag__.autograph_artifact(lambda t: ag__.converted_call(ag__.ld(scale),\
+ (ag__.ld(t),), dict(k=2), fscope))
+        try:
+            do_return = True
+            retval_ = ag__.converted_call(ag__.ld(double), (ag__.converted_call(ag__.ld(len),\
+ (ag__.ld(args),), None, fscope),), None, fscope) + ag__.converted_call(ag__.ld(scale),\
+ (ag__.ld(x),) + tuple(ag__.ld(args)), dict(**ag__.ld(kw)), fscope)
+        except:
+            do_return = False
+            raise
+        return fscope.ret(retval_, do_return)
+"""
+
+STORE_CODE = """\
+def tf__store(self, x):
+    with ag__.FunctionScope('store', 'fscope', ag__.ConversionOptions(recursive=True,\
+ user_requested=True, optional_features=(), internal_convert_user_code=True)) as fscope:
+
+        @ag__.autograph_artifact
+        def keep(y):
+            with ag__.FunctionScope('keep', 'fscope_1', ag__.STD) as fscope_1:
+                ag__.ld(self).kept = ag__.converted_call(ag__.ld(abs), (ag__.ld(y),), None,\
+ fscope_1)
+        ag__.converted_call(ag__.ld(keep), (ag__.ld(x),), None, fscope)
+"""

@@ -1,17 +1,20 @@
-"""Routes calls through the runtime: ``f(a, k=b)`` becomes ``ag__.converted_call(f, (a,),
-{'k': b}, fscope)`` so user functions are converted when called, and ``len``/``range``/...
-become their tensor-aware overloads. Calls of names that resolve, at conversion time, to
-library code (``tf.reduce_sum``, ``np.sum``, ``print``) stay as written."""
+"""Routes calls through the runtime, in TF's form: ``f(a, *b, k=c)`` becomes
+``ag__.converted_call(f, (a,) + tuple(b), dict(k=c), fscope)``, which at run time converts user
+functions, gives ``len``/``range``/... their tensor-aware overloads and ``super()`` its caller's
+class, and calls library code as it is. As in TF, ``print`` (TF's builtin-functions feature is
+off by default), debugger entry points, calls of ``ag__``/``fscope`` and, here, the builtins that
+read their caller's frame (``eval``, ``locals``, ...) stay as written."""
 
 import ast
 
-from .. import rules, templates
+from .. import rules
 from ..analysis import activity
 from ..transformer import Base, copy_origin, is_generator
 
-#: Builtins with a tensor-aware overload in the runtime (``len`` -> ``ag__.len_``).
-OVERLOADS = ("len", "range", "abs", "int", "float")
-_LEAVE = ("super", "eval", "exec", "locals", "globals", "vars", "print", "isinstance")
+#: Calls TF never routes through converted_call (by their dotted name in the source).
+_AS_WRITTEN = ("print", "pdb.set_trace", "ipdb.set_trace", "breakpoint")
+#: Builtins that read the frame they run in: converted_call would run them in its own.
+_FRAME_BUILTINS = ("eval", "exec", "locals", "globals", "vars")
 
 
 class CallTreeTransformer(Base):
@@ -19,7 +22,6 @@ class CallTreeTransformer(Base):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.scopes = []  # names local to each enclosing function/lambda/comprehension
-        self.first_params = []
         self.function_scopes = [None]  # the enclosing ``fscope`` name (calls pass it, as TF's)
 
     def _scoped(self, node, names):
@@ -31,12 +33,9 @@ class CallTreeTransformer(Base):
     def visit_FunctionDef(self, node):
         if is_generator(node):
             return node
-        args = node.args.posonlyargs + node.args.args
-        self.first_params.append(args[0].arg if args else None)
         self.function_scopes.append(_function_scope(node) or self.function_scopes[-1])
         node = self._scoped(node, activity.local_names(node))
         self.function_scopes.pop()
-        self.first_params.pop()
         return node
 
     def visit_Lambda(self, node):
@@ -51,44 +50,56 @@ class CallTreeTransformer(Base):
     def _is_local(self, name):
         return any(name in scope for scope in self.scopes)
 
-    def _resolve(self, func):
-        base = func
-        while isinstance(base, ast.Attribute):
-            base = base.value
-        if not isinstance(base, ast.Name) or self._is_local(base.id) or base.id == "ag__":
-            return None, base
-        return rules.resolve_static(func, self.ctx.namespace), base
-
     def visit_Call(self, node):
         node = self.generic_visit(node)
         func = node.func
-        obj, base = self._resolve(func)
-        if isinstance(base, ast.Name) and (base.id == "ag__" or base.id in self.function_scopes):
-            return node
-        if obj is not None:
-            name = rules.builtin_name(obj)
-            if name == "super" and not node.args and self.first_params[0] is not None:
-                node.args = [ast.Name("__class__", ast.Load()),
-                             ast.Name(self.first_params[0], ast.Load())]
-                return copy_origin(node, node.func)
-            if name in OVERLOADS:
-                node.func = copy_origin(ast.parse(f"ag__.{name}_", mode="eval").body, func)
+        name = _dotted_name(func)
+        if name is not None:
+            base = name.partition(".")[0]
+            if base == "ag__" or base in self.function_scopes or name in _AS_WRITTEN:
                 return node
-            if name in _LEAVE or rules.never_convert(obj):
+            if (name in _FRAME_BUILTINS and not self._is_local(name) and rules.builtin_name(
+                    rules.resolve_static(func, self.ctx.namespace)) == name):
                 return node
-        elif isinstance(func, ast.Name) and func.id in _LEAVE and not self._is_local(func.id):
-            return node
-        args = ast.Tuple(node.args, ast.Load())
-        if node.keywords:
-            kwargs = ast.Dict([k.arg and ast.Constant(k.arg) for k in node.keywords],
-                              [k.value for k in node.keywords])
-        else:
-            kwargs = ast.Constant(None)
+        kwargs = (ast.Call(ast.Name("dict", ast.Load()), [], node.keywords) if node.keywords
+                  else ast.Constant(None))
         scope = self.function_scopes[-1]
-        call = templates.replace_as_expression(
-            "ag__.converted_call(func, args, kwargs, fscope)", func=func, args=args,
-            kwargs=kwargs, fscope=scope if scope else ast.Constant(None))
+        call = ast.Call(
+            ast.Attribute(ast.Name("ag__", ast.Load()), "converted_call", ast.Load()),
+            [func, _args_tuple(node.args), kwargs,
+             ast.Name(scope, ast.Load()) if scope else ast.Constant(None)], [])
         return copy_origin(call, node)
+
+
+def _dotted_name(node):
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id] + parts[::-1])
+
+
+def _args_tuple(args):
+    """The positional arguments as one tuple expression, TF's way: runs of plain arguments as
+    tuples, each ``*x`` as ``tuple(x)``, joined with ``+``."""
+    parts, run = [], []
+    for arg in args:
+        if isinstance(arg, ast.Starred):
+            if run:
+                parts.append(ast.Tuple(run, ast.Load()))
+                run = []
+            parts.append(ast.Call(ast.Name("tuple", ast.Load()), [arg.value], []))
+        else:
+            run.append(arg)
+    if run or not parts:
+        parts.append(ast.Tuple(run, ast.Load()))
+    result = parts[0]
+    for part in parts[1:]:
+        result = ast.BinOp(result, ast.Add(), part)
+    return result
 
 
 def _function_scope(node):

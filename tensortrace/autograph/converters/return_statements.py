@@ -2,7 +2,8 @@
 do_return = True; retval_ = value`` ``except: do_return = False; raise``), guards on the code
 that follows (``if not do_return:``) and an extra loop condition, so that the function returns
 once, at its end, inside TF's ``with ag__.FunctionScope(...) as fscope:`` with
-``return fscope.ret(retval_, do_return)``."""
+``return fscope.ret(retval_, do_return)`` (a function without ``return`` gets the scope alone,
+as in TF)."""
 
 import ast
 
@@ -28,6 +29,19 @@ def _needs_rewrite(fn):
         return False
 
     return walk(fn.body, False)
+
+
+def _returns(stmts):
+    """True if a ``return`` sits in ``stmts`` (not counting nested functions and classes)."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 # --- moving code after a one-sided return into the other branch ----------------------------------
@@ -92,12 +106,13 @@ class ReturnTransformer(GuardingTransformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.names = None  # (do_return, retval_) of the function being lowered
+        self.depth = 0  # enclosing functions of the one being lowered
 
     def visit_FunctionDef(self, node):
         if is_generator(node):
             return node
         saved = self.blocks, self.names
-        nested = _needs_rewrite(node)
+        nested, returns = _needs_rewrite(node), _returns(node.body)
         node.body, definitely_returns = _merge_returns(node.body)
         if nested and not definitely_returns:  # fscope.ret checks it returned (see conversion)
             self.ctx.indefinite_returns = getattr(self.ctx, "indefinite_returns", set())
@@ -105,13 +120,22 @@ class ReturnTransformer(GuardingTransformer):
         do_return, retval = self.ctx.namer.new("do_return"), self.ctx.namer.new("retval_")
         scope = self.ctx.namer.new("fscope")
         self.blocks, self.names = [], (do_return, retval)
+        self.depth += 1
         body = self._block(node.body, is_target=True)
+        self.depth -= 1
         self.blocks, self.names = saved
+        # the converted function's own options; the functions it defines get TF's ag__.STD
+        options = "ag__.STD" if self.depth else (
+            "ag__.ConversionOptions(recursive=True, user_requested=True, optional_features=(), "
+            "internal_convert_user_code=True)")
+        header = f"with ag__.FunctionScope(name, scope, {options}) as fscope:\n"
+        if not returns:  # TF's form: no return variables, the body falls off the end
+            (wrapper,) = templates.replace(header + "    body", name=ast.Constant(node.name),
+                                           scope=ast.Constant(scope), fscope=scope, body=body)
+            node.body = [copy_origin(wrapper, node.body[0])]
+            return node
         (wrapper,) = templates.replace(
-            "with ag__.FunctionScope(name, scope, ag__.ConversionOptions(recursive=True, "
-            "user_requested=True, optional_features=(), internal_convert_user_code=True)) as "
-            "fscope:\n"
-            "    do_return = False\n"
+            header + "    do_return = False\n"
             "    retval_ = ag__.UndefinedReturnValue()\n"
             "    body\n"
             "    return fscope.ret(retval_, do_return)",

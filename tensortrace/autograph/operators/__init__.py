@@ -3,7 +3,7 @@
 tensors."""
 
 from .control_flow import for_stmt, if_stmt, while_stmt
-from .function_wrappers import ConversionOptions, FunctionScope
+from .function_wrappers import STD, ConversionOptions, FunctionScope, autograph_artifact
 from .logical import and_, if_exp, not_, or_
 from .py_builtins import abs_, assert_stmt, float_, int_, len_, list_append, range_, unpack
 from .variables import Undefined, UndefinedReturnValue, ld, ldu, retval
@@ -12,10 +12,12 @@ __all__ = [
     "ConversionOptions",
     "FunctionScope",
     "Undefined",
+    "STD",
     "UndefinedReturnValue",
     "abs_",
     "and_",
     "assert_stmt",
+    "autograph_artifact",
     "float_",
     "for_stmt",
     "if_exp",

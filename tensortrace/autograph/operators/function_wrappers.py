@@ -27,6 +27,16 @@ class ConversionOptions:
                 f"internal_convert_user_code={self.internal_convert_user_code})")
 
 
+#: TF's standard options: those of the functions a converted function defines.
+STD = ConversionOptions(recursive=True, user_requested=False, optional_features=None)
+
+
+def autograph_artifact(entity):
+    """``entity`` (a function converted code defines) marked as converted already."""
+    setattr(entity, "autograph_info__", None)
+    return entity
+
+
 class FunctionScope:
     """The scope of one call of a converted function: its name, its options and ``ret``, the
     value it returns."""
