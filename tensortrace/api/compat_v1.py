@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dtypes, nest, shapes
 from .._export import tf_export
-from ..context import bind, state
+from ..context import bind, record, state
 from ..convert import convert_to_tensor
 from ..graph import ir
 from ..ops._args import shape_values
@@ -50,9 +50,11 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 (TF's argum
     spec = PlaceholderWithDefault.infer(x, **attrs)
     # named as TF's generated op names it (not after an enclosing call: sparse_placeholder's
     # "<name>/shape")
-    op = graph.add_op("PlaceholderWithDefault", [x], attrs, (spec,),
-                      name=name or "PlaceholderWithDefault")
-    return op.outputs[0]
+    out = graph.add_op("PlaceholderWithDefault", [x], attrs, (spec,),
+                       name=name or "PlaceholderWithDefault").outputs[0]
+    if state.tapes:  # as graph.apply records an op
+        record(PlaceholderWithDefault, [x], attrs, out)
+    return out
 
 
 @tf_export("raw_ops.PlaceholderWithDefault")
