@@ -33,7 +33,7 @@ def placeholder(dtype, shape=None, name=None):
 
 
 @tf_export("compat.v1.placeholder_with_default")
-def placeholder_with_default(input, shape, name=None):  # noqa: A002 (TF's argument name)
+def placeholder_with_default(input, shape, name=None):
     """``input`` where the output is not fed, with the static ``shape`` (possibly partial):
     eagerly ``input`` itself.
 
@@ -58,7 +58,7 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 (TF's argum
 
 
 @tf_export("raw_ops.PlaceholderWithDefault")
-def raw_placeholder_with_default(*, input, shape, name=None):  # noqa: A002
+def raw_placeholder_with_default(*, input, shape, name=None):
     """TF's raw op: keyword arguments only."""
     return placeholder_with_default(input, shape, name)
 

@@ -11,7 +11,7 @@ CAPTURED_SMALL = tf.constant(3)
 CAPTURED_BIG = tf.constant(np.arange(200, dtype=np.int32))  # over TF's 128-element Const limit
 
 
-def _traced(build, spec=tf.TensorSpec([None, 3])):
+def _traced(build):
     """``{name: (value, partial value)}`` of the tensors ``build(x)`` makes while tracing."""
     seen = {}
 
@@ -21,7 +21,7 @@ def _traced(build, spec=tf.TensorSpec([None, 3])):
             seen[key] = (get_static_value(t), get_static_value(t, partial=True))
         return x
 
-    f.get_concrete_function(spec)
+    f.get_concrete_function(tf.TensorSpec([None, 3]))
     return seen
 
 

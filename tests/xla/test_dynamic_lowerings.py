@@ -40,7 +40,7 @@ def test_reductions_of_a_boolean_mask():
     for fn, want in ((tf.reduce_sum, kept.sum()), (tf.reduce_max, kept.max()),
                      (tf.reduce_min, kept.min()), (tf.reduce_mean, kept.mean()),
                      (tf.reduce_prod, kept.prod())):
-        got = tf.function(lambda a: fn(tf.boolean_mask(a, a > 0)), jit_compile=True)(y)
+        got = tf.function(lambda a, fn=fn: fn(tf.boolean_mask(a, a > 0)), jit_compile=True)(y)
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)  # TF: sum 6.015712
     rows = tf.function(lambda a: tf.reduce_sum(tf.boolean_mask(a, a[:, 0] > -1), axis=0),
                        jit_compile=True)(y)

@@ -11,6 +11,7 @@ from jax import lax
 from jax import numpy as jnp
 
 from ..compiler import LOWERINGS, lowering
+from . import array, indexing, nn  # noqa: F401 - the lowerings this one extends, first
 
 _TAKERS = ("GatherNd, LowerBound, UpperBound, ExpandDims (past the first axis), Shape into Fill, "
            "and ScatterNd and the reductions (whose results have static shapes)")
@@ -20,7 +21,7 @@ class Bounded:
     """A value whose first dimension is known only at run time: ``data``, padded to the bound,
     and ``count``, its rows (a traced scalar)."""
 
-    __slots__ = ("data", "count")
+    __slots__ = ("count", "data")
 
     def __init__(self, data, count):
         self.data, self.count = data, count
@@ -40,7 +41,7 @@ class Bounded:
 class BoundedShape:
     """The shape of a Bounded value: static dims, the first one its traced row count."""
 
-    __slots__ = ("dims", "count")
+    __slots__ = ("count", "dims")
 
     def __init__(self, dims, count):
         self.dims, self.count = dims, count
