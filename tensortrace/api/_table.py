@@ -91,7 +91,8 @@ EXPORTS = {
                        'integral_types path_to_str real_types'),
     },
     'compat.v1': {
-        'api.compat_v1': 'placeholder reset_default_graph wrap_function',
+        'api.compat_v1': ('placeholder placeholder_with_default reset_default_graph '
+                          'sparse_placeholder wrap_function'),
         'summary.protos': 'Event Summary SummaryMetadata',
     },
     'config': {
@@ -319,6 +320,7 @@ EXPORTS = {
                              'set_global_generator'),
     },
     'raw_ops': {
+        'api.compat_v1': 'PlaceholderWithDefault',
         'ops.image.transform': 'ImageProjectiveTransformV2 ImageProjectiveTransformV3',
         'ops.indexing.buckets': 'Bucketize UniqueV2 UniqueWithCountsV2',
         'saving.tf_resources': ('AssignAddVariableOp AssignVariableOp DestroyResourceOp '
@@ -452,7 +454,7 @@ OPS = {
     'ops.array.creation': 'Fill OnesLike ZerosLike',
     'ops.array.joining': 'ConcatV2 Pack Split SplitV Unpack',
     'ops.array.padding': 'MirrorPad Pad PadV2 Tile',
-    'ops.array.passthrough': 'Identity StopGradient',
+    'ops.array.passthrough': 'Identity PlaceholderWithDefault StopGradient',
     'ops.array.ranges': 'LinSpace OneHot Range',
     'ops.array.reshaping': 'ConjugateTranspose ExpandDims Reshape Squeeze Transpose',
     'ops.array.sequences': 'InvertPermutation ReverseV2',
@@ -588,9 +590,9 @@ OPS = {
 GRADS = {
     'autodiff.rules.array': ('BroadcastArgs BroadcastTo ConcatV2 ConjugateTranspose ExpandDims '
                              'Fill Identity InvertPermutation LinSpace MirrorPad OneHot OnesLike '
-                             'Pack Pad PadV2 Range Rank Reshape ReverseV2 Shape ShapeN Size Split '
-                             'SplitV Squeeze StopGradient SumToShape Tile Transpose Unpack '
-                             'ZerosLike'),
+                             'Pack Pad PadV2 PlaceholderWithDefault Range Rank Reshape ReverseV2 '
+                             'Shape ShapeN Size Split SplitV Squeeze StopGradient SumToShape Tile '
+                             'Transpose Unpack ZerosLike'),
     'autodiff.rules.control_flow': ('Assert Case If StatelessCase StatelessIf StatelessWhile '
                                     'While'),
     'autodiff.rules.image': ('AdjustContrastv2 AdjustHue AdjustSaturation '

@@ -1,11 +1,17 @@
 """The few ``tf.compat.v1`` names TF 2 code still calls (Keras' shape inference makes
-placeholders in a scratch graph; ``clear_session`` resets the default graph; ``wrap_function``
-runs TF 1 graph code, such as a frozen GraphDef, as a function)."""
+placeholders, dense and sparse, in a scratch graph; ``clear_session`` resets the default graph;
+``wrap_function`` runs TF 1 graph code, such as a frozen GraphDef, as a function)."""
+
+import numpy as np
 
 from .. import dtypes, nest, shapes
 from .._export import tf_export
-from ..context import state
+from ..context import bind, record, state
+from ..convert import convert_to_tensor
 from ..graph import ir
+from ..ops._args import shape_values
+from ..ops.array.passthrough import PlaceholderWithDefault
+from ..sparse.sparse_tensor import SparseTensor
 from ..tensor import Tensor, TensorSpec
 from ..tracing.concrete import ConcreteFunction
 from ..tracing.signature import Binder
@@ -24,6 +30,74 @@ def placeholder(dtype, shape=None, name=None):
         raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
     spec = TensorSpec(shapes.TensorShape(shape), dtypes.as_dtype(dtype))
     return graph.placeholder(spec, name or "Placeholder")
+
+
+@tf_export("compat.v1.placeholder_with_default")
+def placeholder_with_default(input, shape, name=None):
+    """``input`` where the output is not fed, with the static ``shape`` (possibly partial):
+    eagerly ``input`` itself.
+
+    Raises:
+        ValueError: while tracing, when ``input``'s shape is incompatible with ``shape``.
+    """
+    x = convert_to_tensor(input)
+    attrs = {"dtype": x.dtype, "shape": shapes.TensorShape(shape)}
+    graph = state.graph
+    if graph is None:
+        return bind(PlaceholderWithDefault, x, **attrs)
+    if getattr(x, "graph", None) is not graph:
+        x = graph.capture(x)
+    spec = PlaceholderWithDefault.infer(x, **attrs)
+    # named as TF's generated op names it (not after an enclosing call: sparse_placeholder's
+    # "<name>/shape")
+    out = graph.add_op("PlaceholderWithDefault", [x], attrs, (spec,),
+                       name=name or "PlaceholderWithDefault").outputs[0]
+    if state.tapes:  # as graph.apply records an op
+        record(PlaceholderWithDefault, [x], attrs, out)
+    return out
+
+
+@tf_export("raw_ops.PlaceholderWithDefault")
+def raw_placeholder_with_default(*, input, shape, name=None):
+    """TF's raw op: keyword arguments only."""
+    return placeholder_with_default(input, shape, name)
+
+
+@tf_export("compat.v1.sparse_placeholder")
+def sparse_placeholder(dtype, shape=None, name=None):
+    """A SparseTensor of graph inputs, as TF builds it: ``values`` a [None] placeholder of
+    ``dtype``, ``indices`` a [None, rank] int64 placeholder and ``dense_shape`` an int64
+    PlaceholderWithDefault of ``shape`` (-1 for unknown dims; a placeholder when ``shape`` is
+    None); the SparseTensor's static shape is ``shape``. Named ``<name>/values``,
+    ``<name>/indices``, ``<name>/shape`` (and ``<name>/shape_default``) when named.
+
+    Raises:
+        RuntimeError: when executing eagerly, as TF.
+    """
+    graph = state.graph
+    if graph is None:
+        raise RuntimeError("`sparse_placeholder` is not compatible with eager execution.")
+    part = (lambda suffix: f"{name}/{suffix}") if name is not None else (lambda suffix: None)
+    if shape is None:
+        dense_shape = placeholder(dtypes.int64, [None], part("shape"))
+        rank, static = None, shapes.TensorShape(None)
+    elif isinstance(shape, Tensor):
+        known = shape_values(shape)  # TF's constant_value_as_shape
+        rank = shape.shape[0]
+        static = shapes.TensorShape(None if known is None else
+                                    [None if d is None or d < 0 else d for d in known])
+        dense_shape = placeholder_with_default(shape, shape.shape, part("shape"))
+    else:
+        dims = [shapes.dimension_value(d) for d in shape]
+        rank, static = len(dims), shapes.TensorShape([None if d == -1 else d for d in dims])
+        default = graph.constant(np.array([-1 if d is None else d for d in dims], np.int64),
+                                 part("shape_default") or "Const")
+        dense_shape = placeholder_with_default(default, default.shape, part("shape"))
+    result = SparseTensor(values=placeholder(dtype, [None], part("values")),
+                          indices=placeholder(dtypes.int64, [None, rank], part("indices")),
+                          dense_shape=dense_shape)
+    result.set_shape(static)  # the placeholder's value is unknown: the shape TF gives it
+    return result
 
 
 @tf_export("compat.v1.reset_default_graph")

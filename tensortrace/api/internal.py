@@ -66,6 +66,8 @@ def smart_constant_value(pred):
     """``pred``'s value when known without running anything (a bool), else None."""
     if isinstance(pred, tensor.Tensor):  # the utility ops (and nn, linalg ...) on first use
         value = load("ops.utility.basic").get_static_value(pred)
+        if value is None:  # TF then evaluates the constant subgraph (try_evaluate_constant)
+            value = tensor.static_value(pred)
         return None if value is None else bool(value)
     if isinstance(pred, bool) or pred in (0, 1):
         return bool(pred)

@@ -55,6 +55,11 @@ def replay(graph, feeds, env=None, skip_effects=False):
                     new.source = op.source
         for t, v in zip(op.outputs, out if type(out) is tuple else (out,)):
             env[id(t)] = v
+            if state.graph is not None and v.shape != t.shape and t.shape.rank is not None \
+                    and v.shape.is_compatible_with(t.shape):
+                # the graph's shapes (set_shape's too) hold for every call of it, as TF's call
+                # op keeps its function body's shapes
+                v.set_shape(t.shape)
         entry = custom.get(op.name) if custom else None
         if entry is not None:
             rule, ins, outs = entry

@@ -272,6 +272,8 @@ class Graph:
         elif not isinstance(value, EagerTensor):
             raise TypeError(f"Cannot use {value!r} as a tensor input in graph {self.name}")
         ph = self.placeholder(TensorSpec(value.shape, value.dtype), name)
+        if isinstance(value, SymbolicTensor):  # an outer value known while tracing stays known
+            ph.static = value.static
         self.captures.append((value, ph))
         self._capture_index[key] = ph
         self._capture_index[id(ph)] = ph

@@ -18,6 +18,7 @@ from .array.creation import zeros
 from .array.joining import stack, unstack
 from .array.shapes import shape as _shape
 from .control_flow.loops import read_variables, while_loop
+from .math.casting import cast
 from .tensor_array.tensor_arrays import TensorArray
 
 
@@ -50,6 +51,19 @@ def _static_length(flat):
 def _unstacked(flat, n):
     return [TensorArray(t.dtype, size=n, dynamic_size=False, infer_shape=True).unstack(t)
             for t in flat]
+
+
+def _row_readable(t):
+    """A traced composite whose TypeSpec reads its row ``i`` with ops (a SparseTensor: TF's
+    map_fn batches it as serialized rows; the same rows are read here by their indices)."""
+    return isinstance(t, CompositeTensor) and hasattr(t._type_spec, "_unbatch_row")
+
+
+def _batch_length(first):
+    """The length of the first dimension of ``first`` as a scalar int32 tensor."""
+    if _row_readable(first):
+        return cast(first.dense_shape[0], D.int32)
+    return _shape(first)[0]
 
 
 def _with_first_dim(tensors, n_static):
@@ -91,7 +105,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
                          f"{elems}, which does not contain any Tensors.")
     if any(isinstance(t, CompositeTensor) and eager(t) for t in elems_flat):
         return _map_rows(fn, elems, elems_flat, fn_output_signature)
-    elems_flat = [convert_to_tensor(t) for t in elems_flat]
+    by_row = fn_output_signature is not None  # traced composites read row by row (dense results)
+    elems_flat = [t if by_row and _row_readable(t) else convert_to_tensor(t) for t in elems_flat]
     if elems_flat[0].shape.rank == 0:
         raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
     if fn_output_signature is None:
@@ -101,13 +116,16 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         result_specs = [_spec_of(s) for s in nest.flatten(fn_output_signature)]
         result_structure = fn_output_signature
     n_static = _static_length(elems_flat)
-    n = n_static if n_static is not None else _shape(elems_flat[0])[0]
-    elems_ta = _unstacked(elems_flat, n)
+    n = n_static if n_static is not None else _batch_length(elems_flat[0])
+    elems_ta = [t if _row_readable(t) else TensorArray(
+        t.dtype, size=n, dynamic_size=False, infer_shape=True).unstack(t) for t in elems_flat]
     results_ta = [TensorArray(s.dtype, size=n, dynamic_size=False, infer_shape=infer_shape,
                               element_shape=s.shape) for s in result_specs]
 
     def compute(i, tas):
-        value = nest.pack_sequence_as(elems, [ta.read(i) for ta in elems_ta])
+        value = nest.pack_sequence_as(elems, [
+            ta._type_spec._unbatch_row(ta, i) if _row_readable(ta) else ta.read(i)
+            for ta in elems_ta])
         result = fn(value)
         nest.assert_same_structure(fn_output_signature or elems, result)
         return i + 1, [ta.write(i, r) for ta, r in zip(tas, nest.flatten(result))]

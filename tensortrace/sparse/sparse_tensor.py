@@ -9,7 +9,9 @@ from ..composite import CompositeTensor, TypeSpec
 from ..context import bind
 from ..convert import convert_to_tensor
 from ..ops._args import shape_values
+from ..ops.indexing.gathering import boolean_mask
 from ..ops.math.casting import cast
+from ..ops.math.compare import equal
 from ..ops.sparse import arithmetic
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
@@ -237,6 +239,15 @@ class SparseTensorSpec(TypeSpec):
             keep = indices[:, 0] == i
             rows.append(SparseTensor(indices[keep][:, 1:], values[keep], shape[1:]))
         return rows
+
+    def _unbatch_row(self, value, i):
+        """Row ``i`` (a scalar int tensor) of ``value`` along its first dimension, with ops
+        (map_fn reads a traced SparseTensor so): the entries whose first index is ``i``."""
+        keep = equal(value.indices[:, 0], cast(i, D.int64))
+        row = SparseTensor(boolean_mask(value.indices, keep)[:, 1:],
+                           boolean_mask(value.values, keep), value.dense_shape[1:])
+        row.set_shape(self._shape[1:])
+        return row
 
     def _from_grad_components(self, value, grads):
         return None if grads[0] is None else \

@@ -153,6 +153,8 @@ CASES = [
     C(lambda x: tf.pad(x, [[2, 1], [0, 3]], "SYMMETRIC"), rand(2, 3), id="mirror_pad_symmetric"),
     C(lambda v: tf.fill([2, 3], v), rand(), id="fill"),
     C(tf.identity, rand(2, 3), id="identity"),
+    C(lambda x: tf.raw_ops.PlaceholderWithDefault(input=x * 1.0, shape=[None, 3]), rand(2, 3),
+      id="placeholder_with_default"),
     C(lambda x: tf.broadcast_to(x, [2, 3, 4]), rand(3, 1), id="broadcast_to"),
     C(lambda x: tf.reverse(x, [0, 1]), rand(2, 3), id="reverse"),
     C(lambda a, b: tf.linspace(a, b, 4), rand(2), rand(2), id="linspace"),

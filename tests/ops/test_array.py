@@ -108,6 +108,8 @@ CASES = [
     Case(tf.linalg.eye, (N,), {"dtype": tf.bool}, ref=lambda n, dtype: np.eye(4, dtype=bool),
          dynamic_shape=True, id="eye-dynamic"),
     Case(tf.identity, (S,), ref=lambda x: x, id="identity"),
+    Case(lambda x: tf.raw_ops.PlaceholderWithDefault(input=x, shape=[3]), (S,), ref=lambda x: x,
+         id="placeholder-with-default"),
     Case(tf.shape, (F,), ref=lambda x: np.array(x.shape, np.int32), id="shape"),
     Case(tf.shape, (np.float32(1.0), tf.int64), ref=lambda x, t: np.zeros(0, np.int64),
          id="shape-scalar-int64"),

@@ -171,6 +171,7 @@ register_gradients({
     "MirrorPad":          _mirror_pad,
     "Fill":               _fill,
     "Identity":           lambda op, dy: dy,
+    "PlaceholderWithDefault": lambda op, dy: dy,
     "BroadcastTo":        lambda op, dy: (unbroadcast(dy, op.inputs[0]), None),
     "SumToShape":         lambda op, dy: (broadcast_to(dy, shape(op.inputs[0])), None),
     "ReverseV2":          lambda op, dy: reverse(dy, op.attrs["axis"]) if op.attrs["axis"] else dy,

@@ -19,6 +19,11 @@ from ._geometry import windows
 # speed, small enough to stay in cache (measured with bench/bench_conv.py).
 _BLOCK_BYTES = 3 << 20
 _PARALLEL_FLOPS = 5e7  # below this a convolution is one plain GEMM per block, no workers
+# An image whose own GEMM does at least this much work (enough to run at full speed) gets a GEMM
+# of its own, on one BLAS thread: OpenBLAS's float32 sums depend on a row's place in the matrix
+# and on the thread count, and an image's outputs then depend on it alone, not on the rest of
+# the batch (as TF's: Keras' STFTSpectrogram checks a 7-channel batch against single channels).
+_IMAGE_GEMM_FLOPS = 4e6
 
 
 class Blas:
@@ -132,7 +137,8 @@ def gemm_conv(x, w, out, strides, dilations):
         np.matmul(x.reshape(-1, c), w2, out=y.reshape(-1, o))  # 1x1 convolution: no patches
         return y
     win = windows(x, out, ksizes, strides, dilations)
-    blocks = [(b,) for b in _blocks(n, out, kc * x.itemsize)]
+    per_image = 2.0 * (y.size // n) * kc >= _IMAGE_GEMM_FLOPS and Blas.load()
+    blocks = [(b,) for b in _blocks(n, out, kc * x.itemsize, per_image)]
 
     def run(block, buf=None):
         src = win[block]
@@ -141,7 +147,7 @@ def gemm_conv(x, w, out, strides, dilations):
         np.copyto(patches, src)
         np.matmul(patches.reshape(-1, kc), w2, out=y[block].reshape(-1, o))
 
-    if _parallel(2.0 * y.size * kc, blocks):
+    if per_image or _parallel(2.0 * y.size * kc, blocks):
         Workers.run(run, blocks)
         return y
     buf = np.empty(max(win[b].size for (b,) in blocks[:2]), x.dtype)
@@ -290,12 +296,13 @@ def winograd_conv(x, w, out):
     return y[:, :out[0], :out[1]]
 
 
-def _blocks(n, out, row_bytes):
-    """Index tuples (into the patch view and the output) of blocks of about _BLOCK_BYTES."""
+def _blocks(n, out, row_bytes, per_image=False):
+    """Index tuples (into the patch view and the output) of blocks of about _BLOCK_BYTES (never
+    more than one image with ``per_image``)."""
     slab = int(np.prod(out[1:], dtype=np.int64)) * row_bytes  # one (image, output row)
     rows = max(1, _BLOCK_BYTES // max(slab, 1))
     if rows >= out[0]:
-        step = max(1, rows // out[0])
+        step = 1 if per_image else max(1, rows // out[0])
         return [(slice(i, min(i + step, n)),) for i in range(0, n, step)]
     return [(i, slice(r, min(r + rows, out[0]))) for i in range(n)
             for r in range(0, out[0], rows)]

@@ -46,18 +46,98 @@ def is_tensor(x):
 
 @tf_export("get_static_value")
 def get_static_value(tensor, partial=False):
-    """The value of ``tensor`` when known without running anything, else None.
+    """The value of ``tensor`` when known without running anything, else None (TF's
+    ``tensor_util.constant_value``).
 
-    Non-tensors come back unchanged; eager tensors as NumPy values; variables as None (their
-    value may change); symbolic tensors as the value tracing propagated, if any.
+    Non-tensors come back unchanged; eager tensors as NumPy values; variables and composites as
+    None. A symbolic tensor is evaluated through TF's fixed list of ops only (constants, shape
+    queries of known shapes, Range, Cast, ConcatV2, Pack, Unpack, Split, Fill, Equal,
+    NotEqual, StopGradient, Identity): arithmetic on constants gives None, as in TF. With
+    ``partial``, a Pack of some unknown elements gives an object array with None there.
     """
     if isinstance(tensor, EagerTensor):
         return tensor.numpy()
     if not is_tensor(tensor):
         return tensor
-    if is_variable(tensor) or not isinstance(tensor, Tensor):  # a composite: none (as TF)
+    if is_variable(tensor) or not isinstance(tensor, Tensor) or \
+            getattr(tensor, "op", None) is None:  # a composite: none (as TF)
         return None
-    return static_value(tensor)
+    return _constant_value(tensor, partial)
+
+
+# TF captures an eager tensor of at most this many elements into a function as a Const op.
+_CAPTURED_CONST_LIMIT = 128
+_PASS_THROUGH = frozenset(("StopGradient", "Identity", "CheckNumericsV2", "DebugIdentityV2"))
+
+
+def _captured_constant(t):
+    """The value of a captured eager tensor that TF would hold as a Const op (small, not a
+    resource or variant), else None."""
+    for value, ph in getattr(t.graph, "captures", ()):
+        if ph is t:
+            if isinstance(value, EagerTensor) and value.dtype not in (D.resource, D.variant) \
+                    and np.size(value._value) <= _CAPTURED_CONST_LIMIT:
+                return np.array(value.numpy())
+            return None
+    return None
+
+
+def _constant_value(t, partial):
+    """TF's ``_ConstantValue``: the ops it evaluates, one by one (None for any other)."""
+    op = t.op
+    kind, inputs, attrs = op.type, op.inputs, op.attrs
+    if kind == "Const":
+        return np.array(attrs["value"], dtype=t.dtype.as_numpy_dtype)
+    if kind == "Placeholder":
+        return _captured_constant(t)
+    if kind in ("Shape", "Size", "Rank"):
+        shape = inputs[0].shape
+        if kind == "Rank":
+            return None if shape.rank is None else np.array(shape.rank, dtype=np.int32)
+        if not shape.is_fully_defined():
+            return None
+        if kind == "Size":
+            return np.prod(shape.as_list(), dtype=np.int32)
+        return np.array(shape.as_list(), dtype=t.dtype.as_numpy_dtype)
+    if kind in _PASS_THROUGH:
+        return _constant_value(inputs[0], partial)
+    if kind == "Pack":
+        if not inputs or attrs.get("axis") != 0:
+            return None
+        values = [_constant_value(x, partial) for x in inputs]
+        if not partial and any(v is None for v in values):
+            return None
+        try:
+            return np.array(values)
+        except ValueError:  # with partial, some elements are None
+            return np.array(values, dtype=object)
+    if kind == "Unpack":
+        if attrs.get("axis") != 0:
+            return None
+        value = _constant_value(inputs[0], partial)
+        return None if value is None else value[t.value_index]
+    if kind == "Split":
+        value = _constant_value(inputs[0], partial)
+        if value is None:
+            return None
+        return np.split(value, attrs["num_split"], attrs["axis"])[t.value_index]
+    if kind == "Fill":
+        value = _constant_value(inputs[1], False)
+        if value is None or not t.shape.is_fully_defined():
+            return None
+        return np.full(t.shape.as_list(), value, dtype=value.dtype)
+    if kind not in ("Range", "Cast", "ConcatV2", "Equal", "NotEqual"):
+        return None
+    values = [_constant_value(x, False) for x in inputs]
+    if any(v is None for v in values):
+        return None
+    if kind == "Range":
+        return np.arange(*values, dtype=t.dtype.as_numpy_dtype)
+    if kind == "Cast":
+        return values[0].astype(attrs["DstT"].as_numpy_dtype)
+    if kind == "ConcatV2":
+        return np.concatenate(values, axis=attrs["axis"])
+    return (np.equal if kind == "Equal" else np.not_equal)(*values)
 
 
 # --- device, get_logger ---------------------------------------------------------------------------

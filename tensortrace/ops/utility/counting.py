@@ -126,6 +126,8 @@ class DenseBincount:
         check_dtypes("DenseBincount", (weights,), _BINCOUNT_T, names=("weights",))
         n = static_int(size)  # None too for a non-scalar: the kernel's error
         rank = input.shape.rank
+        if rank is None:  # TF's shape function: an unknown shape (not a vector)
+            return TensorSpec(None, weights.dtype)
         if rank == 2:
             return TensorSpec([input.shape.dims[0], n], weights.dtype)
         return TensorSpec([n], weights.dtype)

@@ -1,4 +1,4 @@
 """The lowering tables, one module per op family; importing this package fills
 ``compiler.LOWERINGS``."""
 
-from . import array, control_flow, math, nn, state  # noqa: F401 - each registers its table
+from . import array, control_flow, dynamic, indexing, math, nn, state  # noqa: F401 - each registers
