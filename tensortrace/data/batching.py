@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 
+from .. import dtypes as D
 from .. import errors
 from ..convert import convert_to_tensor
 from ..composite import composite_class, spec_class
@@ -12,7 +13,7 @@ from ..messages import shape_text
 from ..shapes import as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from . import structure
-from .dataset import UnaryDataset, int_arg, int_value, positive, tensors_of
+from .dataset import UnaryDataset, int_arg, int_value, positive, tensors_of, value_of
 from .mapping import _MapDataset
 from .ops import UNKNOWN
 
@@ -278,3 +279,75 @@ class _DenseToRaggedDataset(UnaryDataset):
                 else:
                     out.extend(part)
             yield tuple(out)
+
+
+class _RebatchDataset(UnaryDataset):
+    """The rows of the input's batches regrouped into batches of ``batch_sizes`` (cycled through
+    when a vector): ``unbatch().batch(n)`` in one pass, as TF's RebatchDatasetV2."""
+
+    def __init__(self, input_dataset, batch_sizes, drop_remainder):
+        sizes = convert_to_tensor(batch_sizes, dtype=D.int64)
+        if sizes.shape.rank is not None and sizes.shape.rank > 1:
+            raise ValueError(f"Invalid `batch_sizes`. Expected `batch_sizes` to be a scalar or "
+                             f"a vector. Received `batch_sizes` of rank {sizes.shape.rank}.")
+        self._sizes = sizes
+        self._drop = bool(drop_remainder)
+        self._tensors = tensors_of(sizes)
+        spec = input_dataset.element_spec
+        size = self._static_size(spec)  # TF's checks of the input's batch dims come first
+        self._rows = _UnbatchDataset(input_dataset)
+        super().__init__(input_dataset, structure.batched(structure.unbatched(spec), size))
+
+    def _static_size(self, spec):
+        """TF's static batch dimension: the one size, if every batch is sure to have it."""
+        if not isinstance(self._sizes, EagerTensor):
+            return None
+        sizes = np.unique(np.ravel(self._sizes._value))
+        if len(sizes) != 1:
+            return None
+        size = int(sizes[0])
+        if self._drop:
+            return size
+        dims = []
+        for s in structure.flatten(spec):
+            if s.shape.rank == 0:
+                raise ValueError("Invalid `batch_sizes`. Expected dataset with rank of >= 1 but "
+                                 "found a dataset with scalar elements. Fix the issue by adding "
+                                 "the `batch` transformation to the dataset.")
+            if s.shape.rank is not None and s.shape[0] is not None:
+                dims.append(s.shape[0])
+        if not dims:
+            return None
+        if len(set(dims)) > 1:
+            raise ValueError(f"Invalid `input_dataset.` The batch dimension of component 0 is "
+                             f"{dims[0]}, while the batch dimension of component i is "
+                             f"{np.asarray(dims)}.")
+        return size if size and dims[0] % size == 0 else None
+
+    def _iterate(self, env):
+        sizes = [int(n) for n in np.ravel(value_of(self._sizes, env))]
+        if not sizes:
+            raise errors.invalid_argument("batch_sizes must contain at least one element.")
+        if any(n < 0 for n in sizes):
+            raise errors.invalid_argument("batch_sizes must be non-negative.")
+        rows = self._rows._iterate(env)
+        for size in itertools.cycle(sizes):
+            chunk = list(itertools.islice(rows, size))
+            if len(chunk) < size and (self._drop or not chunk):
+                return
+            yield self._stack(chunk) if chunk else self._empty()
+            if len(chunk) < size:
+                return
+
+    def _stack(self, chunk):
+        if self._rows._groups is not None:
+            return _stack_composites(self._rows._groups, chunk)
+        return tuple(_stack_component(i, [e[i] for e in chunk]) for i in range(len(chunk[0])))
+
+    def _empty(self):
+        """A batch of no rows (a batch size of 0 in ``batch_sizes``)."""
+        return tuple(np.zeros((0,) + tuple(d or 0 for d in s.shape), s.dtype._np)
+                     for s in structure.flatten(self._rows.element_spec))
+
+    def _cardinality(self, env=None):
+        return UNKNOWN

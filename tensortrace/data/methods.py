@@ -3,7 +3,8 @@ TF's order. The datasets they make subclass Dataset, so Dataset's own module can
 the methods join the class here, when the ``data`` package loads."""
 
 from .. import dtypes as D
-from .batching import _BatchDataset, _DenseToRaggedDataset, _PaddedBatchDataset, _UnbatchDataset
+from .batching import (_BatchDataset, _DenseToRaggedDataset, _PaddedBatchDataset,
+                       _RebatchDataset, _UnbatchDataset)
 from .combining import _ConcatenateDataset, _DirectedInterleaveDataset, _SampleDataset, _ZipDataset
 from . import persist
 from .dataset import Dataset
@@ -99,6 +100,10 @@ class _DatasetMethods:
         """Batches whose components are padded to ``padded_shapes`` (default: the longest)."""
         return _PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
                                    drop_remainder)
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """``unbatch().batch(n)`` in one pass; a vector ``batch_size`` is cycled through."""
+        return _RebatchDataset(self, batch_size, drop_remainder)
 
     def unbatch(self, name=None):
         """Split each element into its rows."""

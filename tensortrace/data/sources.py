@@ -9,6 +9,7 @@ from .. import dtypes as D
 from .. import errors
 from ..composite import CompositeTensor, NoneTensorSpec, flat_components
 from ..convert import convert_to_tensor
+from ..ops.io import _op_error
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, Tensor, TensorSpec
 from . import structure
@@ -209,7 +210,19 @@ class _FlatMapDataset(Dataset):
     def _iterate(self, env):
         args = [np.asarray(value_of(a, env)) for a in self._args]
         args = [a[()] if a.ndim == 0 else a for a in args]  # NumPy scalars, bytes for strings
-        for value in self._generator(*args):
+        # TF runs the generator in a PyFunc: what it raises reaches the reader as that op's
+        # error (a ValueError or TypeError as InvalidArgumentError), its text and traceback kept
+        try:
+            values = iter(self._generator(*args))
+        except Exception as e:
+            raise _op_error(e) from e
+        while True:
+            try:
+                value = next(values)
+            except StopIteration:
+                return
+            except Exception as e:
+                raise _op_error(e) from e
             yield self._convert(value)
 
     def _convert(self, value):

@@ -438,7 +438,20 @@ def _unbatched_spec(spec):
     return spec
 
 
-class _SplitDataset(DistributedDataset):
+def _tf_class(name, doc):
+    """A base class with the name and module of TF's distributed dataset class ``name``:
+    libraries built on TF (Keras' data adapters) recognise those by their bases' names."""
+    return type(name, (DistributedDataset,), {"__slots__": (), "__doc__": doc,
+                                              "__module__": "tensorflow.python.distribute.input_lib"})
+
+
+_TFDistributedDataset = _tf_class("DistributedDataset", "What experimental_distribute_dataset "
+                                                        "makes, by TF's class name.")
+_TFDatasetsFromFunction = _tf_class("DistributedDatasetsFromFunction",
+                                    "What distribute_datasets_from_function makes, by TF's name.")
+
+
+class _SplitDataset(_TFDistributedDataset):
     """A dataset whose batches are split over the replicas: elements are PerReplica."""
 
     def __init__(self, strategy, dataset):
@@ -463,8 +476,15 @@ class _SplitDataset(DistributedDataset):
         (or each replica's) made PerReplica."""
         return _Iterator(self, iter(self._dataset))._for_loop(body, loop_vars, extra_test)
 
+    def _wraps(self):
+        """TF wraps elements in PerReplica unless one device of one worker takes them all."""
+        return (self._strategy.num_replicas_in_sync > 1
+                or self._strategy.extended._in_multi_worker_mode())
+
     def _group(self, elements):
         """The PerReplica structure of ``elements`` (one per replica, or one to split)."""
+        if not self._wraps():
+            return elements[0]
         n = self._strategy.num_replicas_in_sync
         if self._per_replica:
             flat = [nest.flatten(e) for e in elements]
@@ -476,14 +496,23 @@ class _SplitDataset(DistributedDataset):
     @property
     def element_spec(self):
         n = self._strategy.num_replicas_in_sync
+        if not self._wraps():
+            return nest.map_structure(_unbatched_spec, self._dataset.element_spec)
         return nest.map_structure(
             lambda s: PerReplicaSpec(*([_unbatched_spec(s)] * n)), self._dataset.element_spec)
 
     def __repr__(self):
         return f"<tensortrace.distribute.DistributedDataset object at {hex(id(self))}>"
 
+    @property
+    def cardinality(self):
+        """The input dataset's cardinality (a NumPy int64) when eager, as TF reads it when it
+        builds the distributed dataset; UNKNOWN (-2) inside a trace."""
+        n = self._dataset.cardinality()
+        return n.numpy() if hasattr(n, "numpy") and context.executing_eagerly() else np.int64(-2)
 
-class _PerReplicaDataset(_SplitDataset):
+
+class _PerReplicaDataset(_SplitDataset, _TFDatasetsFromFunction):
     """A dataset whose consecutive elements go to the replicas in turn."""
 
     _per_replica = True
@@ -495,6 +524,8 @@ class _PerReplicaDataset(_SplitDataset):
     @property
     def element_spec(self):
         n = self._strategy.num_replicas_in_sync
+        if not self._wraps():
+            return self._dataset.element_spec
         return nest.map_structure(lambda s: PerReplicaSpec(*([s] * n)),
                                   self._dataset.element_spec)
 
