@@ -113,6 +113,26 @@ def test_matmul_with_a_transposed_left_operand():
     np.testing.assert_allclose(f(x, dy).numpy(), x.numpy().T @ dy.numpy(), rtol=1e-5)
 
 
+def test_tensordot_and_its_gradients():
+    """Keras' Dense on a rank-3 input is one Tensordot op here (TF builds MatMul from
+    reshapes): it lowers, with its gradients, to the NumPy values."""
+    x, w = floats(2, 3, 4), floats(4, 5)
+
+    def dense(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch([a, b])
+            y = tf.tensordot(a, b, [[2], [0]])
+            loss = tf.reduce_sum(y * y)
+        return (y, tf.tensordot(a, a, [[0, 1], [0, 1]]), tf.tensordot(b, tf.transpose(b), 1),
+                *tape.gradient(loss, [a, b]))
+
+    f = both(dense, x, w)
+    y, _, _, dx, dw = f(x, w)
+    np.testing.assert_allclose(y.numpy(), np.tensordot(x.numpy(), w.numpy(), 1), rtol=1e-5)
+    np.testing.assert_allclose(dw.numpy(), 2 * np.tensordot(x.numpy(), y.numpy(), [[0, 1], [0, 1]]),
+                               rtol=1e-5)
+
+
 def test_convolution_and_pooling():
     image, kernel = floats(2, 6, 6, 3), floats(3, 3, 3, 4)
     both(lambda x, k: (tf.nn.conv2d(x, k, 1, "SAME"), tf.nn.conv2d(x, k, 2, "VALID"),

@@ -82,6 +82,11 @@ def _batch_matmul(op, x, y, adj_x=False, adj_y=False, **attrs):
     return jnp.matmul(x, y, precision=_precision())
 
 
+@lowering("Tensordot")
+def _tensordot(op, a, b, axes_a, axes_b):
+    return jnp.tensordot(a, b, (tuple(axes_a), tuple(axes_b)), precision=_precision())
+
+
 @lowering("Einsum")
 def _einsum(op, *inputs, equation):
     return jnp.einsum(equation, *inputs, precision=_precision())
