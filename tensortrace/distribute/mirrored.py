@@ -441,8 +441,9 @@ def _unbatched_spec(spec):
 def _tf_class(name, doc):
     """A base class with the name and module of TF's distributed dataset class ``name``:
     libraries built on TF (Keras' data adapters) recognise those by their bases' names."""
-    return type(name, (DistributedDataset,), {"__slots__": (), "__doc__": doc,
-                                              "__module__": "tensorflow.python.distribute.input_lib"})
+    namespace = {"__slots__": (), "__doc__": doc,
+                 "__module__": "tensorflow.python.distribute.input_lib"}
+    return type(name, (DistributedDataset,), namespace)
 
 
 _TFDistributedDataset = _tf_class("DistributedDataset", "What experimental_distribute_dataset "
