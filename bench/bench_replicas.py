@@ -7,9 +7,10 @@ by plain NumPy threads (the machine's own ceiling):
 - an MLP training step inside a tf.function (two 2048-wide dense layers, batch 256 per replica:
   forward, gradients with a tape, gradients all-reduced, SGD updates of mirrored variables).
 
-Eagerly the replicas are threads that overlap in NumPy's kernels; inside a tf.function each
-replica's ops, traced into one graph, run as a part of their own on a thread between the
-replicas' meeting points (executor/replica_groups.py).
+Eagerly the replicas take turns, as TF's do (so state one replica builds lazily is what the
+next sees): expect about 1.0x there. Inside a tf.function each replica's ops, traced into one
+graph, run as a part of their own on a thread between the replicas' meeting points
+(executor/replica_groups.py).
 
 BLAS is pinned to one thread per replica (OPENBLAS/OMP/MKL_NUM_THREADS=1), so a replica is one
 core's worth of work and 2 replicas can at most double the throughput on 2 idle cores.

@@ -2,18 +2,15 @@
 thread per replica, with ``merge_call`` as the meeting point where the replicas' arguments are
 grouped and the merge function runs once, in the calling thread, in cross-replica context.
 
-Eagerly the replicas run concurrently between meeting points (NumPy releases the GIL in its
-kernels, so compute-heavy replicas overlap); what they print is held per replica and written in
-replica order at each meeting point, so the output is TF's, whose replicas take turns. While a
-function is traced they take turns in replica order, as TF's replica threads always do, so the
-trace gets each replica's ops in order; the graph records which replica made each op
-(``graph._replica_of``), and the executor runs each replica's ops between meeting points as a
-part of their own on a thread (``executor/replica_groups.py``). A generator shared by the
-replicas (made outside the strategy) is drawn from in replica order in both modes, so each
+The replicas take turns in replica order between meeting points, as TF's replica threads do,
+eagerly and while traced: Python state a replica changes (a layer's ``built`` flag, an
+optimizer's slots made on first use) is what the next replica sees, as in TF. While a function
+is traced the graph records which replica made each op (``graph._replica_of``), and the
+executor runs each replica's ops between meeting points as a part of their own on a thread
+(``executor/replica_groups.py``): that is where replicas run concurrently. A generator shared by
+the replicas (made outside the strategy) is drawn from in replica order, so each
 replica gets TF's numbers."""
 
-import io
-import sys
 import threading
 import weakref
 
@@ -107,41 +104,11 @@ class _Replica(threading.Thread):
         return result
 
 
-class _Streams:
-    """``sys.stdout``/``sys.stderr`` while replicas run concurrently: a replica's writes are
-    held in its buffer until ``flush_replicas`` writes them in replica order."""
-
-    def __init__(self, target, replicas):
-        self._target = target
-        self._buffers = {id(r): io.StringIO() for r in replicas}
-        self._order = [id(r) for r in replicas]
-
-    def write(self, text):
-        buffer = self._buffers.get(id(threading.current_thread()))
-        return (buffer or self._target).write(text)
-
-    def flush(self):
-        if id(threading.current_thread()) not in self._buffers:
-            self._target.flush()
-
-    def flush_replicas(self):
-        for key in self._order:
-            text = self._buffers[key].getvalue()
-            if text:
-                self._target.write(text)
-                self._buffers[key].seek(0)
-                self._buffers[key].truncate()
-
-    def __getattr__(self, name):
-        return getattr(self._target, name)
-
-
 class _Run:
     """One ``strategy.run``: the replica threads and what they share."""
 
-    def __init__(self, strategy, concurrent):
+    def __init__(self, strategy):
         self.strategy = strategy
-        self.concurrent = concurrent
         self.graph = context.state.graph
         self.summary = (_summary.state.writer, _summary.state.step, _summary.state.is_recording)
         self.scopes = [s for s in _mode.scopes if not isinstance(s, _ReplicaScope)]
@@ -153,24 +120,18 @@ class _Run:
         self.replicas = []
 
     def step(self):
-        """Let every replica run to its next meeting point (or its end)."""
-        if self.concurrent:
-            for r in self.replicas:
-                r.go.set()
-            for r in self.replicas:
-                r.paused.wait()
-                r.paused.clear()
-        else:
-            ops = self.graph._ops
-            replica_of = self.graph.__dict__.setdefault("_replica_of", {})
-            for r in self.replicas:
-                first = len(ops)
-                r.go.set()
-                r.paused.wait()
-                r.paused.clear()
-                # the ops this replica's turn added are its own: the executor may run them
-                # beside the other replicas' (executor/replica_groups.py)
-                replica_of.update((op.name, r.index) for op in ops[first:])
+        """Let each replica in turn run to its next meeting point (or its end)."""
+        graph = self.graph
+        ops = [] if graph is None else graph._ops
+        replica_of = {} if graph is None else graph.__dict__.setdefault("_replica_of", {})
+        for r in self.replicas:
+            first = len(ops)
+            r.go.set()
+            r.paused.wait()
+            r.paused.clear()
+            # the ops this replica's turn added are its own: the executor may run them
+            # beside the other replicas' (executor/replica_groups.py)
+            replica_of.update((op.name, r.index) for op in ops[first:])
 
     def shared_variable(self, index, make):
         """Replica ``index``'s next new variable: replica 0 makes it (``make()``), the others
@@ -289,23 +250,16 @@ def call_for_each_replica(strategy, fn, args, kwargs):
                        "inside a tf.function to get the best performance.")
     if tracing and _trace.converter is not None and _trace.converts():
         fn = _trace.converter(fn)
-    run = _Run(strategy, concurrent=not tracing)
+    run = _Run(strategy)
     n = strategy.num_replicas_in_sync
     run.replicas = [_Replica(run, i, fn, select_replica(i, args), select_replica(i, kwargs))
                     for i in range(n)]
-    streams = None
-    if run.concurrent:
-        streams = (_Streams(sys.stdout, run.replicas), _Streams(sys.stderr, run.replicas))
-        sys.stdout, sys.stderr = streams
     _install_hook()
     for r in run.replicas:
         r.start()
     try:
         while True:
             run.step()
-            if streams is not None:
-                for stream in streams:
-                    stream.flush_replicas()
             failed = [r.error for r in run.replicas if r.error is not None]
             if failed:
                 raise failed[0]
@@ -323,13 +277,6 @@ def call_for_each_replica(strategy, fn, args, kwargs):
         for r in run.replicas:
             r.join()
         _remove_hook()
-        if streams is not None:
-            for stream in streams:
-                stream.flush_replicas()
-            if sys.stdout is streams[0]:
-                sys.stdout = streams[0]._target
-            if sys.stderr is streams[1]:
-                sys.stderr = streams[1]._target
     return regroup(tuple(r.result for r in run.replicas))
 
 

@@ -1,6 +1,6 @@
-"""MirroredStrategy's replicas: they run concurrently eagerly and in turn while traced, print in
-replica order, fail as one, trace a nested tf.function per replica; the logical CPU devices a
-strategy uses by default."""
+"""MirroredStrategy's replicas: they take turns as TF's do (state one builds lazily is what the
+next sees), print in replica order, fail as one, trace a nested tf.function per replica; the
+logical CPU devices a strategy uses by default."""
 
 import contextlib
 import io
@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -17,32 +18,53 @@ import tensortrace as tf
 TWO = ["cpu:0", "cpu:1"]
 
 
-def test_replicas_run_concurrently_eagerly():
-    """Replica 0 waits for what replica 1 does: only concurrent replicas both finish."""
+def test_replicas_take_turns_eagerly_as_tfs_do():
+    """Replica 0 runs to its meeting point before replica 1 starts, then the same after the
+    merge (TF's replica threads take turns)."""
     s = tf.distribute.MirroredStrategy(TWO)
-    seen = threading.Event()
-
-    def fn():
-        if tf.distribute.get_replica_context().replica_id_in_sync_group == 0:
-            return tf.constant(seen.wait(timeout=10))
-        seen.set()
-        return tf.constant(True)
-
-    assert [bool(x) for x in s.experimental_local_results(s.run(fn))] == [True, True]
-
-
-def test_replica_output_is_written_in_replica_order():
-    """Replica 1 prints first in time; the output still has replica 0's line first, as TF's
-    replicas (which take turns) print."""
-    s = tf.distribute.MirroredStrategy(TWO)
-    printed = threading.Event()
+    events = []
 
     def fn():
         rid = int(tf.distribute.get_replica_context().replica_id_in_sync_group)
-        if rid == 0:
-            printed.wait(timeout=10)
+        events.append(("before", rid))
+        tf.distribute.get_replica_context().merge_call(lambda strategy: None)
+        events.append(("after", rid))
+        return rid
+
+    s.run(fn)
+    assert events == [("before", 0), ("before", 1), ("after", 0), ("after", 1)]
+
+
+def test_state_a_replica_builds_lazily_is_what_the_next_replica_sees():
+    """A layer or optimizer that makes its variables on first use (Keras' ``built``): replica 0
+    builds, replica 1 finds it built and uses the same variable, as under TF. Replicas running
+    at the same time both built, or failed to find the variable replica 0 had yet to make."""
+    s = tf.distribute.MirroredStrategy(TWO)
+
+    class Lazy:
+        built, builds = False, 0
+
+        def __call__(self):
+            if not self.built:
+                self.builds += 1
+                time.sleep(0.02)  # a slow build: the window in which the other replica looked
+                self.v = tf.Variable(2.0)
+                self.built = True
+            return self.v.read_value()
+
+    lazy = Lazy()
+    for _ in range(3):
+        assert [float(x) for x in s.experimental_local_results(s.run(lazy))] == [2.0, 2.0]
+    assert lazy.builds == 1
+    assert [float(x) for x in s.experimental_local_results(lazy.v)] == [2.0, 2.0]
+
+
+def test_replica_output_is_written_in_replica_order():
+    s = tf.distribute.MirroredStrategy(TWO)
+
+    def fn():
+        rid = int(tf.distribute.get_replica_context().replica_id_in_sync_group)
         print("replica", rid)
-        printed.set()
         return rid
 
     out = io.StringIO()
