@@ -89,8 +89,8 @@ def test_nn_and_linalg():
 
 
 def test_matmul_with_a_transposed_left_operand():
-    """On CPU a float32 ``transpose_a`` product lowers to a kept transposed copy and a plain
-    dot (XLA's faster kernel for it); every dtype and operand kind keeps the NumPy values."""
+    """A ``transpose_a`` product (a dense layer's weight gradient, x^T @ dy) keeps the NumPy
+    values for every dtype and operand kind."""
     x, dy = floats(6, 5), floats(6, 3)
     both(lambda a, b: (tf.matmul(a, b, transpose_a=True),
                        tf.matmul(a, tf.transpose(b), transpose_a=True, transpose_b=True),

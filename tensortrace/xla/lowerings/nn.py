@@ -56,20 +56,9 @@ def _arg(op, x, axis, output_type):
 
 
 # --- products -----------------------------------------------------------------------------------
-def _lhs_transposed(a):
-    """``a.T`` as the left operand of a matrix product. On CPU, float32: a transposed copy
-    that XLA keeps (an optimization barrier), since XLA folds a bare transpose into the dot
-    (contracting the lhs's rows), which its CPU backend runs with Eigen at 1.4-2.5x the time
-    of its YNNPACK kernel on the copy (the weight gradients of a dense layer: x^T @ dy)."""
-    if a.dtype == np.float32 and not isinstance(a, np.ndarray) and \
-            jax.default_backend() == "cpu":
-        return lax.optimization_barrier(a.T)
-    return a.T
-
-
 @lowering("MatMul")
 def _matmul(op, a, b, transpose_a=False, transpose_b=False):
-    return jnp.matmul(_lhs_transposed(a) if transpose_a else a, b.T if transpose_b else b,
+    return jnp.matmul(a.T if transpose_a else a, b.T if transpose_b else b,
                       precision=_precision())
 
 
