@@ -69,25 +69,33 @@ def builtin_name(obj):
     return name if name and getattr(builtins, name, None) is obj else None
 
 
-def resolve_static(node, namespace):
-    """The object a call's function expression names, found at conversion time, or None.
-
-    Only module-level names (and builtins) and attributes of modules and classes are resolved:
-    they name the same object every time the code runs.
-    """
+def attribute_chain(node):
+    """``["a", "b", "c"]`` for the expression ``a.b.c`` (attributes on a name), else None."""
     chain = []
     while isinstance(node, ast.Attribute):
         chain.append(node.attr)
         node = node.value
     if not isinstance(node, ast.Name):
         return None
+    return [node.id] + chain[::-1]
+
+
+def resolve_static(node, namespace):
+    """The object a call's function expression names, found at conversion time, or None.
+
+    Only module-level names (and builtins) and attributes of modules and classes are resolved:
+    they name the same object every time the code runs.
+    """
+    chain = attribute_chain(node)
+    if chain is None:
+        return None
     _missing = object()
-    obj = namespace.get(node.id, _missing)
+    obj = namespace.get(chain[0], _missing)
     if obj is _missing:
-        obj = getattr(builtins, node.id, _missing)
+        obj = getattr(builtins, chain[0], _missing)
     if obj is _missing:
         return None
-    for attr in reversed(chain):
+    for attr in chain[1:]:
         if not isinstance(obj, (types.ModuleType, type)):
             return None
         try:

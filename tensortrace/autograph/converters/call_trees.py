@@ -53,7 +53,8 @@ class CallTreeTransformer(Base):
     def visit_Call(self, node):
         node = self.generic_visit(node)
         func = node.func
-        name = _dotted_name(func)
+        chain = rules.attribute_chain(func)
+        name = None if chain is None else ".".join(chain)
         if name is not None:
             base = name.partition(".")[0]
             if base == "ag__" or base in self.function_scopes or name in _AS_WRITTEN:
@@ -69,17 +70,6 @@ class CallTreeTransformer(Base):
             [func, _args_tuple(node.args), kwargs,
              ast.Name(scope, ast.Load()) if scope else ast.Constant(None)], [])
         return copy_origin(call, node)
-
-
-def _dotted_name(node):
-    """``a.b.c`` for a chain of attributes on a name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id] + parts[::-1])
 
 
 def _args_tuple(args):
