@@ -123,14 +123,19 @@ def check_losses(step, x, labels, steps=3, convert=tt.constant):
     np.testing.assert_allclose(got, expected, rtol=2e-4)
 
 
-def interleaved(candidates, rounds=30, number=5):
+def interleaved(candidates, rounds=30, number=5, warm=5):
     """Seconds per call of each ``(name, fn)``, timed in alternating rounds so that load from
-    other processes hits them alike; the best round of each is kept."""
+    other processes hits them alike; the best round of each is kept. Each round times the
+    candidate's calls after ``warm`` untimed ones, as a training loop calls its step back to
+    back: the first calls after another candidate pay for it (the caches it evicted, XLA's
+    thread pool gone idle), which would charge whichever candidate follows in the order."""
     best = {name: float("inf") for name, _ in candidates}
     for name, fn in candidates:
         fn()
     for _ in range(rounds):
         for name, fn in candidates:
+            for _ in range(warm):
+                fn()
             start = time.perf_counter()
             for _ in range(number):
                 fn()
