@@ -2,17 +2,21 @@
 net) on 1 and 2 Ray workers, and the per-step cost of the gradient all-reduce through Ray.
 
     python bench/bench_distribute.py [--model mlp|conv|both] [--width 2048] [--batch 256]
-                                     [--steps 15] [--warmup 5] [--store-steps 1000]
+        [--steps 15] [--warmup 5] [--store-steps 1000]
+        [--transport both|channels|object_store|auto]
 
 Each worker is a Ray actor pinned to one BLAS thread (OMP/OPENBLAS/MKL_NUM_THREADS=1 in its
 environment, before NumPy loads) and one Ray CPU; each trains the same tf.function step
-(``mlp``: 3 dense layers ``width`` wide; ``conv``: two convolutions and two dense layers; ``batch``
-rows per replica, gradients all-reduced in the replica context, SGD). Throughput is rows per second (2 workers: the global batch is 2 x ``batch``).
-Per worker and step it also prints the CPU time (this process's threads, Ray's included: under
-load the wall time waits for a core, the CPU time does not), the collective's pieces (put into
-the object store, exchange of the references, get, sum; one worker does none), the same
-step's matrix products in raw NumPy in the same actor (MLP: is the compute slowed by the other
-worker or Ray's threads?), minor page faults per step (fresh memory touched), and the all-reduce alone (in a tf.function) on gradient-sized
+(``mlp``: 3 dense layers ``width`` wide; ``conv``: two convolutions and two dense layers;
+``batch`` rows per replica, gradients all-reduced in the replica context, SGD). Throughput is
+rows per second (2 workers: the global batch is 2 x ``batch``). The 2 workers run once per
+transport of their collectives (``--transport both``): Ray's shared-memory channels, then Ray's
+object store with actor calls. Per worker and step it also prints the CPU time (this process's
+threads, Ray's included: under load the wall time waits for a core, the CPU time does not), the
+collective's pieces (put into the object store or the channel, exchange (waiting for the
+others), get, sum; one worker does none), the same step's matrix products in raw NumPy in the
+same actor (MLP: is the compute slowed by the other worker or Ray's threads?), minor page faults
+per step (fresh memory touched), and the all-reduce alone (in a tf.function) on gradient-sized
 tensors and on one float (the exchange's latency). ``--store-steps N``: N more all-reduces of
 the gradients, with the object store's usage before and after (it must not grow). The
 machine's load average is printed around each run; the last lines sum up each workload (on a
@@ -222,23 +226,28 @@ def _ms(seconds):
 
 
 def _run_model(model, args):
-    """1 then 2 workers on ``model``: the printed figures; (1 worker, 2 workers) summaries."""
+    """1 then 2 workers on ``model`` (2 workers once per transport): the printed figures;
+    {(workers, transport): summary}."""
     results = {}
-    for n in (1, 2):
+    transports = ("channels", "object_store") if args.transport == "both" else (args.transport,)
+    for n, transport in [(1, "auto")] + [(2, t) for t in transports]:
         before = os.getloadavg()[0]
-        with RayWorkers(n, num_cpus=max(2, os.cpu_count() or 1), blas_threads=1) as workers:
+        with RayWorkers(n, num_cpus=max(2, os.cpu_count() or 1), blas_threads=1,
+                        transport=transport) as workers:
+            transport = workers.transport
             per_worker = workers.run(train, args=(model, args.width, args.batch, args.steps,
                                                   args.warmup, args.store_steps, args.ab,
                                                   os.getpid(), workers.pids),
                                      all_workers=True)
         keys = [k for k in ("step", "numpy", "reduce", "float") if k in per_worker[0]]
-        results[n] = worst = {k: tuple(max(r[k][i] for r in per_worker) for i in range(2))
-                              for k in keys}
+        results[n, transport] = worst = {
+            k: tuple(max(r[k][i] for r in per_worker) for i in range(2)) for k in keys}
         worst["load"] = (before, os.getloadavg()[0])
         raw = "" if "numpy" not in worst else (
             f"; raw NumPy step in the actor {_ms(worst['numpy'][0])} ms "
             f"({_ms(worst['numpy'][1])} ms CPU)")
-        print(f"{n} worker(s): step {_ms(worst['step'][0])} ms ({_ms(worst['step'][1])} ms "
+        print(f"{n} worker(s){'' if n == 1 else ', ' + transport}: step "
+              f"{_ms(worst['step'][0])} ms ({_ms(worst['step'][1])} ms "
               f"CPU), {n * args.batch / worst['step'][0]:7.1f} rows/s{raw}; load average "
               f"{worst['load'][0]:.1f} -> {worst['load'][1]:.1f}")
         print(f"  the driver and Ray's own processes (GCS, raylet, agents): "
@@ -284,6 +293,9 @@ def main():
     parser.add_argument("--steps", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--store-steps", type=int, default=0)
+    parser.add_argument("--transport", choices=("auto", "channels", "object_store", "both"),
+                        default="both", help="how the 2 workers' collectives travel (both: "
+                        "a 2-worker run with each, Ray's shared-memory channels first)")
     parser.add_argument("--ab", action="store_true",
                         help="2 workers: also time steps with the gradients reduce-scattered "
                         "and with each worker adding up all of them, in alternating blocks")
@@ -293,16 +305,21 @@ def main():
     for model in (("mlp", "conv") if args.model == "both" else (args.model,)):
         print(_describe(model, args))
         results = _run_model(model, args)
-        one, two = results[1]["step"], results[2]["step"]
-        summary.append(
-            f"{model}: throughput 2 workers / 1 worker {one[0] * 2 / two[0]:.2f}x (by CPU time "
-            f"per step: {one[1] * 2 / two[1]:.2f}x); step {one[0] * 1e3:.1f} -> "
-            f"{two[0] * 1e3:.1f} ms ({one[1] * 1e3:.1f} -> {two[1] * 1e3:.1f} ms CPU): the "
-            f"second worker adds {(two[0] - one[0]) * 1e3:.1f} ms "
-            f"({(two[1] - one[1]) * 1e3:.1f} ms CPU) per step; Ray all-reduce of the gradients "
-            f"alone {results[2]['reduce'][0] * 1e3:.1f} ms "
-            f"({results[2]['reduce'][1] * 1e3:.1f} ms CPU); load average "
-            f"{results[1]['load'][0]:.1f} .. {results[2]['load'][1]:.1f}")
+        one = results[1, "object_store"]["step"]
+        for (n, transport), two in results.items():
+            if n == 1:
+                continue
+            step = two["step"]
+            summary.append(
+                f"{model}, {transport}: throughput 2 workers / 1 worker "
+                f"{one[0] * 2 / step[0]:.2f}x (by CPU time per step: "
+                f"{one[1] * 2 / step[1]:.2f}x); step {one[0] * 1e3:.1f} -> {step[0] * 1e3:.1f} "
+                f"ms ({one[1] * 1e3:.1f} -> {step[1] * 1e3:.1f} ms CPU): the second worker adds "
+                f"{(step[0] - one[0]) * 1e3:.1f} ms ({(step[1] - one[1]) * 1e3:.1f} ms CPU) per "
+                f"step; Ray all-reduce of the gradients alone {two['reduce'][0] * 1e3:.1f} ms "
+                f"({two['reduce'][1] * 1e3:.1f} ms CPU), of one float "
+                f"{two['float'][0] * 1e3:.2f} ms; load average "
+                f"{results[1, 'object_store']['load'][0]:.1f} .. {two['load'][1]:.1f}")
     print("\n".join(summary))
     print(f"load average after: {os.getloadavg()}")
 

@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from .. import errors
+from . import ray_channels
 from .multi_worker import join_cluster, leave_cluster
 
 try:
@@ -56,34 +57,59 @@ def _require_ray(what):
 class _Mailbox:
     """What the other workers sent this worker for its collectives, by run and sequence number
     (a worker's k-th collective meets the others' k-th: they run the same program), and why a
-    run was aborted. Filled by the actor's collective thread, emptied by its training thread."""
+    run was aborted. Filled by the actor's collective thread (or channel readers), emptied by
+    its training thread. A message read in place from a channel comes with ``release``, called
+    once the collective is done with it (``done``) or the message is dropped."""
 
     def __init__(self):
         self._ready = threading.Condition()
         self._run = 0
         self._slots = {}  # (run, seq) -> {rank: (meta, payload)}
         self._errors = {}  # run -> why it was aborted
+        self._releases = {}  # (run, seq) -> the release functions of its messages
 
     def start(self, run):
         """Run ``run`` begins: what earlier runs left is dropped (a later run's messages may
         already be here: a faster worker started it)."""
         with self._ready:
             self._run = run
-            self._slots = {k: v for k, v in self._slots.items() if k[0] >= run}
+            self._drop(lambda key: key[0] < run)
             self._errors = {r: m for r, m in self._errors.items() if r >= run}
 
-    def deliver(self, run, seq, rank, meta, payload):
+    def deliver(self, run, seq, rank, meta, payload, release=None):
         with self._ready:
-            if run >= self._run:
+            if run >= self._run and run not in self._errors:
                 self._slots.setdefault((run, seq), {})[rank] = (meta, payload)
+                if release is not None:
+                    self._releases.setdefault((run, seq), []).append(release)
                 self._ready.notify_all()
+            elif release is not None:
+                release()
 
     def abort(self, run, message):
         with self._ready:
             if run >= self._run:
                 self._errors.setdefault(run, message)
-                self._slots = {k: v for k, v in self._slots.items() if k[0] != run}
+                self._drop(lambda key: key[0] == run)
                 self._ready.notify_all()
+
+    def error(self, run):
+        """Why run ``run`` was aborted, or None."""
+        with self._ready:
+            return self._errors.get(run)
+
+    def done(self, run, seq):
+        """Collective ``seq`` has used its messages: their channels may be written again."""
+        with self._ready:
+            releases = self._releases.pop((run, seq), ())
+        for release in releases:
+            release()
+
+    def _drop(self, which):
+        self._slots = {k: v for k, v in self._slots.items() if not which(k)}
+        for key in [k for k in self._releases if which(k)]:
+            for release in self._releases.pop(key):
+                release()
 
     def collect(self, run, seq, count, timeout):
         """The ``count`` other workers' records of collective ``seq`` ({rank: (meta, payload)});
@@ -111,6 +137,7 @@ _INLINE_BYTES = 64 * 1024  # smaller payloads travel inside the messages, larger
 _SCATTER_BYTES = 1 << 20
 _SCATTER_WORKERS = 3
 _COLLECTIVE_GROUP = "collective"  # the worker actors' concurrency group that takes messages
+_TRANSPORTS = ("auto", "channels", "object_store")
 
 
 def _clock():
@@ -193,20 +220,24 @@ def _add_in_order(parts, buffers):
 
 
 class _RayCommunicator:
-    """Collectives of one worker: it sends its part (a large one as a reference to it in the
-    object store) straight to every other worker's mailbox and reads theirs from its own, one
-    message per pair and round, no go-between. Reductions add the parts in worker order, so
-    every worker gets the same bits; a large batch is reduce-scattered then all-gathered: each
-    worker adds up only its share of the elements (reading the others' parts of it), and the
-    others read its sums straight from the object store. ``stats`` counts the collectives, their
-    bytes and the wall and CPU seconds and page faults of each piece (put, exchange, get,
-    sum)."""
+    """Collectives of one worker. On one machine (``link``: Ray's shared-memory channels) it
+    writes each round's part once into its channel, which the others read in place; else it
+    sends its part (a large one as a reference to it in the object store) straight to every
+    other worker's mailbox, one message per pair and round. Either way there is no go-between,
+    and it reads the others' parts from its mailbox. Reductions add the parts in worker order,
+    so every worker gets the same bits; a large batch is reduce-scattered then all-gathered:
+    each worker adds up only its share of the elements (reading the others' parts of it), and
+    the others read its sums. ``stats`` counts the collectives, their bytes and the wall and
+    CPU seconds and page faults of each piece (put: into the object store or the channel;
+    exchange: waiting for the others; get: from the object store; sum)."""
 
     num_workers = property(lambda self: self._n)
 
-    def __init__(self, mailbox, run, peers, rank):
+    def __init__(self, mailbox, run, peers, rank, link=None):
         self._mailbox, self._run, self._rank, self._n = mailbox, run, rank, len(peers)
-        self._send = [None if i == rank else p.deliver.options(concurrency_group=_COLLECTIVE_GROUP)
+        self._link, self._pending = link, None
+        self._send = [None if i == rank or link is not None else
+                      p.deliver.options(concurrency_group=_COLLECTIVE_GROUP)
                       for i, p in enumerate(peers)]
         self._seq = itertools.count()
         self._buffers = _SumBuffers()
@@ -232,14 +263,24 @@ class _RayCommunicator:
         self._charge("put", start)
         return ("ref", ref)
 
-    def _round(self, meta, payloads, timeout):
-        """One round of messages: ``payloads[j]`` to each other worker j; the others' values to
-        this one, {rank: value} (stored ones read from the object store: read-only views)."""
+    def _round(self, meta, payload, timeout):
+        """One round of messages: ``payload`` to every other worker (or ``payload(j)`` to
+        worker j: the object store's scatter); the others' values to this one, {rank: value}:
+        read-only views, those read from channels valid only until ``_done``."""
         start = _clock()
         seq = next(self._seq)
-        for j, send in enumerate(self._send):
-            if send is not None:
-                send.remote(self._run, seq, self._rank, meta, payloads[j])
+        if self._link is not None:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            self._link.send((self._run, seq, self._rank, meta, ("value", payload)),
+                            lambda: self._mailbox.error(self._run), deadline)
+            start = self._charge("put", start)
+        else:
+            same = None if callable(payload) else self._payload(payload)
+            for j, send in enumerate(self._send):
+                if send is not None:
+                    send.remote(self._run, seq, self._rank, meta,
+                                same if same is not None else self._payload(payload(j)))
+        self._pending = seq
         got = self._mailbox.collect(self._run, seq, self._n - 1, timeout)
         if got is None:
             raise errors.DeadlineExceededError(
@@ -265,6 +306,14 @@ class _RayCommunicator:
             self._charge("get", fetched)
         return values
 
+    def _done(self):
+        """The last round's messages are used: the others may write their channels again."""
+        self._mailbox.done(self._run, self._pending)
+
+    def _own(self, value):
+        """``value`` (another worker's, from ``_round``) as an array that outlives the round."""
+        return np.array(value) if self._link is not None else value
+
     def _count(self, arrays):
         self.stats["collectives"] += 1
         self.stats["bytes"] += _nbytes(arrays)
@@ -278,40 +327,48 @@ class _RayCommunicator:
         meta = ("all_reduce", tuple((a.dtype.str, a.shape) for a in arrays))
         self._count(arrays)
         if self._n < _SCATTER_WORKERS or _nbytes(arrays) < _SCATTER_BYTES:
-            payload = self._payload(arrays)
-            got = self._round(meta, [payload] * self._n, timeout)
+            got = self._round(meta, arrays, timeout)
             start = _clock()
             sums = [_add_in_order([a if w == self._rank else got[w][i] for w in range(self._n)],
                                   self._buffers) for i, a in enumerate(arrays)]
+            self._done()
             self._charge("sum", start)
             return sums
         flat = [a.reshape(-1) for a in arrays]
         shares = _shares([f.size for f in flat], self._n)
-        # reduce-scatter: each worker gets the others' parts of its share
-        got = self._round(meta + ("scatter",), [
-            None if j == self._rank else self._payload([flat[i][s:e] for i, s, e in share])
-            for j, share in enumerate(shares)], timeout)
+        # reduce-scatter: each worker gets the others' parts of its share (through a channel,
+        # all of a worker's arrays: written once for every reader, each reads its share)
+        mine_of = [[(k, i, s, e) for k, (i, s, e) in enumerate(share)] for share in shares]
+        if self._link is not None:
+            got = self._round(meta + ("scatter",), flat, timeout)
+            got = {w: [got[w][i][s:e] for _, i, s, e in mine_of[self._rank]] for w in got}
+        else:
+            got = self._round(meta + ("scatter",), lambda j: [flat[i][s:e]
+                                                              for i, s, e in shares[j]], timeout)
         start = _clock()
         mine = [_add_in_order([flat[i][s:e] if w == self._rank else got[w][k]
                                for w in range(self._n)], self._buffers)
                 for k, (i, s, e) in enumerate(shares[self._rank])]
+        self._done()
         self._charge("sum", start)
         # all-gather: each worker reads the others' sums
-        got = self._round(meta + ("gather",), [self._payload(mine)] * self._n, timeout)
+        got = self._round(meta + ("gather",), mine, timeout)
         got[self._rank] = mine
-        pieces = [[] for _ in arrays]  # array index -> [(start, stop, its sum)]
+        pieces = [[] for _ in arrays]  # array index -> [(start, stop, its sum, owner)]
         for w, share in enumerate(shares):
             for (i, s, e), total in zip(share, got[w]):
-                pieces[i].append((s, e, total))
+                pieces[i].append((s, e, total, w))
         out = []
         for a, parts in zip(arrays, pieces):
             if len(parts) == 1:  # summed whole by one worker: its sum as it is
-                out.append(parts[0][2].reshape(a.shape))
+                total, owner = parts[0][2], parts[0][3]
+                out.append((total if owner == self._rank else self._own(total)).reshape(a.shape))
                 continue
             whole = np.empty(a.size, a.dtype)  # cut between workers (or empty)
-            for s, e, total in parts:
+            for s, e, total, _ in parts:
                 whole[s:e] = total
             out.append(whole.reshape(a.shape))
+        self._done()
         return out
 
     def all_reduce(self, array, timeout=None):
@@ -324,17 +381,20 @@ class _RayCommunicator:
             return [array]
         array = np.asarray(array)
         self._count(array)
-        got = self._round(("all_gather", array.dtype.str, array.shape[1:]),
-                          [self._payload(array)] * self._n, timeout)
-        return [array if w == self._rank else got[w] for w in range(self._n)]
+        got = self._round(("all_gather", array.dtype.str, array.shape[1:]), array, timeout)
+        out = [array if w == self._rank else self._own(got[w]) for w in range(self._n)]
+        self._done()
+        return out
 
     def broadcast(self, value, root=0, timeout=None):
         if self._n == 1:
             return np.array(value)
         array = np.asarray(value) if self._rank == root else None
         self._count(array)
-        got = self._round(("broadcast",), [self._payload(array)] * self._n, timeout)
-        return np.array(array if self._rank == root else got[root])
+        got = self._round(("broadcast",), array, timeout)
+        out = np.array(array if self._rank == root else got[root])
+        self._done()
+        return out
 
 
 _current = []  # the communicator of the training function this worker process runs
@@ -356,9 +416,16 @@ class _Worker:
         _require_ray("a Ray worker")  # this process's module globals
         self._rank, self._n, self._addresses = rank, num_workers, addresses
         self._mailbox = _Mailbox()
+        self._link = None
 
     def ready(self):
-        return os.getpid()
+        return os.getpid(), ray.get_runtime_context().get_node_id()
+
+    def open_channel(self, workers, node_ids):
+        return ray_channels.open_channel(self._rank, workers, node_ids)
+
+    def connect(self, channels):
+        self._link = ray_channels.ChannelLink(self._rank, channels, self._mailbox)
 
     def deliver(self, run, seq, rank, meta, payload):
         self._mailbox.deliver(run, seq, rank, meta, payload)
@@ -368,7 +435,7 @@ class _Worker:
 
     def run(self, fn, args, kwargs, run, peers):
         self._mailbox.start(run)
-        communicator = _RayCommunicator(self._mailbox, run, peers, self._rank)
+        communicator = _RayCommunicator(self._mailbox, run, peers, self._rank, self._link)
         join_cluster(self._n, self._rank, communicator, self._addresses)
         _current[:] = [communicator]
         try:
@@ -424,14 +491,20 @@ class RayWorkers:
         blas_threads: the BLAS threads of each worker (None: the library's default).
         env_vars: more environment variables for the workers.
         start_timeout: seconds to wait for the workers to start.
+        transport: how collectives travel: ``"channels"`` (Ray's shared-memory channels: one
+            copy per message, no Ray task; workers on one machine), ``"object_store"`` (Ray's
+            object store and actor calls, anywhere), or ``"auto"``: channels where they can.
     """
 
     def __init__(self, num_workers=2, *, address=None, num_cpus=None, cpus_per_worker=1,
-                 blas_threads=1, env_vars=None, start_timeout=120):
+                 blas_threads=1, env_vars=None, start_timeout=120, transport="auto"):
         _require_ray("tensortrace.distribute.RayWorkers")
         if isinstance(num_workers, bool) or not isinstance(num_workers, int) or \
                 num_workers < 1:
             raise ValueError(f"`num_workers` must be a positive integer, got {num_workers!r}")
+        if transport not in _TRANSPORTS:
+            raise ValueError(f"`transport` must be one of {', '.join(map(repr, _TRANSPORTS))}, "
+                             f"got {transport!r}")
         self._n = num_workers
         _init_ray(address, num_cpus, num_workers * cpus_per_worker)
         available = ray.cluster_resources().get("CPU", 0)
@@ -448,12 +521,31 @@ class RayWorkers:
         self._broken = None
         self._runs = 0
         try:
-            self.pids = ray.get([w.ready.remote() for w in self._workers],
-                                timeout=start_timeout)
+            ready = ray.get([w.ready.remote() for w in self._workers], timeout=start_timeout)
+            self.pids = [pid for pid, _ in ready]
+            self.transport = self._connect([node for _, node in ready], transport,
+                                           start_timeout)
         except (_ray_errors.GetTimeoutError, _ray_errors.RayActorError) as e:
             self.shutdown()
             raise errors.UnavailableError(None, None, f"{num_workers} Ray workers did not start "
                                           f"within {start_timeout} seconds: {e}") from None
+        except BaseException:
+            self.shutdown()
+            raise
+
+    def _connect(self, node_ids, transport, timeout):
+        """Give the workers their channels when ``transport`` allows; the transport used."""
+        if transport == "object_store" or self._n == 1:
+            return "object_store"
+        if not ray_channels.available(node_ids):
+            if transport == "channels":
+                raise ValueError("`transport`='channels' needs every worker on one machine and "
+                                 "a Ray with shared-memory channels (ray.experimental.channel)")
+            return "object_store"
+        channels = ray.get([w.open_channel.remote(self._workers, node_ids)
+                            for w in self._workers], timeout=timeout)
+        ray.get([w.connect.remote(channels) for w in self._workers], timeout=timeout)
+        return "channels"
 
     @property
     def num_workers(self):

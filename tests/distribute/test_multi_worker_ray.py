@@ -1,7 +1,9 @@
 """MultiWorkerMirroredStrategy on Ray: two worker actors train an MLP in a custom loop along one
 replica's loss curve, a dead worker fails the run with tf.errors.UnavailableError in bounded
 time, the chief's checkpoint restores on one worker, and the workers' shares of a dataset are
-TF's (tests/fixtures/tf/make_multi_worker.py recorded them). Ray starts once per module."""
+TF's (tests/fixtures/tf/make_multi_worker.py recorded them). Every test runs with each transport
+of the collectives (Ray's shared-memory channels, Ray's object store). Ray starts once per
+module."""
 
 import json
 import os
@@ -30,12 +32,21 @@ def _stop_workers():
         _group[0].shutdown()
 
 
+@pytest.fixture(scope="module", params=["channels", "object_store"])
+def transport(request):
+    yield request.param
+    if _group:
+        _group.pop().shutdown()
+
+
 @pytest.fixture
-def workers():
+def workers(transport):
     if not _group or _group[0].broken is not None:
         if _group:
             _group[0].shutdown()
-        _group[:] = [RayWorkers(2, num_cpus=4)]  # room for a new group beside a broken one
+        # room for a new group beside a broken one
+        _group[:] = [RayWorkers(2, num_cpus=4, transport=transport)]
+    assert _group[0].transport == transport
     return _group[0]
 
 
@@ -203,10 +214,10 @@ def shards_and_reductions(cases):
     return out
 
 
-def reduce_through_the_store(steps):
-    """All-reduces, gathers and a broadcast of arrays too large for the messages (they go
-    through the object store), then ``steps`` more all-reduces; what this worker got, and its
-    collectives' counts."""
+def reduce_large(steps):
+    """All-reduces, gathers and a broadcast of arrays too large for the messages (through the
+    object store: put once, read in place; or through the channels), then ``steps`` more
+    all-reduces; what this worker got, and its collectives' counts."""
     from tensortrace.distribute.ray_backend import collective_stats
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     index = strategy.cluster_resolver.task_id
@@ -330,9 +341,9 @@ def test_a_dead_worker_fails_the_run_within_bounded_time(workers, tmp_path):
         assert "Collective ops is aborted by: worker 1 died" in f.read()
 
 
-def test_large_tensors_go_through_the_store_and_are_freed(workers):
+def test_large_tensors_add_up_bit_for_bit_and_leave_nothing_in_the_store(workers):
     before = _store_objects()
-    got = workers.run(reduce_through_the_store, args=(40,), all_workers=True)
+    got = workers.run(reduce_large, args=(40,), all_workers=True)
     (x0, total, mean, gathered, v0, stats), (x1, total1, mean1, gathered1, v1, _) = got
     np.testing.assert_array_equal(total, x0 + x1)  # worker order: bit for bit the same sum
     np.testing.assert_array_equal(total1, total)

@@ -82,3 +82,16 @@ def test_worker_env_keeps_large_arrays_in_the_heap(monkeypatch):
     assert env["MALLOC_MMAP_THRESHOLD_"] == str(256 << 20)
     assert "MALLOC_TRIM_THRESHOLD_" not in env  # this process's own setting is inherited
     assert env["OMP_NUM_THREADS"] == env["OPENBLAS_NUM_THREADS"] == "1" and env["X"] == "1"
+
+
+def test_ray_workers_name_a_bad_transport_before_starting_anything():
+    with pytest.raises(ValueError, match="`transport` must be one of 'auto', 'channels', "
+                                         "'object_store', got 'nccl'"):
+        ray_backend.RayWorkers(2, transport="nccl")
+
+
+def test_channels_only_between_workers_of_one_machine():
+    from tensortrace.distribute import ray_channels
+    assert ray_channels.available(["node-a", "node-a"])
+    assert not ray_channels.available(["node-a", "node-b"])
+    assert not ray_channels.available(["node-a"])  # one worker has nobody to talk to

@@ -249,3 +249,114 @@ def test_sums_reuse_the_memory_of_sums_nothing_refers_to_any_more(store):
         assert second[1].__array_interface__["data"][0] == dropped  # no fresh pages
         assert kept.tobytes() == _in_order([p[0] for p in parts]).tobytes()
         assert second[1].tobytes() == _in_order([p[1] * 2 for p in parts]).tobytes()
+
+
+# --- the channel transport: each message written once for all, read in place -----------------
+class _Channels:
+    """Ray's shared-memory channels for ``n`` workers: ``send`` hands every other worker's
+    mailbox read-only views of the message's arrays; once a reader is done with them (its
+    mailbox's release), the writer may reuse the buffer: the views then read -7, so a result
+    still pointing into a channel shows."""
+
+    def __init__(self, n):
+        self.boxes = [ray_backend._Mailbox() for _ in range(n)]
+        self.writes = [0] * n
+
+    def link(self, rank):
+        channels = self
+
+        class Link:
+            def send(self, message, aborted, deadline=None):
+                run, seq, sender, meta, (kind, payload) = message
+                channels.writes[sender] += 1
+                for r, box in enumerate(channels.boxes):
+                    if r != sender:
+                        buffers, views = _in_buffer(payload)
+                        box.deliver(run, seq, sender, meta, (kind, views),
+                                    lambda b=buffers: [x.fill(-7) for x in b])
+        return Link()
+
+
+def _in_buffer(value):
+    """(writable copies of the arrays in ``value``, ``value`` with read-only views of them)."""
+    if isinstance(value, list):
+        pairs = [_in_buffer(v) for v in value]
+        return [b for bs, _ in pairs for b in bs], [v for _, v in pairs]
+    if value is None:
+        return [], None
+    buffer = np.array(value)
+    view = buffer.view()
+    view.flags.writeable = False
+    return [buffer], view
+
+
+def _run_linked(n, fn):
+    channels = _Channels(n)
+    results, failures = [None] * n, []
+
+    def work(rank):
+        channels.boxes[rank].start(1)
+        comm = ray_backend._RayCommunicator(channels.boxes[rank], 1, [None] * n, rank,
+                                            channels.link(rank))
+        try:
+            results[rank] = fn(comm, rank)
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(e)
+            for b in channels.boxes:
+                b.abort(1, f"worker {rank} raised {type(e).__name__}")
+
+    threads = [threading.Thread(target=work, args=(r,)) for r in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads)
+    return results, failures, channels
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("scatter", [True, False])
+def test_through_channels_every_worker_gets_the_sums_in_worker_order(monkeypatch, n, scatter):
+    """One write per worker and round (the reduce-scatter's readers take their shares of the
+    whole), and no result points into a channel once its collective is done."""
+    monkeypatch.setattr(ray_backend, "_SCATTER_BYTES", 1 << 16)
+    monkeypatch.setattr(ray_backend, "_SCATTER_WORKERS", 2 if scatter else n + 1)
+    parts = _parts(n, SHAPES)
+
+    def collectives(comm, rank):
+        sums = comm.batch_all_reduce(parts[rank])
+        gathered = comm.all_gather(parts[rank][0])
+        sent = comm.broadcast(parts[rank][3] if rank == 1 else None, root=1)
+        comm.all_reduce(np.zeros(3, np.float32))  # the readers reuse the last buffers
+        return sums, gathered, sent
+
+    results, failures, channels = _run_linked(n, collectives)
+    assert failures == []
+    for rank, (sums, gathered, sent) in enumerate(results):
+        for i, shape in enumerate(SHAPES):
+            want = _in_order([parts[w][i] for w in range(n)])
+            assert sums[i].shape == shape and sums[i].tobytes() == want.tobytes(), (rank, i)
+        for w in range(n):
+            np.testing.assert_array_equal(gathered[w], parts[w][0])
+        np.testing.assert_array_equal(sent, parts[1][3])
+    assert channels.writes == [(5 if scatter else 4)] * n
+    assert all(box._releases == {} for box in channels.boxes)  # every message given back
+
+
+def test_dropped_channel_messages_are_given_back():
+    box = ray_backend._Mailbox()
+    released = []
+    box.start(2)
+    box.deliver(1, 0, 1, ("x",), "stale", lambda: released.append("stale"))
+    box.deliver(2, 0, 1, ("x",), "used", lambda: released.append("used"))
+    box.deliver(3, 0, 1, ("x",), "next run", lambda: released.append("next run"))
+    assert released == ["stale"]
+    assert box.collect(2, 0, 1, timeout=5) == {1: (("x",), "used")}
+    box.done(2, 0)
+    assert released == ["stale", "used"]
+    box.deliver(2, 1, 1, ("x",), "aborted", lambda: released.append("aborted"))
+    box.abort(2, "worker 0 died")
+    box.deliver(2, 2, 1, ("x",), "after the abort", lambda: released.append("after"))
+    assert released == ["stale", "used", "aborted", "after"]
+    box.start(4)  # a run that never came: its messages dropped, given back
+    assert released[-1] == "next run" and box._releases == {}
