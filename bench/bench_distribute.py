@@ -3,7 +3,7 @@ net) on 1 and 2 Ray workers, and the per-step cost of the gradient all-reduce th
 
     python bench/bench_distribute.py [--model mlp|conv|both] [--width 2048] [--batch 256]
         [--steps 15] [--warmup 5] [--store-steps 1000]
-        [--transport both|channels|object_store|auto]
+        [--transport both|channels|object_store|auto] [--rounds 1]
 
 Each worker is a Ray actor pinned to one BLAS thread (OMP/OPENBLAS/MKL_NUM_THREADS=1 in its
 environment, before NumPy loads) and one Ray CPU; each trains the same tf.function step
@@ -296,30 +296,44 @@ def main():
     parser.add_argument("--transport", choices=("auto", "channels", "object_store", "both"),
                         default="both", help="how the 2 workers' collectives travel (both: "
                         "a 2-worker run with each, Ray's shared-memory channels first)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run 1 worker then 2 workers this many times in a row, and give "
+                        "the median ratio (the machine's load changes between the runs)")
     parser.add_argument("--ab", action="store_true",
                         help="2 workers: also time steps with the gradients reduce-scattered "
                         "and with each worker adding up all of them, in alternating blocks")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}; CPUs: {os.cpu_count()}")
-    summary = []
+    summary, ratios = [], {}
     for model in (("mlp", "conv") if args.model == "both" else (args.model,)):
         print(_describe(model, args))
-        results = _run_model(model, args)
-        one = results[1, "object_store"]["step"]
-        for (n, transport), two in results.items():
-            if n == 1:
-                continue
-            step = two["step"]
+        for _ in range(args.rounds):
+            results = _run_model(model, args)
+            one = results[1, "object_store"]["step"]
+            for (n, transport), two in results.items():
+                if n == 1:
+                    continue
+                step = two["step"]
+                ratios.setdefault((model, transport), []).append(
+                    (one[0] * 2 / step[0], one[1] * 2 / step[1]))
+                summary.append(
+                    f"{model}, {transport}: throughput 2 workers / 1 worker "
+                    f"{one[0] * 2 / step[0]:.2f}x (by CPU time per step: "
+                    f"{one[1] * 2 / step[1]:.2f}x); step {one[0] * 1e3:.1f} -> "
+                    f"{step[0] * 1e3:.1f} ms ({one[1] * 1e3:.1f} -> {step[1] * 1e3:.1f} ms CPU): "
+                    f"the second worker adds {(step[0] - one[0]) * 1e3:.1f} ms "
+                    f"({(step[1] - one[1]) * 1e3:.1f} ms CPU) per step; Ray all-reduce of the "
+                    f"gradients alone {two['reduce'][0] * 1e3:.1f} ms "
+                    f"({two['reduce'][1] * 1e3:.1f} ms CPU), of one float "
+                    f"{two['float'][0] * 1e3:.2f} ms; load average "
+                    f"{results[1, 'object_store']['load'][0]:.1f} .. {two['load'][1]:.1f}")
+    if args.rounds > 1:
+        for (model, transport), got in ratios.items():
             summary.append(
-                f"{model}, {transport}: throughput 2 workers / 1 worker "
-                f"{one[0] * 2 / step[0]:.2f}x (by CPU time per step: "
-                f"{one[1] * 2 / step[1]:.2f}x); step {one[0] * 1e3:.1f} -> {step[0] * 1e3:.1f} "
-                f"ms ({one[1] * 1e3:.1f} -> {step[1] * 1e3:.1f} ms CPU): the second worker adds "
-                f"{(step[0] - one[0]) * 1e3:.1f} ms ({(step[1] - one[1]) * 1e3:.1f} ms CPU) per "
-                f"step; Ray all-reduce of the gradients alone {two['reduce'][0] * 1e3:.1f} ms "
-                f"({two['reduce'][1] * 1e3:.1f} ms CPU), of one float "
-                f"{two['float'][0] * 1e3:.2f} ms; load average "
-                f"{results[1, 'object_store']['load'][0]:.1f} .. {two['load'][1]:.1f}")
+                f"{model}, {transport}: median over {len(got)} rounds: throughput 2 workers / 1 "
+                f"worker {statistics.median(w for w, _ in got):.2f}x (by CPU time "
+                f"{statistics.median(c for _, c in got):.2f}x); each round: "
+                + ", ".join(f"{w:.2f}x" for w, _ in got))
     print("\n".join(summary))
     print(f"load average after: {os.getloadavg()}")
 

@@ -307,7 +307,9 @@ class _RayCommunicator:
         return values
 
     def _done(self):
-        """The last round's messages are used: the others may write their channels again."""
+        """The last round's messages are used: the others may write their channels again (once
+        the views of them are gone too: Ray waits for those, so none may live on into the
+        next round)."""
         self._mailbox.done(self._run, self._pending)
 
     def _own(self, value):
@@ -336,19 +338,22 @@ class _RayCommunicator:
             return sums
         flat = [a.reshape(-1) for a in arrays]
         shares = _shares([f.size for f in flat], self._n)
-        # reduce-scatter: each worker gets the others' parts of its share (through a channel,
-        # all of a worker's arrays: written once for every reader, each reads its share)
-        mine_of = [[(k, i, s, e) for k, (i, s, e) in enumerate(share)] for share in shares]
+        # reduce-scatter: each worker gets the others' parts of its share (through a channel:
+        # every other worker's share in one message, written once for all of them)
+        def parts_of(j):
+            return [flat[i][s:e] for i, s, e in shares[j]]
+
         if self._link is not None:
-            got = self._round(meta + ("scatter",), flat, timeout)
-            got = {w: [got[w][i][s:e] for _, i, s, e in mine_of[self._rank]] for w in got}
+            got = self._round(meta + ("scatter",), [
+                None if j == self._rank else parts_of(j) for j in range(self._n)], timeout)
+            got = {w: parts[self._rank] for w, parts in got.items()}
         else:
-            got = self._round(meta + ("scatter",), lambda j: [flat[i][s:e]
-                                                              for i, s, e in shares[j]], timeout)
+            got = self._round(meta + ("scatter",), parts_of, timeout)
         start = _clock()
         mine = [_add_in_order([flat[i][s:e] if w == self._rank else got[w][k]
                                for w in range(self._n)], self._buffers)
                 for k, (i, s, e) in enumerate(shares[self._rank])]
+        del got  # Ray gives a channel's buffer back to its writer only once no view of it is left
         self._done()
         self._charge("sum", start)
         # all-gather: each worker reads the others' sums

@@ -39,7 +39,8 @@ class _PeerInStep:
 
 @pytest.fixture
 def as_worker():
-    """Make this process worker ``task_id`` of ``num_workers`` (no collectives but the has-value count)."""
+    """Make this process worker ``task_id`` of ``num_workers`` (no collectives but the
+    has-value count)."""
     def join(task_id, num_workers=2):
         multi_worker.join_cluster(num_workers, task_id, _PeerInStep())
         return tf.distribute.MultiWorkerMirroredStrategy()

@@ -6,6 +6,8 @@ sums) and every worker gets, bit for bit, the parts added in worker order, as a 
 
 import itertools
 import threading
+import time
+import weakref
 
 import numpy as np
 import pytest
@@ -254,13 +256,15 @@ def test_sums_reuse_the_memory_of_sums_nothing_refers_to_any_more(store):
 # --- the channel transport: each message written once for all, read in place -----------------
 class _Channels:
     """Ray's shared-memory channels for ``n`` workers: ``send`` hands every other worker's
-    mailbox read-only views of the message's arrays; once a reader is done with them (its
-    mailbox's release), the writer may reuse the buffer: the views then read -7, so a result
-    still pointing into a channel shows."""
+    mailbox read-only views of the message's arrays, in buffers of their own. As Ray does, a
+    writer writes again only once every reader has given the last message back (its mailbox's
+    release) and no view of it is left: else a send fails here (Ray would wait forever). A
+    released buffer still alive reads -7, so a result pointing into a channel shows."""
 
     def __init__(self, n):
         self.boxes = [ray_backend._Mailbox() for _ in range(n)]
         self.writes = [0] * n
+        self.last = [[] for _ in range(n)]  # per writer: [weak reference to a buffer, released]
 
     def link(self, rank):
         channels = self
@@ -268,17 +272,38 @@ class _Channels:
         class Link:
             def send(self, message, aborted, deadline=None):
                 run, seq, sender, meta, (kind, payload) = message
+                channels.wait_given_back(sender)
                 channels.writes[sender] += 1
                 for r, box in enumerate(channels.boxes):
                     if r != sender:
                         buffers, views = _in_buffer(payload)
+                        entry = [[weakref.ref(b) for b in buffers], False]
+                        channels.last[sender].append(entry)
                         box.deliver(run, seq, sender, meta, (kind, views),
-                                    lambda b=buffers: [x.fill(-7) for x in b])
+                                    lambda e=entry: _release(e))
+                        del buffers, views
         return Link()
+
+    def wait_given_back(self, writer):
+        deadline = time.monotonic() + 5
+        while any(not released or any(ref() is not None for ref in refs)
+                  for refs, released in self.last[writer]):
+            assert time.monotonic() < deadline, \
+                f"worker {writer}'s last message is not given back: Ray would wait forever"
+            time.sleep(0.001)
+        self.last[writer] = []
+
+
+def _release(entry):
+    entry[1] = True
+    for ref in entry[0]:
+        buffer = ref()
+        if buffer is not None:
+            buffer.fill(-7)
 
 
 def _in_buffer(value):
-    """(writable copies of the arrays in ``value``, ``value`` with read-only views of them)."""
+    """(the buffers of the arrays in ``value``, ``value`` with read-only views of them)."""
     if isinstance(value, list):
         pairs = [_in_buffer(v) for v in value]
         return [b for bs, _ in pairs for b in bs], [v for _, v in pairs]
