@@ -290,6 +290,8 @@ class _RayCommunicator:
             raise errors.UnavailableError(None, None, f"Collective ops is aborted by: {got}")
         metas = [meta if i == self._rank else got[i][0] for i in range(self._n)]
         if any(m != meta for m in metas):
+            got.clear()  # no view of a channel's message may outlive its round
+            self._done()
             raise errors.InternalError(None, None, "The workers' collectives do not match: "
                                        f"collective #{seq} is {metas} on workers 0, 1, ...; "
                                        "the workers must run the same program")
@@ -432,6 +434,11 @@ class _Worker:
     def connect(self, channels):
         self._link = ray_channels.ChannelLink(self._rank, channels, self._mailbox)
 
+    def disconnect(self):
+        if self._link is not None:
+            self._link.close()
+        self._link = None
+
     def deliver(self, run, seq, rank, meta, payload):
         self._mailbox.deliver(run, seq, rank, meta, payload)
 
@@ -547,9 +554,16 @@ class RayWorkers:
                 raise ValueError("`transport`='channels' needs every worker on one machine and "
                                  "a Ray with shared-memory channels (ray.experimental.channel)")
             return "object_store"
-        channels = ray.get([w.open_channel.remote(self._workers, node_ids)
-                            for w in self._workers], timeout=timeout)
-        ray.get([w.connect.remote(channels) for w in self._workers], timeout=timeout)
+        try:
+            channels = ray.get([w.open_channel.remote(self._workers, node_ids)
+                                for w in self._workers], timeout=timeout)
+            ray.get([w.connect.remote(channels) for w in self._workers], timeout=timeout)
+        except _ray_errors.RayTaskError as e:  # a Ray whose channels differ from 2.60's
+            ray.get([w.disconnect.remote() for w in self._workers], timeout=timeout)
+            if transport == "channels":
+                raise ValueError("`transport`='channels': this Ray's shared-memory channels "
+                                 f"failed: {e.as_instanceof_cause()}") from None
+            return "object_store"
         return "channels"
 
     @property
