@@ -225,12 +225,53 @@ def _ms(seconds):
     return f"{seconds * 1e3:7.1f}"
 
 
+def _gloo_all_reduce(nbytes, steps=15):
+    """Median seconds of ``ray.util.collective``'s all-reduce (its CPU backend, gloo through
+    torch.distributed) between 2 Ray actors, of ``nbytes`` of float32 and of one float; None
+    where PyTorch is missing (that backend needs it)."""
+    import ray
+    try:
+        import ray.util.collective  # noqa: F401 - imported again in the actors
+        import torch  # noqa: F401
+    except ImportError:
+        return None
+
+    @ray.remote(num_cpus=1, runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}})
+    class Gloo:
+        def __init__(self, rank):
+            import ray.util.collective as col
+            col.init_collective_group(2, rank, backend="gloo", group_name="bench")
+            self.rank = rank
+
+        def time(self, size):
+            import ray.util.collective as col
+            import torch
+            tensor = torch.from_numpy(np.full(size, self.rank + 1.0, np.float32))
+            for _ in range(3):
+                col.allreduce(tensor, group_name="bench")
+            walls = []
+            for _ in range(steps):
+                start = time.perf_counter()
+                col.allreduce(tensor, group_name="bench")
+                walls.append(time.perf_counter() - start)
+            return statistics.median(walls)
+
+    actors = [Gloo.remote(i) for i in range(2)]
+    try:
+        return tuple(max(ray.get([a.time.remote(size) for a in actors], timeout=300))
+                     for size in (nbytes // 4, 1))
+    finally:
+        for a in actors:
+            ray.kill(a)
+
+
 def _run_model(model, args):
     """1 then 2 workers on ``model`` (2 workers once per transport): the printed figures;
     {(workers, transport): summary}."""
     results = {}
     transports = ("channels", "object_store") if args.transport == "both" else (args.transport,)
-    for n, transport in [(1, "auto")] + [(2, t) for t in transports]:
+    plan = [(1, "auto")] + [(2, t) for t in transports]
+    for k, (n, transport) in enumerate(plan):
         before = os.getloadavg()[0]
         with RayWorkers(n, num_cpus=max(2, os.cpu_count() or 1), blas_threads=1,
                         transport=transport) as workers:
@@ -268,6 +309,12 @@ def _run_model(model, args):
                   for m in per_worker[0]["ab"]}
             print("  alternating blocks of steps: " + "; ".join(
                 f"{m} {_ms(w)} ms ({_ms(c)} ms CPU)" for m, (w, c) in ab.items()))
+        if k == len(plan) - 1 and args.gloo:  # after the last 2-worker run: its CPUs free
+            gloo = _gloo_all_reduce(int(per_worker[0]["reduce"][2]["bytes"]) or 1)
+            print("  ray.util.collective (gloo through torch.distributed), the same all-reduce "
+                  "between 2 actors: " + ("not measured: it needs PyTorch" if gloo is None else
+                                          f"gradients {_ms(gloo[0])} ms, one float "
+                                          f"{gloo[1] * 1e3:6.2f} ms"))
         if "store" in per_worker[0]:
             print(f"  object store (MiB, objects) over {args.store_steps} more all-reduces: "
                   f"{per_worker[0]['store']}")
@@ -299,6 +346,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=1,
                         help="run 1 worker then 2 workers this many times in a row, and give "
                         "the median ratio (the machine's load changes between the runs)")
+    parser.add_argument("--no-gloo", dest="gloo", action="store_false",
+                        help="skip timing ray.util.collective's all-reduce (needs PyTorch)")
     parser.add_argument("--ab", action="store_true",
                         help="2 workers: also time steps with the gradients reduce-scattered "
                         "and with each worker adding up all of them, in alternating blocks")
