@@ -67,6 +67,7 @@ class _Mailbox:
         self._slots = {}  # (run, seq) -> {rank: (meta, payload)}
         self._errors = {}  # run -> why it was aborted
         self._releases = {}  # (run, seq) -> the release functions of its messages
+        self._readers = {}  # rank -> Event: read that worker's channel (a collective waits)
 
     def start(self, run):
         """Run ``run`` begins: what earlier runs left is dropped (a later run's messages may
@@ -74,6 +75,8 @@ class _Mailbox:
         with self._ready:
             self._run = run
             self._drop(lambda key: key[0] < run)
+            for wanted in self._readers.values():
+                wanted.clear()
             self._errors = {r: m for r, m in self._errors.items() if r >= run}
 
     def deliver(self, run, seq, rank, meta, payload, release=None):
@@ -82,6 +85,8 @@ class _Mailbox:
                 self._slots.setdefault((run, seq), {})[rank] = (meta, payload)
                 if release is not None:
                     self._releases.setdefault((run, seq), []).append(release)
+                if rank in self._readers:
+                    self._readers[rank].clear()
                 self._ready.notify_all()
             elif release is not None:
                 release()
@@ -91,7 +96,23 @@ class _Mailbox:
             if run >= self._run:
                 self._errors.setdefault(run, message)
                 self._drop(lambda key: key[0] == run)
+                for wanted in self._readers.values():
+                    wanted.clear()
                 self._ready.notify_all()
+
+    def read_for(self, rank, wanted):
+        """Worker ``rank``'s messages come from a channel whose reader reads while ``wanted``
+        is set."""
+        self._readers[rank] = wanted
+
+    def want(self, run, seq):
+        """Collective ``seq`` of run ``run`` waits: the readers of the workers whose message
+        is not here yet read."""
+        with self._ready:
+            here = self._slots.get((run, seq), {})
+            for rank, wanted in self._readers.items():
+                if rank not in here:
+                    wanted.set()
 
     def error(self, run):
         """Why run ``run`` was aborted, or None."""
@@ -281,6 +302,7 @@ class _RayCommunicator:
                     send.remote(self._run, seq, self._rank, meta,
                                 same if same is not None else self._payload(payload(j)))
         self._pending = seq
+        self._mailbox.want(self._run, seq)
         got = self._mailbox.collect(self._run, seq, self._n - 1, timeout)
         if got is None:
             raise errors.DeadlineExceededError(

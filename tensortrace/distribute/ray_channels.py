@@ -6,8 +6,14 @@ and a reader sees the arrays in place.
 
 A reader thread per other worker hands each message to the worker's mailbox and waits until the
 training thread has used it (``Mailbox.done``): only then does it read on, which lets the writer
-reuse that buffer. So a value read from a channel must not outlive its collective: the
-communicator copies whatever it returns."""
+reuse that buffer (Ray waits for the views of it to go too). So a value read from a channel must
+not outlive its collective: the communicator copies whatever it returns.
+
+Ray's read spins while it waits for a message. A reader thread spinning through the training
+step would take CPU from the computation (on a machine whose cores the workers fill, half a
+core), so a reader waits for a message only while a collective of its worker waits for one that
+is not in the mailbox yet (``Mailbox.want``), and otherwise just gives the last one back (a
+read that times out at once, taking the next message if it is already there)."""
 
 import importlib
 import threading
@@ -17,6 +23,8 @@ from .. import errors
 
 #: how often a blocked write or read looks at whether its run was aborted
 _POLL_SECONDS = 0.5
+#: a read that gives the last message back, and takes the next one if it is already there
+_RELEASE_SECONDS = 0.001
 #: a channel's first buffer; Ray enlarges it to the largest message written
 _FIRST_BYTES = 1 << 20
 
@@ -52,9 +60,14 @@ class ChannelLink:
         self._timeout_error = ray_exceptions.RayChannelTimeoutError
         self._closed_error = ray_exceptions.RayChannelError
         self._own, self._mailbox, self._closed = channels[rank], mailbox, False
-        self._threads = [threading.Thread(target=self._read, args=(c,), daemon=True,
-                                          name=f"collective-reader-{i}")
-                         for i, c in enumerate(channels) if i != rank]
+        self._threads = []
+        for i, channel in enumerate(channels):
+            if i != rank:
+                wanted = threading.Event()
+                mailbox.read_for(i, wanted)
+                self._threads.append(threading.Thread(
+                    target=self._read, args=(channel, wanted), daemon=True,
+                    name=f"collective-reader-{i}"))
         for t in self._threads:
             t.start()
 
@@ -80,15 +93,22 @@ class ChannelLink:
                     None, None, "Collective ops is aborted by: the workers are shutting "
                     "down") from None
 
-    def _read(self, channel):
-        """Deliver the messages of one other worker's channel, one at a time."""
+    def _read(self, channel, wanted):
+        """Deliver the messages of one other worker's channel, one at a time, reading only
+        while one is wanted or to give the last one back."""
+        held = False  # a message was delivered: the next read gives its buffer back
         while not self._closed:
+            if not held and not wanted.wait(_POLL_SECONDS):
+                continue
             try:
-                run, seq, rank, meta, payload = channel.read(timeout=_POLL_SECONDS)
+                run, seq, rank, meta, payload = channel.read(
+                    timeout=_RELEASE_SECONDS if held else _POLL_SECONDS)
             except self._timeout_error:
+                held = False  # given back; nothing new yet (read on while still wanted)
                 continue
             except self._closed_error:
                 return
+            held = True  # delivered below (which clears ``wanted`` unless it is stale)
             used = threading.Event()
             self._mailbox.deliver(run, seq, rank, meta, payload, used.set)
             del payload  # the next read lets the writer reuse the buffer it points into

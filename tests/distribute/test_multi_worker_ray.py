@@ -110,6 +110,18 @@ def raise_on_worker_1():
     return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
 
 
+def cpu_between_collectives():
+    """The CPU seconds this worker's process uses while its training thread sleeps between two
+    collectives (Ray's channel reads spin while they wait: nobody may wait meanwhile)."""
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    one = strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+    start = time.process_time()
+    time.sleep(1.0)
+    used = time.process_time() - start
+    two = strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+    return used, float(one) + float(two)
+
+
 def late_worker_1():
     """Worker 1 comes to the collective late; worker 0 waits at most one second."""
     options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=1.0)
@@ -270,6 +282,12 @@ def test_a_collective_timeout_raises_deadline_exceeded(workers):
         workers.run(late_worker_1)
     assert time.monotonic() - start < 20
     assert workers.run(train_mlp, kwargs={"steps": 1})[0][0] > 0  # and they run again
+
+
+def test_no_cpu_is_spent_waiting_while_the_workers_compute(workers):
+    for used, total in workers.run(cpu_between_collectives, all_workers=True):
+        assert total == 4.0
+        assert used < 0.2, used
 
 
 def test_gathers_indexed_slices_and_sync_on_read(workers):

@@ -95,3 +95,21 @@ def test_channels_only_between_workers_of_one_machine():
     assert ray_channels.available(["node-a", "node-a"])
     assert not ray_channels.available(["node-a", "node-b"])
     assert not ray_channels.available(["node-a"])  # one worker has nobody to talk to
+
+
+def test_mailbox_wants_a_channel_read_only_while_a_collective_waits_for_it():
+    box = ray_backend._Mailbox()
+    reader1, reader2 = threading.Event(), threading.Event()
+    box.read_for(1, reader1)
+    box.read_for(2, reader2)
+    box.start(1)
+    box.deliver(1, 0, 2, ("x",), "early", lambda: None)  # worker 2 wrote before we wanted it
+    box.want(1, 0)
+    assert reader1.is_set() and not reader2.is_set()
+    box.deliver(0, 9, 1, ("x",), "stale", lambda: None)  # an old run's: still wanted
+    assert reader1.is_set()
+    box.deliver(1, 0, 1, ("x",), "here", lambda: None)
+    assert not reader1.is_set()
+    box.want(1, 1)
+    box.abort(1, "worker 2 died")  # nobody waits any more
+    assert not reader1.is_set() and not reader2.is_set()
