@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from .. import errors
+from .. import config, errors
 from . import ray_channels
 from .multi_worker import join_cluster, leave_cluster
 
@@ -441,9 +441,13 @@ class _Worker:
     """One worker process: joins the cluster, runs the training function; its collective
     thread takes the other workers' messages meanwhile."""
 
-    def __init__(self, rank, num_workers, addresses):
+    def __init__(self, rank, num_workers, addresses, cpus=None):
         _require_ray("a Ray worker")  # this process's module globals
         self._rank, self._n, self._addresses = rank, num_workers, addresses
+        if cpus is not None and not config._SWITCHES["intra_op"]:
+            # the CPUs Ray reserved for this worker, not every core of the machine (as Ray
+            # sets OMP_NUM_THREADS); the training function may set its own
+            config._SWITCHES["intra_op"] = max(1, int(cpus))
         self._mailbox = _Mailbox()
         self._link = None
 
@@ -521,7 +525,9 @@ class RayWorkers:
         address: a running Ray cluster (default: ``RAY_ADDRESS``, else Ray on this machine).
         num_cpus: the CPUs of a Ray started here (default: this machine's, at least
             ``num_workers * cpus_per_worker``).
-        cpus_per_worker: the CPUs Ray reserves for each worker.
+        cpus_per_worker: the CPUs Ray reserves for each worker (and the threads its ops may
+            use: ``tf.config.threading.set_intra_op_parallelism_threads``, unless the training
+            function sets it).
         blas_threads: the BLAS threads of each worker (None: the library's default).
         env_vars: more environment variables for the workers.
         start_timeout: seconds to wait for the workers to start.
@@ -551,7 +557,8 @@ class RayWorkers:
         # the collective group's thread takes the other workers' messages while fn runs
         actor = ray.remote(concurrency_groups={_COLLECTIVE_GROUP: 1})(_Worker).options(
             num_cpus=cpus_per_worker, max_restarts=0, runtime_env=runtime_env)
-        self._workers = [actor.remote(i, num_workers, addresses) for i in range(num_workers)]
+        self._workers = [actor.remote(i, num_workers, addresses, cpus_per_worker)
+                         for i in range(num_workers)]
         self._broken = None
         self._runs = 0
         try:

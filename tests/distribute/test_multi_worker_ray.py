@@ -122,6 +122,10 @@ def cpu_between_collectives():
     return used, float(one) + float(two)
 
 
+def intra_op_threads():
+    return tf.config.threading.get_intra_op_parallelism_threads()
+
+
 def late_worker_1():
     """Worker 1 comes to the collective late; worker 0 waits at most one second."""
     options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=1.0)
@@ -288,6 +292,10 @@ def test_no_cpu_is_spent_waiting_while_the_workers_compute(workers):
     for used, total in workers.run(cpu_between_collectives, all_workers=True):
         assert total == 4.0
         assert used < 0.2, used
+
+
+def test_a_workers_ops_use_the_cpus_ray_reserved_for_it(workers):
+    assert workers.run(intra_op_threads, all_workers=True) == [1, 1]
 
 
 def test_gathers_indexed_slices_and_sync_on_read(workers):
