@@ -25,6 +25,7 @@ from .. import context, errors, nest
 from .. import dtypes as D
 from ..convert import constant, convert_to_tensor
 from ..data.dataset import Dataset
+from ..data.ops import INFINITE
 from ..data.iterator import _relaxed_invariants
 from ..data.mapping import _FlatMapDataset
 from ..data.optional import Optional
@@ -239,10 +240,12 @@ def _first_rows(dataset):
 class _WorkerIterator(DistributedIterator):
     """An iterator over a worker's distributed dataset, eagerly or inside a trace. Each step
     counts the workers with a batch left (an all-reduce when there are several, as TF's): while
-    one has, every worker goes on, those without a batch taking an empty one."""
+    one has, every worker goes on, those without a batch taking an empty one. Over an infinite
+    dataset no step counts (TF's: there is no last partial batch to wait for)."""
 
     def __init__(self, dataset, source):
         self._dataset, self._source = dataset, source
+        self._infinite = dataset._dataset._static_cardinality() == INFINITE
 
     def __iter__(self):
         return self
@@ -262,6 +265,8 @@ class _WorkerIterator(DistributedIterator):
             if batch is None:
                 raise errors.OutOfRangeError(None, None, "End of sequence")
             return _per_replica(batch)
+        if self._infinite:
+            return _per_replica(self._source.get_next())
         optional = self._source.get_next_as_optional()
         count = self._workers_with_values(optional.has_value())
         return _per_replica(cond(count > 0, lambda: self._value_or_dummy(optional),
@@ -275,6 +280,8 @@ class _WorkerIterator(DistributedIterator):
             batch = self._eager_next()
             return Optional.empty(spec) if batch is None else \
                 Optional.from_value(_per_replica(batch))
+        if self._infinite:
+            return Optional.from_value(_per_replica(self._source.get_next()))
         optional = self._source.get_next_as_optional()
         count = self._workers_with_values(optional.has_value())
         return cond(count > 0, lambda: Optional.from_value(_per_replica(
@@ -287,6 +294,8 @@ class _WorkerIterator(DistributedIterator):
             batch = next(self._source)
         except StopIteration:
             batch = None
+        if self._infinite:
+            return batch
         if not int(self._workers_with_values(batch is not None)):
             return None
         return _dummy(self._source.element_spec) if batch is None else batch

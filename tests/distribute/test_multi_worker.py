@@ -204,3 +204,38 @@ def test_a_missing_ray_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
     with pytest.raises(ImportError, match=r"pip install 'tensortrace\[ray\]'"):
         ray_backend.RayWorkers(2)
+
+
+class _NoCollectives:
+    def __getattr__(self, name):
+        raise AssertionError(f"unexpected collective {name}")
+
+
+def _first_steps(strategy, dataset, steps):
+    it = iter(strategy.experimental_distribute_dataset(dataset))
+    return [[v.numpy().tolist() for v in strategy.experimental_local_results(next(it))]
+            for _ in range(steps)]
+
+
+def test_an_infinite_dataset_counts_no_workers_with_batches(as_worker):
+    """TF's input_lib: over an infinite dataset there is no last partial batch, so no step
+    all-reduces how many workers have one (eagerly, traced, and through get_next_as_optional)."""
+    data = tf.data.Dataset.range(12).batch(4)
+    strategy = as_worker(1)
+    want = _first_steps(strategy, data.repeat(2), 5)  # the has-value count allowed here
+    multi_worker.leave_cluster()
+    multi_worker.join_cluster(2, 1, _NoCollectives())
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    assert _first_steps(strategy, data.repeat(), 5) == want
+    it = iter(strategy.experimental_distribute_dataset(data.repeat()))
+
+    @tf.function
+    def two_steps():
+        local = strategy.experimental_local_results
+        first = it.get_next()
+        second = it.get_next_as_optional()
+        return local(first)[0], second.has_value(), local(second.get_value())[0]
+
+    first, has, second = two_steps()
+    assert [first.numpy().tolist(), bool(has), second.numpy().tolist()] == \
+        [want[0][0], True, want[1][0]]
