@@ -29,7 +29,8 @@ def median_time(fn, number=None, repeat=15, budget=0.2):
 
 
 def load_tensorflow():
-    """TensorFlow when the running interpreter has it (a virtual environment with TensorFlow 2.21), else None."""
+    """TensorFlow when the running interpreter has it (a virtual environment with TensorFlow
+    2.21), else None."""
     try:
         import os
 

@@ -109,7 +109,8 @@ def main():
         assert err < 1e-2, f"{name} differs from the NumPy GEMM by {err}"
     med = measure(runs, args.rounds, args.per_round, args.warmup)
     print(f"conv2d {list(SHAPE)} * {list(FILTERS)} VALID, float32, {os.cpu_count()} cpus, "
-          f"median of {args.rounds} rounds x {args.per_round} runs; OpenBLAS kernels: {openblas_core()} "
+          f"median of {args.rounds} rounds x {args.per_round} runs; "
+          f"OpenBLAS kernels: {openblas_core()} "
           f"(OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'unset')})")
     for name, t in med.items():
         print(f"  {name:12s} {t * 1e3:8.2f} ms")

@@ -1,5 +1,6 @@
 """tf.function call costs: tensortrace graphs vs the same work in plain NumPy (and TensorFlow
-when the interpreter has it). Run: python bench/bench_function.py [and with an interpreter that has TF]."""
+when the interpreter has it). Run: python bench/bench_function.py [and with an interpreter that
+has TF]."""
 
 import time
 
