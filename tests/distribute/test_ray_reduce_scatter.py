@@ -70,15 +70,19 @@ def store(monkeypatch):
     return fake
 
 
-def _run(n, fn):
-    """``fn(communicator, rank)`` on ``n`` workers (threads); their results in worker order."""
-    boxes = [ray_backend._Mailbox() for _ in range(n)]
-    peers = [_Peer(b) for b in boxes]
+def _run(n, fn, boxes=None, link=None):
+    """``fn(communicator, rank)`` on ``n`` workers (threads); their results in worker order.
+    Messages go to the peers' mailboxes as actor calls would, or through ``link(rank)``'s
+    channels into ``boxes``."""
+    if boxes is None:
+        boxes = [ray_backend._Mailbox() for _ in range(n)]
+    peers = [None] * n if link is not None else [_Peer(b) for b in boxes]
     results, failures = [None] * n, []
 
     def work(rank):
         boxes[rank].start(1)
-        comm = ray_backend._RayCommunicator(boxes[rank], 1, peers, rank)
+        comm = ray_backend._RayCommunicator(boxes[rank], 1, peers, rank,
+                                            None if link is None else link(rank))
         try:
             results[rank] = fn(comm, rank)
         except Exception as e:  # noqa: BLE001 - reported below
@@ -317,26 +321,7 @@ def _in_buffer(value):
 
 def _run_linked(n, fn):
     channels = _Channels(n)
-    results, failures = [None] * n, []
-
-    def work(rank):
-        channels.boxes[rank].start(1)
-        comm = ray_backend._RayCommunicator(channels.boxes[rank], 1, [None] * n, rank,
-                                            channels.link(rank))
-        try:
-            results[rank] = fn(comm, rank)
-        except Exception as e:  # noqa: BLE001 - reported below
-            failures.append(e)
-            for b in channels.boxes:
-                b.abort(1, f"worker {rank} raised {type(e).__name__}")
-
-    threads = [threading.Thread(target=work, args=(r,)) for r in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert not any(t.is_alive() for t in threads)
-    return results, failures, channels
+    return (*_run(n, fn, channels.boxes, channels.link), channels)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
